@@ -1,0 +1,37 @@
+# Two commands on a fresh machine with Python 3.11+ and make:
+#   make run    install into .venv and start the dashboard on the demo data
+#   make test   install the test tools too and run the whole suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test test-fast bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime-installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test-installed: requirements.txt requirements-test.txt $(VENV)/.runtime-installed
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	touch $@
+
+run: $(VENV)/.runtime-installed
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.test-installed
+	bash tests/ensure_chromium.sh
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+test-fast: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not e2e"
+
+bench: $(VENV)/.test-installed
+	$(BIN)/python -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
