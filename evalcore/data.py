@@ -1,0 +1,459 @@
+"""Evaluation data: load, map and validate the three shapes evalcore understands.
+
+Public API
+----------
+``load_eval_log(source, mapping=None, kind=None, min_models=None)`` read + validate, returns the canonical frame.
+``validate(raw, mapping=None, kind=None, min_models=None)`` canonical frame or :class:`EvalDataError`.
+``report_of(frame)`` the :class:`ValidationReport` of a validated frame (what was filled in, ignored, unlabeled).
+``labeled(frame, metric)`` the rows of a log that carry the metric (unlabeled rows are kept in the log).
+
+Canonical shapes (see :mod:`evalcore.schema`):
+
+* log: model, example_id, task, category, group (str), then the present value roles among correct, score,
+  confidence, proxy, weight (float64; a missing metric marks an unlabeled row), then extra numeric feature columns;
+* summary: model, task, category (str), n, n_correct (int64), accuracy (float64, fraction);
+* battles: model_a, model_b (str), outcome (float64 0/1, missing = no human vote), judge (float64 in [0, 1]).
+
+Nothing is dropped silently: rows that views exclude are counted in the report, and every refusal names the
+column, the first offending rows (row 1 = the first data row after the header) and what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .mapping import check_mapping, detect_kind, suggest_mapping
+from .reading import EvalDataError, Source, read_table
+from .schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
+
+__all__ = [
+    "EvalDataError",
+    "ValidationReport",
+    "load_eval_log",
+    "validate",
+    "report_of",
+    "labeled",
+    "suggest_mapping",
+    "read_table",
+]
+
+_MAX_ROWS_SHOWN = 5
+_TRUE = {"true", "t", "yes", "y"}
+_FALSE = {"false", "f", "no", "n"}
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What validation did to the user's table, for the validation report in the UI."""
+
+    kind: str
+    n_rows: int
+    n_models: int
+    mapping: dict[str, str]
+    features: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def report_of(frame: pd.DataFrame) -> ValidationReport:
+    """The report :func:`validate` attached to ``frame``."""
+    report = frame.attrs.get("report")
+    if not isinstance(report, ValidationReport):
+        raise ValueError("This frame was not produced by evalcore.data.validate.")
+    return report
+
+
+def load_eval_log(
+    source: Source, mapping: dict[str, str] | None = None, kind: str | None = None, min_models: int | None = None
+) -> pd.DataFrame:
+    """Read CSV / TSV / gzip CSV / Parquet from a path or bytes and validate it (see :func:`validate`)."""
+    return validate(read_table(source), mapping=mapping, kind=kind, min_models=min_models)
+
+
+def validate(
+    raw: pd.DataFrame,
+    mapping: dict[str, str] | None = None,
+    kind: str | None = None,
+    min_models: int | None = None,
+) -> pd.DataFrame:
+    """Map ``raw``'s columns onto roles and check every value; return the canonical frame.
+
+    ``mapping`` is ``{user column: role}``; ``None`` uses :func:`suggest_mapping`. Columns already named after
+    a role that the mapping leaves out map to themselves. ``kind`` (log / summary / battles) is detected from the
+    mapped roles when ``None``. ``min_models`` defaults to 1 for logs (one model can be calibrated) and 2 for
+    summaries and battles (which compare models). Raises :class:`EvalDataError` with an actionable message.
+    """
+    if not isinstance(raw, pd.DataFrame):
+        raise EvalDataError(f"Expected a table (pandas DataFrame), got {type(raw).__name__}.")
+    if raw.shape[1] == 0:
+        raise EvalDataError("The table has no columns: expected a header row naming the columns.")
+    if len(raw) == 0:
+        raise EvalDataError("The table has a header but no data rows.")
+    if kind is not None and kind not in KINDS:
+        raise EvalDataError(f"Unknown data shape '{kind}': choose one of {', '.join(KINDS)}.")
+    raw = raw.reset_index(drop=True)
+    raw.columns = [str(c) for c in raw.columns]
+    _refuse_duplicate_columns(raw.columns)
+    mapping = dict(suggest_mapping(raw.columns, kind) if mapping is None else mapping)
+    kind = kind or detect_kind(mapping.values())
+    _add_identity_roles(mapping, raw.columns, kind)
+    check_mapping(mapping, raw.columns, kind)
+    builder = {LOG: _validate_log, SUMMARY: _validate_summary, BATTLES: _validate_battles}[kind]
+    frame, features, notes = builder(raw, mapping)
+    models = _models(frame, kind)
+    needed = min_models if min_models is not None else (1 if kind == LOG else 2)
+    if len(models) < needed:
+        found = ", ".join(f"'{m}'" for m in models[:3])
+        raise EvalDataError(
+            f"Only {len(models)} model found ({found}) in column '{_source(mapping, _model_role(kind))}': "
+            f"this needs at least {needed} models to compare. Check that the model column is the right one."
+        )
+    frame.attrs["report"] = ValidationReport(
+        kind=kind,
+        n_rows=len(frame),
+        n_models=len(models),
+        mapping={role: col for col, role in mapping.items()},
+        features=tuple(features),
+        notes=tuple(notes),
+    )
+    return frame
+
+
+def labeled(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Rows of a canonical log whose ``metric`` column carries a human label."""
+    if metric not in frame.columns:
+        raise EvalDataError(f"The data has no '{metric}' column: map a column to the role '{metric}'.")
+    return frame[frame[metric].notna()]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# shared checks
+
+
+def _refuse_duplicate_columns(columns: pd.Index) -> None:
+    dup = columns[columns.duplicated()].unique()
+    if len(dup):
+        raise EvalDataError(f"Column names must be unique; repeated: {', '.join(map(str, dup))}. Rename them.")
+
+
+def _add_identity_roles(mapping: dict[str, str], columns: pd.Index, kind: str) -> None:
+    used_roles = set(mapping.values())
+    for column in columns:
+        if column in ROLES[kind] and column not in mapping and column not in used_roles:
+            mapping[column] = column
+            used_roles.add(column)
+
+
+def _source(mapping: dict[str, str], role: str) -> str:
+    return next((c for c, r in mapping.items() if r == role), role)
+
+
+def _model_role(kind: str) -> str:
+    return "model_a" if kind == BATTLES else "model"
+
+
+def _models(frame: pd.DataFrame, kind: str) -> list[str]:
+    if kind == BATTLES:
+        return sorted(set(frame["model_a"]) | set(frame["model_b"]))
+    return sorted(frame["model"].unique())
+
+
+def _row_list(mask: np.ndarray | pd.Series) -> str:
+    """'rows 3, 8, 12 and 40 more' for a boolean mask (1-based data rows)."""
+    rows = np.flatnonzero(np.asarray(mask)) + 1
+    shown = ", ".join(str(r) for r in rows[:_MAX_ROWS_SHOWN])
+    more = f" and {len(rows) - _MAX_ROWS_SHOWN} more" if len(rows) > _MAX_ROWS_SHOWN else ""
+    return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
+
+
+def _values_at(series: pd.Series, mask: np.ndarray | pd.Series) -> str:
+    vals = pd.unique(series[np.asarray(mask)].astype(str))[:3]
+    return ", ".join(repr(v) for v in vals)
+
+
+def _where(column: str, role: str) -> str:
+    return f"Column '{column}'" + (f" (role '{role}')" if column != role else "")
+
+
+def _require(mapping: dict[str, str], roles: tuple[str, ...], kind: str, columns: pd.Index) -> None:
+    present = set(mapping.values())
+    missing = [r for r in roles if r not in present]
+    if missing:
+        raise EvalDataError(
+            f"A {kind} table needs the role{'s' if len(missing) > 1 else ''} {', '.join(missing)}; no column "
+            f"is mapped to {'them' if len(missing) > 1 else 'it'}. The file's columns are: "
+            f"{', '.join(map(str, columns))}. Rename a column or choose it in the column mapping."
+        )
+
+
+def _labels(raw: pd.DataFrame, column: str, role: str, missing: str | None) -> pd.Series:
+    """String labels; missing entries are refused (``missing`` None) or filled with ``missing``."""
+    series = raw[column]
+    na = series.isna().to_numpy()
+    if na.any():
+        if missing is None:
+            raise EvalDataError(f"{_where(column, role)} is empty in {_row_list(na)}: every row needs a {role}.")
+        series = series.where(~na, missing)
+    return series.astype(str)
+
+
+def _numeric(raw: pd.DataFrame, column: str, role: str, expected: str) -> pd.Series:
+    """Float column; text that is not a number and infinite values are refused with the rows."""
+    series = raw[column]
+    if series.dtype == bool:
+        return series.astype("float64")
+    values = pd.to_numeric(series, errors="coerce")
+    bad = (values.isna() & series.notna()).to_numpy()
+    if bad.any():
+        raise EvalDataError(
+            f"{_where(column, role)} must hold numbers ({expected}); {_row_list(bad)} "
+            f"hold{'s' if bad.sum() == 1 else ''} {_values_at(series, bad)}."
+        )
+    values = values.astype("float64")
+    inf = np.isinf(values.to_numpy())
+    if inf.any():
+        raise EvalDataError(f"{_where(column, role)} has infinite values in {_row_list(inf)}; expected {expected}.")
+    return values
+
+
+def _binary(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
+    """0/1 column (booleans and true/false/yes/no text accepted); missing stays missing."""
+    series = raw[column]
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        lowered = series.astype(str).str.strip().str.lower()
+        series = series.mask(lowered.isin(_TRUE), 1).mask(lowered.isin(_FALSE), 0)
+    values = _numeric(pd.DataFrame({column: series}), column, role, "0 or 1")
+    bad = (values.notna() & ~values.isin((0.0, 1.0))).to_numpy()
+    if bad.any():
+        hint = ""
+        vals = values[bad]
+        if ((vals > 0) & (vals < 1)).all():
+            hint = " These look like probabilities: map this column to 'confidence' or 'score' instead."
+        raise EvalDataError(
+            f"{_where(column, role)} must be 0 or 1 (or true/false); {_row_list(bad)} hold "
+            f"{_values_at(raw[column], bad)}.{hint}"
+        )
+    return values
+
+
+def _in_unit_interval(values: pd.Series, column: str, role: str) -> None:
+    bad = ((values < 0) | (values > 1)).to_numpy()
+    if bad.any():
+        hint = ""
+        if values.max() <= 100 and values.min() >= 0:
+            hint = " They look like percentages: divide the column by 100."
+        raise EvalDataError(
+            f"{_where(column, role)} must lie in [0, 1]; {_row_list(bad)} hold "
+            f"{', '.join(f'{v:g}' for v in values[bad][:3])}.{hint}"
+        )
+
+
+def _refuse_duplicates(frame: pd.DataFrame, keys: list[str], mapping: dict[str, str], what: str) -> None:
+    dup = frame.duplicated(keys, keep=False).to_numpy()
+    if dup.any():
+        first = frame.loc[dup, keys].iloc[0]
+        pair = ", ".join(f"{k}={first[k]!r}" for k in keys)
+        cols = ", ".join(f"'{_source(mapping, k)}'" for k in keys)
+        raise EvalDataError(
+            f"{what} must appear once, but {_row_list(dup)} repeat ({cols}) pairs, e.g. {pair}. "
+            "Remove the duplicates or check the column mapping."
+        )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# per-example log
+
+
+def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+    _require(mapping, ("model",), LOG, raw.columns)
+    roles = {role: col for col, role in mapping.items()}
+    if not set(LOG_VALUE_ROLES) & set(roles):
+        raise EvalDataError(
+            "A per-example log needs at least one value column: 'correct' (0/1), 'score', 'confidence' or "
+            f"'proxy'. The file's columns are: {', '.join(raw.columns)}. Map one of them in the column mapping."
+        )
+    notes: list[str] = []
+    out: dict[str, pd.Series] = {"model": _labels(raw, roles["model"], "model", None)}
+    if "example_id" in roles:
+        out["example_id"] = _labels(raw, roles["example_id"], "example_id", None)
+    else:
+        out["example_id"] = out["model"].groupby(out["model"], sort=False).cumcount().astype(str)
+        notes.append(
+            "No example_id column: examples are numbered by their order within each model, which assumes every "
+            "model lists the same examples in the same order."
+        )
+    if "task" not in roles and "category" in roles:
+        roles["task"] = roles["category"]
+        notes.append(f"No task column: each category ('{roles['category']}') is treated as one task.")
+    for role in ("task", "category", "group"):
+        if role in roles:
+            n_missing = int(raw[roles[role]].isna().sum())
+            out[role] = _labels(raw, roles[role], role, "(missing)")
+            if n_missing:
+                notes.append(f"{n_missing:,} rows have no {role} ('{roles[role]}'): shown as '(missing)'.")
+        else:
+            out[role] = pd.Series(LOG_DEFAULT_LABELS[role], index=raw.index, dtype=str)
+            if role != "category" or "task" not in roles:
+                notes.append(f"No {role} column: all rows belong to one {role}, '{LOG_DEFAULT_LABELS[role]}'.")
+    frame = pd.DataFrame(out)
+    _refuse_duplicates(frame, ["model", "example_id"], mapping, "Each (model, example_id) pair")
+    _refuse_split_tasks(frame, roles)
+    _log_values(raw, roles, frame, notes)
+    features = _features(raw, mapping, frame, notes)
+    return frame, features, notes
+
+
+def _refuse_split_tasks(frame: pd.DataFrame, roles: dict[str, str]) -> None:
+    if "category" not in roles or roles["category"] == roles.get("task"):
+        return
+    per_task = frame.groupby("task", sort=True)["category"].nunique()
+    split = per_task[per_task > 1]
+    if len(split):
+        task = split.index[0]
+        cats = sorted(frame.loc[frame["task"] == task, "category"].unique())[:3]
+        rows = (frame["task"] == task) & (frame["category"] != cats[0])
+        raise EvalDataError(
+            f"Task '{task}' appears with several categories ({', '.join(cats)}; e.g. {_row_list(rows)}): "
+            f"each task must belong to one category. Fix column '{roles['category']}'."
+        )
+
+
+def _log_values(raw: pd.DataFrame, roles: dict[str, str], frame: pd.DataFrame, notes: list[str]) -> None:
+    if "correct" in roles:
+        frame["correct"] = _binary(raw, roles["correct"], "correct")
+    if "score" in roles:
+        frame["score"] = _numeric(raw, roles["score"], "score", "any real number")
+    for role in ("confidence", "proxy"):
+        if role in roles:
+            frame[role] = _numeric(raw, roles[role], role, "probabilities in [0, 1]")
+            if role == "confidence" or "correct" in roles:
+                _in_unit_interval(frame[role].dropna(), roles[role], role)
+    if "weight" in roles:
+        frame["weight"] = _numeric(raw, roles["weight"], "weight", "positive numbers")
+        bad = (frame["weight"] <= 0).to_numpy()
+        if bad.any():
+            raise EvalDataError(f"{_where(roles['weight'], 'weight')} must be positive; see {_row_list(bad)}.")
+    for metric in ("correct", "score"):
+        if metric in frame:
+            n_unlabeled = int(frame[metric].isna().sum())
+            if n_unlabeled == len(frame):
+                notes.append(f"No row has a '{metric}' label: only views that work without labels can use it.")
+            elif n_unlabeled:
+                notes.append(
+                    f"{n_unlabeled:,} of {len(frame):,} rows have no '{metric}' label (unlabeled): they are kept "
+                    f"for label-free uses (sampling design, prediction-powered inference) and left out of views "
+                    f"that need the label, which say so."
+                )
+    for role in ("confidence", "proxy", "weight"):
+        if role in frame:
+            n_missing = int(frame[role].isna().sum())
+            if n_missing:
+                notes.append(f"{n_missing:,} rows have no {role}: views that need it leave them out and say so.")
+
+
+def _features(raw: pd.DataFrame, mapping: dict[str, str], frame: pd.DataFrame, notes: list[str]) -> list[str]:
+    features, ignored = [], []
+    for column in raw.columns:
+        if column in mapping:
+            continue
+        series = raw[column]
+        if pd.api.types.is_numeric_dtype(series) or series.dtype == bool:
+            name = column if column not in frame.columns and column not in LOG_ROLES else f"x_{column}"
+            frame[name] = series.astype("float64")
+            features.append(name)
+        else:
+            ignored.append(column)
+    if features:
+        notes.append(f"Extra numeric columns kept as features: {', '.join(features)}.")
+    if ignored:
+        notes.append(f"Text columns not mapped to a role are ignored: {', '.join(ignored)}.")
+    return features
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# leaderboard summary
+
+
+def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+    _require(mapping, ("model", "task", "n"), SUMMARY, raw.columns)
+    roles = {role: col for col, role in mapping.items()}
+    if "n_correct" not in roles and "accuracy" not in roles:
+        raise EvalDataError(
+            "A leaderboard summary needs 'n_correct' (number of correct examples) or 'accuracy' next to 'n'. "
+            f"The file's columns are: {', '.join(raw.columns)}."
+        )
+    notes: list[str] = []
+    frame = pd.DataFrame({"model": _labels(raw, roles["model"], "model", None),
+                          "task": _labels(raw, roles["task"], "task", None)})
+    if "category" in roles:
+        frame["category"] = _labels(raw, roles["category"], "category", None)
+    else:
+        frame["category"] = "all"
+        notes.append("No category column: all tasks belong to one category, 'all'.")
+    n = _numeric(raw, roles["n"], "n", "positive whole numbers")
+    bad = (n.isna() | (n < 1) | (n != n.round())).to_numpy()
+    if bad.any():
+        raise EvalDataError(f"{_where(roles['n'], 'n')} must be a positive whole number in every row; see "
+                            f"{_row_list(bad)} ({_values_at(raw[roles['n']], bad)}).")
+    if "n_correct" in roles:
+        k = _numeric(raw, roles["n_correct"], "n_correct", "whole numbers between 0 and n")
+        bad = (k.isna() | (k < 0) | (k > n) | (k != k.round())).to_numpy()
+        if bad.any():
+            raise EvalDataError(f"{_where(roles['n_correct'], 'n_correct')} must be a whole number between 0 and n; "
+                                f"see {_row_list(bad)} ({_values_at(raw[roles['n_correct']], bad)}).")
+    else:
+        acc = _numeric(raw, roles["accuracy"], "accuracy", "fractions in [0, 1] or percentages")
+        if acc.isna().any():
+            raise EvalDataError(f"{_where(roles['accuracy'], 'accuracy')} is empty in {_row_list(acc.isna())}.")
+        if acc.max() > 1 and acc.max() <= 100 and acc.min() >= 0:
+            acc = acc / 100
+            notes.append(f"'{roles['accuracy']}' holds percentages (max above 1): divided by 100.")
+        _in_unit_interval(acc, roles["accuracy"], "accuracy")
+        k = (acc * n).round()
+        notes.append(f"Correct counts were derived as round(accuracy x n) from '{roles['accuracy']}'.")
+    frame["n"] = n.astype("int64")
+    frame["n_correct"] = k.astype("int64")
+    frame["accuracy"] = frame["n_correct"] / frame["n"]
+    _refuse_duplicates(frame, ["model", "task"], mapping, "Each (model, task) pair")
+    _refuse_split_tasks(frame, roles)
+    per_model = frame.groupby("model")["task"].nunique()
+    n_tasks = frame["task"].nunique()
+    partial = per_model[per_model < n_tasks]
+    if len(partial):
+        notes.append(f"{len(partial)} model(s) lack some tasks (e.g. '{partial.index[0]}' has "
+                     f"{partial.iloc[0]} of {n_tasks}).")
+    return frame, [], notes
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# pairwise battles
+
+
+def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+    _require(mapping, ("model_a", "model_b"), BATTLES, raw.columns)
+    roles = {role: col for col, role in mapping.items()}
+    if "outcome" not in roles and "judge" not in roles:
+        raise EvalDataError(
+            "Pairwise battles need 'outcome' (1 if model_b wins, empty without a human vote) and/or 'judge' (an AI "
+            f"judge's probability that model_b wins). The file's columns are: {', '.join(raw.columns)}."
+        )
+    notes: list[str] = []
+    frame = pd.DataFrame({"model_a": _labels(raw, roles["model_a"], "model_a", None),
+                          "model_b": _labels(raw, roles["model_b"], "model_b", None)})
+    same = (frame["model_a"] == frame["model_b"]).to_numpy()
+    if same.any():
+        raise EvalDataError(f"A model cannot battle itself: model_a equals model_b in {_row_list(same)}.")
+    if "outcome" in roles:
+        frame["outcome"] = _binary(raw, roles["outcome"], "outcome")
+        n_votes = int(frame["outcome"].notna().sum())
+        notes.append(f"{n_votes:,} of {len(frame):,} battles have a human vote.")
+    if "judge" in roles:
+        frame["judge"] = _numeric(raw, roles["judge"], "judge", "probabilities in [0, 1]")
+        _in_unit_interval(frame["judge"].dropna(), roles["judge"], "judge")
+        n_missing = int(frame["judge"].isna().sum())
+        if n_missing:
+            notes.append(f"{n_missing:,} battles have no judge probability.")
+    features = _features(raw, mapping, frame, notes)
+    return frame, features, notes
