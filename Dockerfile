@@ -1,0 +1,27 @@
+# evalcore dashboard: one container serving the Streamlit app on port 8501.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+RUN useradd --create-home --uid 10001 evalcore
+
+COPY requirements.txt ./
+RUN python -m pip install -r requirements.txt
+
+COPY .streamlit/ ./.streamlit/
+COPY evalcore/ ./evalcore/
+COPY pages/ ./pages/
+COPY app.py ./
+
+USER evalcore
+EXPOSE 8501
+
+# python's urllib instead of curl: the slim image has no curl.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"]
+
+CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -1,0 +1,27 @@
+"""evalcore dashboard: entry point and navigation (`streamlit run app.py`)."""
+
+import streamlit as st
+
+from pages.common import data_source, render, selection
+from evalcore.data import EvalDataError
+
+st.set_page_config(page_title="evalcore", page_icon=":material/insights:", layout="wide")
+
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon=":material/upload_file:", default=True),
+    st.Page("pages/models.py", title="Models", icon=":material/tune:"),
+    st.Page("pages/calibration.py", title="Calibration", icon=":material/target:"),
+]
+page = st.navigation(PAGES)
+
+with st.sidebar:
+    st.markdown("**evalcore** · precise evaluation with scarce labels")
+    try:
+        data = data_source.active_data()
+        st.caption(f"Data: {data.label}")
+        st.caption(selection.describe(selection.current(data)))
+    except EvalDataError:
+        st.caption("Data: the upload needs fixing (see the Data page).")
+    render.format_picker()
+
+page.run()

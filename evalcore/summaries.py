@@ -1,0 +1,49 @@
+"""Per-cell means of a per-example metric with intervals (the "direct" estimates of every view).
+
+For a binary metric (``correct``) the interval is Wilson's score interval; for a real-valued metric
+(``score``) the Student-t interval mean +/- t_{n-1, 1-alpha/2} * sd / sqrt(n).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .intervals import wilson_interval
+
+BINARY_METRICS = ("correct",)
+
+
+def mean_table(frame: pd.DataFrame, by: Sequence[str], metric: str = "correct", alpha: float = 0.05) -> pd.DataFrame:
+    """Mean ``metric`` per ``by`` cell over the labeled rows, with a (1 - alpha) interval.
+
+    Columns: ``*by``, n (labeled rows), n_unlabeled, estimate, se, ci_low, ci_high. ``se`` is
+    sqrt(p (1 - p) / n) for binary metrics and sd / sqrt(n) otherwise; cells with n < 2 get NaN se and, for
+    real-valued metrics, NaN bounds (a single value says nothing about spread).
+    """
+    by = list(by)
+    values = frame[metric]
+    grouped = values.groupby([frame[c] for c in by], sort=True, observed=True)
+    out = pd.DataFrame({
+        "n": grouped.count(),
+        "n_unlabeled": grouped.size() - grouped.count(),
+        "estimate": grouped.mean(),
+        "sd": grouped.std(ddof=1),
+    }).reset_index()
+    n = out["n"].to_numpy(dtype=float)
+    est = out["estimate"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric in BINARY_METRICS:
+            out["se"] = np.sqrt(est * (1 - est) / n)
+            out["ci_low"], out["ci_high"] = wilson_interval(np.round(est * n), n, alpha)
+        else:
+            se = out["sd"].to_numpy() / np.sqrt(n)
+            half = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) * se
+            out["se"], out["ci_low"], out["ci_high"] = se, est - half, est + half
+    out.loc[out["n"] < 2, "se"] = np.nan
+    out["n"] = out["n"].astype("int64")
+    out["n_unlabeled"] = out["n_unlabeled"].astype("int64")
+    return out.drop(columns="sd")[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]

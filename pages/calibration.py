@@ -1,0 +1,95 @@
+"""Calibration page: reliability diagrams, ECE with intervals, selective prediction, breakdown by task/group."""
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import figures
+from evalcore.schema import LOG
+from pages.common import calibration_cache as cc
+from pages.common import data_source as ds
+from pages.common import render, selection
+
+st.title("Calibration")
+st.caption("Does a model's confidence mean what it says? Reliability diagrams and expected calibration error "
+           "(ECE), and how accuracy grows when the model may abstain on its least confident examples.")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+frame = data.frame
+missing = [c for c in ("correct", "confidence") if c not in frame]
+if data.report.kind != LOG or missing:
+    st.info("Calibration needs a per-example log with a 0/1 `correct` column and the model's `confidence` "
+            f"(missing here: {', '.join(missing) or 'a per-example log'}). Load the synthetic or scikit-learn demo, "
+            "or map those columns on the Data page.")
+    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/upload_file:")
+    st.stop()
+
+sel = selection.current(data)
+if not sel.models:
+    st.warning("No model is selected: choose models on the Models page.")
+    st.stop()
+rows = selection.apply(frame, sel)
+usable = rows[rows["correct"].notna() & rows["confidence"].notna()]
+n_unlabeled = int(rows["correct"].isna().sum())
+n_no_conf = int((rows["correct"].notna() & rows["confidence"].isna()).sum())
+st.caption(f"Using {len(usable):,} labeled rows with a confidence from {len(sel.models)} model(s). Left out: "
+           f"{n_unlabeled:,} unlabeled rows (no `correct`), {n_no_conf:,} labeled rows without a confidence.")
+if usable.empty:
+    st.warning("No labeled row with a confidence in the selection: widen the selection on the Models page.")
+    st.stop()
+
+with st.expander("Settings", expanded=False, icon=":material/settings:"):
+    s1, s2, s3, s4 = st.columns(4)
+    n_bins = s1.slider("Bins", 2, 30, 10, key="cal_bins")
+    binning = s2.radio("Binning", ["uniform", "quantile"], horizontal=True, key="cal_binning",
+                       help="uniform: equal-width bins on [0, 1]; quantile: bins with equal numbers of examples.")
+    n_boot = s3.select_slider("Bootstrap replicates", [200, 500, 1000, 2000, 5000], value=500, key="cal_boot")
+    seed = int(s4.number_input("Seed", 0, 2**31 - 1, 0, key="cal_seed"))
+    target = st.slider("Coverage for 'accuracy at coverage'", 0.05, 1.0, 0.8, 0.05, key="cal_coverage")
+
+params = cc.Params(n_bins=n_bins, binning=binning, n_boot=n_boot, seed=seed, level=sel.level)
+models = [m for m in sel.models if (usable["model"] == m).any()]
+key = (data.key, sel.models, sel.tasks, sel.groups)
+per_model = cc.per_model(key, params, models, usable)
+
+st.subheader("Calibration error by model")
+st.caption(f"ECE intervals: {sel.level:.1%} basic bootstrap over examples ({n_boot:,} replicates, seed {seed}), "
+           "which corrects ECE's upward bias; an interval reaching 0 means no measurable miscalibration. "
+           "Accuracy: Wilson interval. Area: bootstrap percentile interval.")
+summary = cc.summary_table(per_model, target)
+ece_rows = summary.rename(columns={"ece": "estimate", "ece_low": "ci_low", "ece_high": "ci_high"})
+render.chart(figures.interval_dots(ece_rows, "model", "Expected calibration error", "ECE",
+                                   f"{sel.level:.1%} bootstrap intervals · {n_bins} {binning} bins",
+                                   reference=0.0), "ECE by model")
+render.table(summary, "calibration summary")
+
+st.subheader("Reliability diagrams")
+st.caption(f"Accuracy against mean confidence per bin; bands are {sel.level:.1%} Wilson intervals; bars count the "
+           "examples per bin. Empty bins are listed in the table, not drawn.")
+for tab, model in zip(st.tabs(models), models):
+    with tab:
+        res = per_model[model]
+        ece_text = render.ci(res.ece.ece, res.ece.ci_low, res.ece.ci_high)
+        render.chart(figures.reliability_diagram(res.table, model, sel.level, ece_text), f"reliability {model}")
+        render.table(res.table, f"reliability table {model}")
+
+st.subheader("Selective prediction")
+st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against the "
+           f"fraction answered (coverage); bands are pointwise {sel.level:.1%} Wilson intervals. A well-ranked "
+           "model's curve falls as coverage grows.")
+render.chart(figures.selective_curves({m: per_model[m].curve for m in models}, sel.level), "selective prediction")
+
+st.subheader("Breakdown")
+by = st.radio("Break ECE down by", ["task", "category", "group"], horizontal=True, key="cal_by")
+cells = usable.groupby(["model", by], observed=True).size()
+if len(cells) > 400:
+    st.info(f"{len(cells)} (model, {by}) cells: choose fewer models or {by}s on the Models page to break down.")
+else:
+    breakdown = cc.breakdown(key, params, by, usable)
+    st.caption(f"ECE per (model, {by}) with {sel.level:.1%} bootstrap intervals ({n_boot:,} replicates, seed "
+               f"{seed}); small cells have wide intervals.")
+    render.chart(figures.interval_dots(breakdown, by, f"ECE by {by}", "ECE",
+                                       f"{sel.level:.1%} bootstrap intervals", by="model", reference=0.0),
+                 f"ECE by {by}")
+    render.table(breakdown, f"ECE by {by}")

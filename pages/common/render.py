@@ -1,0 +1,45 @@
+"""Rendering helpers shared by the pages: charts with image download, tables with CSV download."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+CHART_FORMAT = "chart_format"  # "png" or "svg": what each chart's camera button downloads
+FORMATS = {"png": "PNG", "svg": "SVG"}
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "-", name).strip("-").lower() or "evalcore"
+
+
+def chart(fig: go.Figure, name: str) -> None:
+    """Show ``fig``; the camera button in its toolbar downloads it as PNG or SVG (sidebar setting)."""
+    fmt = st.session_state.get(CHART_FORMAT, "png")
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": fmt, "filename": _slug(name), "scale": 2 if fmt == "png" else 1},
+    }
+    st.plotly_chart(fig, config=config, key=f"chart-{_slug(name)}", theme=None)
+
+
+def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_config) -> None:
+    """Show ``frame`` with a CSV download button underneath."""
+    st.dataframe(frame, hide_index=True, height=height or "auto", column_config=column_config or None)
+    st.download_button(
+        f"Download {name} (CSV)", frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
+        mime="text/csv", key=f"csv-{_slug(name)}", icon=":material/download:")
+
+
+def ci(estimate: float, low: float, high: float, digits: int = 3) -> str:
+    """'0.812 (0.790, 0.833)'."""
+    return f"{estimate:.{digits}f} ({low:.{digits}f}, {high:.{digits}f})"
+
+
+def format_picker() -> None:
+    """Sidebar control for the image format of chart downloads."""
+    st.radio("Chart download format", list(FORMATS), format_func=FORMATS.get, horizontal=True,
+             key=CHART_FORMAT, help="The camera icon in each chart's toolbar downloads the chart in this format.")

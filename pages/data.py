@@ -1,0 +1,115 @@
+"""Data page: pick a demo or upload an evaluation log, map its columns to roles, read the validation report."""
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.data import EvalDataError
+from evalcore.mapping import detect_kind, suggest_mapping
+from evalcore.schema import KINDS, ROLES
+from pages.common import data_source as ds
+from pages.common import render
+
+NONE = "(not in the file)"
+UPLOADED_ID = "uploader_file_id"
+EXAMPLE = pd.DataFrame({
+    "model": ["model-a", "model-a", "model-b", "model-b"],
+    "example_id": ["q1", "q2", "q1", "q2"],
+    "task": ["flowers", "flowers", "flowers", "flowers"],
+    "category": ["natural"] * 4,
+    "group": ["roses", "tulips", "roses", "tulips"],
+    "correct": [1, 0, 1, None],
+    "confidence": [0.91, 0.62, 0.84, 0.55],
+})
+
+st.title("Data")
+st.caption("Start from a built-in demo or upload your own evaluation log. Everything you upload stays in your "
+           "session.")
+
+left, right = st.columns([1, 1], gap="large")
+with left:
+    st.subheader("Built-in demos")
+    current = ds.source()
+    demo_names = list(ds.DEMOS)
+    choice = st.selectbox("Demo", demo_names, format_func=ds.DEMOS.get, key="demo_choice",
+                          index=demo_names.index(current["name"]) if current["type"] == "demo" else 0)
+    if st.button("Load demo", icon=":material/play_arrow:", type="primary"):
+        ds.use_demo(choice)
+        st.rerun()
+with right:
+    st.subheader("Upload")
+    uploaded = st.file_uploader(
+        "Evaluation log: CSV, TSV, gzip-compressed CSV or Parquet", key="uploader",
+        type=["csv", "tsv", "txt", "gz", "parquet", "pq"],
+        help="One row per (model, example), a leaderboard summary (model, task, n, n_correct) or pairwise "
+             "battles (model_a, model_b, outcome, judge).")
+    if uploaded is not None and st.session_state.get(UPLOADED_ID) != uploaded.file_id:
+        st.session_state[UPLOADED_ID] = uploaded.file_id
+        ds.use_upload(uploaded.getvalue(), uploaded.name)
+        for stale in [k for k in st.session_state if str(k).startswith("role_")] + ["kind_choice"]:
+            st.session_state.pop(stale, None)
+
+with st.expander("Accepted formats and an example"):
+    st.markdown(
+        "- **Per-example log**: one row per (model, example). Roles: `model` (required), `example_id`, `task`, "
+        "`category`, `group`, `correct` (0/1) or `score`, `confidence` (in [0, 1]), `proxy`, `weight`. An empty "
+        "`correct` marks an unlabeled row. Extra numeric columns are kept as features.\n"
+        "- **Leaderboard summary**: `model, task, category, n, n_correct` (or `accuracy` and `n`).\n"
+        "- **Pairwise battles**: `model_a, model_b, outcome` (1 if model_b wins, empty without a human vote), "
+        "`judge` (an AI judge's probability that model_b wins).")
+    render.table(EXAMPLE, "example log")
+
+
+def mapping_editor(raw: pd.DataFrame) -> None:
+    """Selectboxes mapping the upload's columns onto roles; the result goes to session state."""
+    columns = [str(c) for c in raw.columns]
+    kinds = ["auto", *KINDS]
+    kind_choice = st.selectbox("Data shape", kinds, key="kind_choice",
+                               index=kinds.index(st.session_state.get(ds.KIND) or "auto"),
+                               format_func=lambda k: "detect automatically" if k == "auto" else k)
+    kind = None if kind_choice == "auto" else kind_choice
+    if kind != st.session_state.get(ds.KIND):
+        st.session_state[ds.KIND] = kind
+        st.session_state.pop(ds.MAPPING, None)
+    mapping = st.session_state.get(ds.MAPPING) or suggest_mapping(columns, kind)
+    roles = ROLES[kind or detect_kind(mapping.values())]
+    by_role = {role: col for col, role in mapping.items()}
+    chosen: dict[str, str] = {}
+    cells = st.columns(4)
+    for i, role in enumerate(roles):
+        options = [NONE, *columns]
+        current_col = by_role.get(role, NONE)
+        picked = cells[i % 4].selectbox(role, options, index=options.index(current_col), key=f"role_{role}")
+        if picked != NONE:
+            chosen[picked] = role
+    if chosen != mapping:
+        st.session_state[ds.MAPPING] = chosen
+        st.rerun()
+
+
+src = ds.source()
+if src["type"] == "upload":
+    st.subheader(f"Columns of {src['filename']}")
+    try:
+        raw = ds.raw_upload(src["digest"], st.session_state[ds.UPLOAD_BYTES])
+    except EvalDataError as exc:
+        st.error(f"**{src['filename']}** cannot be read: {exc}")
+        st.stop()
+    st.caption(f"{len(raw):,} rows, {raw.shape[1]} columns. Choose which column plays which role; "
+               "suggestions come from the column names.")
+    mapping_editor(raw)
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+
+report = data.report
+st.subheader("Validation report")
+st.success(f"{data.label}: a **{report.kind}** table with {report.n_rows:,} rows and {report.n_models} models.")
+for note in report.notes:
+    st.info(note, icon=":material/info:")
+mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})
+st.dataframe(mapping_rows, hide_index=True)
+
+st.subheader("Preview")
+st.caption("The first 200 rows of the validated data, as every view sees it.")
+st.dataframe(data.frame.head(200), hide_index=True)

@@ -1,0 +1,73 @@
+"""Models page: choose models, tasks, groups, metric and confidence level; see each model's headline number."""
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import figures
+from evalcore.intervals import wilson_interval
+from evalcore.schema import BATTLES, SUMMARY
+from evalcore.summaries import mean_table
+from pages.common import data_source as ds
+from pages.common import render, selection
+
+st.title("Models")
+st.caption("What every view analyses. The choice is kept when you switch pages.")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+kind = data.report.kind
+opts = selection.options(data)
+sel = selection.current(data)
+
+models = st.multiselect("Models", opts.models, default=list(sel.models), key="w_models")
+c1, c2 = st.columns(2)
+tasks = c1.multiselect("Tasks (empty = all)", opts.tasks, default=list(sel.tasks), key="w_tasks",
+                       disabled=not opts.tasks)
+groups = c2.multiselect("Groups (empty = all)", opts.groups, default=list(sel.groups), key="w_groups",
+                        disabled=not opts.groups)
+c3, c4 = st.columns(2)
+metric = c3.radio("Metric", opts.metrics or ["(none)"], horizontal=True, key="w_metric",
+                  index=list(opts.metrics).index(sel.metric) if sel.metric in opts.metrics else 0,
+                  disabled=not opts.metrics)
+level = c4.select_slider("Confidence level of intervals", selection.LEVELS, value=sel.level, key="w_level",
+                         format_func=lambda v: f"{v:.1%}")
+sel = selection.update(data, models=models, tasks=tasks, groups=groups,
+                       metric=metric if opts.metrics else None, level=level)
+
+if not sel.models:
+    st.warning("Choose at least one model.")
+    st.stop()
+
+rows = selection.apply(data.frame, sel, kind)
+st.subheader("Headline numbers")
+if kind == BATTLES:
+    st.caption(f"Human-vote win rate per model over the selected battles, with {sel.level:.1%} Wilson intervals.")
+    long = pd.concat([
+        pd.DataFrame({"model": rows["model_a"], "win": 1 - rows["outcome"]}) if "outcome" in rows else None,
+        pd.DataFrame({"model": rows["model_b"], "win": rows["outcome"]}) if "outcome" in rows else None,
+    ])
+    if long.empty or long["win"].notna().sum() == 0:
+        st.info("These battles carry no human votes: the win-rate table needs the 'outcome' column.")
+        st.stop()
+    table = mean_table(long.rename(columns={"win": "correct"}), ["model"], "correct", sel.alpha)
+    label, what = "human win rate", "win rate"
+elif kind == SUMMARY:
+    st.caption(f"Accuracy pooled over all examples of the selected tasks, with {sel.level:.1%} Wilson intervals.")
+    pooled = rows.groupby("model", as_index=False)[["n", "n_correct"]].sum()
+    low, high = wilson_interval(pooled["n_correct"], pooled["n"], sel.alpha)
+    table = pooled.assign(estimate=pooled["n_correct"] / pooled["n"], ci_low=low, ci_high=high)
+    label, what = "accuracy", "accuracy"
+else:
+    if sel.metric is None:
+        st.info("This log has no labeled metric ('correct' or 'score'), so there is no headline number yet.")
+        st.stop()
+    interval = "Wilson" if sel.metric == "correct" else "Student-t"
+    st.caption(f"Mean {sel.metric} per model over the labeled rows of the selection, with {sel.level:.1%} "
+               f"{interval} intervals. Unlabeled rows are counted, not used.")
+    table = mean_table(rows, ["model"], sel.metric, sel.alpha)
+    label, what = f"mean {sel.metric}", sel.metric
+
+render.chart(figures.interval_dots(table.assign(label=table["model"]), "label", f"{label.capitalize()} by model",
+                                   what, f"{sel.level:.1%} intervals"), f"{label} by model")
+render.table(table, f"{label} by model")
