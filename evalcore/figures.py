@@ -23,6 +23,11 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def percent(level: float) -> str:
+    """0.95 -> '95%', 0.834 -> '83.4%'."""
+    return f"{100 * level:.1f}".rstrip("0").rstrip(".") + "%"
+
+
 def _rgba(hex_color: str, alpha: float) -> str:
     r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
@@ -44,13 +49,11 @@ def reliability_diagram(table: pd.DataFrame, model: str, level: float = 0.95, ec
     fig.add_trace(go.Scatter(
         x=np.concatenate([rows["mean_confidence"], rows["mean_confidence"][::-1]]),
         y=np.concatenate([rows["ci_high"], rows["ci_low"][::-1]]),
-        fill="toself", fillcolor=_rgba(PALETTE[0], 0.18), line={"width": 0}, hoverinfo="skip",
-        name=f"{level:.0%} Wilson band"), row=1, col=1)
+        fill="toself", fillcolor=_rgba(PALETTE[0], 0.18), line={"width": 0}, mode="lines", hoverinfo="skip",
+        name=f"{percent(level)} Wilson band"), row=1, col=1)
     fig.add_trace(go.Scatter(
         x=rows["mean_confidence"], y=rows["accuracy"], mode="lines+markers", name="accuracy",
         marker={"color": PALETTE[0], "size": 8}, line={"color": PALETTE[0]},
-        error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["accuracy"],
-                 "arrayminus": rows["accuracy"] - rows["ci_low"], "color": PALETTE[0], "thickness": 1},
         customdata=np.stack([rows["count"], rows["lower"], rows["upper"], rows["ci_low"], rows["ci_high"]], axis=1),
         hovertemplate=("bin [%{customdata[1]:.2f}, %{customdata[2]:.2f}]<br>n = %{customdata[0]:,}<br>"
                        "mean confidence %{x:.3f}<br>accuracy %{y:.3f} "
@@ -59,7 +62,7 @@ def reliability_diagram(table: pd.DataFrame, model: str, level: float = 0.95, ec
         x=(rows["lower"] + rows["upper"]) / 2, y=rows["count"], width=(rows["upper"] - rows["lower"]) * 0.95,
         marker_color="#a0aec0", name="examples per bin", showlegend=False,
         hovertemplate="n = %{y:,}<extra></extra>"), row=2, col=1)
-    subtitle = f"bands: {level:.0%} Wilson intervals per bin" + (f" · ECE {ece}" if ece else "")
+    subtitle = f"bands: {percent(level)} Wilson intervals per bin" + (f" · ECE {ece}" if ece else "")
     fig.update_layout(template=_TEMPLATE, title=_title(model, subtitle), height=460,
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.15})
     fig.update_yaxes(title_text="accuracy", range=[0, 1.02], row=1, col=1)
@@ -121,7 +124,7 @@ def selective_curves(curves: Mapping[str, pd.DataFrame], level: float = 0.95) ->
         fig.add_trace(go.Scatter(
             x=np.concatenate([c["coverage"], c["coverage"][::-1]]),
             y=np.concatenate([c["ci_high"], c["ci_low"][::-1]]), fill="toself",
-            fillcolor=_rgba(color(i), 0.15), line={"width": 0}, hoverinfo="skip", legendgroup=model,
+            fillcolor=_rgba(color(i), 0.15), line={"width": 0}, mode="lines", hoverinfo="skip", legendgroup=model,
             showlegend=False))
         fig.add_trace(go.Scatter(
             x=c["coverage"], y=c["selective_accuracy"], mode="lines", name=model, legendgroup=model,
@@ -129,7 +132,7 @@ def selective_curves(curves: Mapping[str, pd.DataFrame], level: float = 0.95) ->
             hovertemplate=(f"{model}<br>coverage %{{x:.3f}} (n = %{{customdata[1]:,}})<br>"
                            "threshold %{customdata[0]:.3f}<br>selective accuracy %{y:.3f}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, height=440,
-                      title=_title("Selective prediction", f"bands: pointwise {level:.0%} Wilson intervals"),
+                      title=_title("Selective prediction", f"bands: pointwise {percent(level)} Wilson intervals"),
                       xaxis_title="coverage (fraction answered, most confident first)",
                       yaxis_title="selective accuracy", legend={"orientation": "h", "y": -0.2},
                       margin={"l": 50, "r": 20, "t": 70, "b": 40})

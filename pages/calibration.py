@@ -54,18 +54,20 @@ key = (data.key, sel.models, sel.tasks, sel.groups)
 per_model = cc.per_model(key, params, models, usable)
 
 st.subheader("Calibration error by model")
-st.caption(f"ECE intervals: {sel.level:.1%} basic bootstrap over examples ({n_boot:,} replicates, seed {seed}), "
-           "which corrects ECE's upward bias; an interval reaching 0 means no measurable miscalibration. "
-           "Accuracy: Wilson interval. Area: bootstrap percentile interval.")
+st.caption(f"ECE intervals: {figures.percent(sel.level)} basic bootstrap over examples ({n_boot:,} replicates, seed {seed}), "
+           "which corrects ECE's upward bias; its lower end is 0 when a test of perfect calibration (labels "
+           "redrawn from the confidences) does not reject, p-value in `p_calibrated`: an interval reaching 0 means "
+           "no measurable miscalibration. Accuracy: Wilson interval. Area under the selective curve: bootstrap "
+           "percentile interval.")
 summary = cc.summary_table(per_model, target)
 ece_rows = summary.rename(columns={"ece": "estimate", "ece_low": "ci_low", "ece_high": "ci_high"})
 render.chart(figures.interval_dots(ece_rows, "model", "Expected calibration error", "ECE",
-                                   f"{sel.level:.1%} bootstrap intervals · {n_bins} {binning} bins",
+                                   f"{figures.percent(sel.level)} bootstrap intervals · {n_bins} {binning} bins",
                                    reference=0.0), "ECE by model")
 render.table(summary, "calibration summary")
 
 st.subheader("Reliability diagrams")
-st.caption(f"Accuracy against mean confidence per bin; bands are {sel.level:.1%} Wilson intervals; bars count the "
+st.caption(f"Accuracy against mean confidence per bin; bands are {figures.percent(sel.level)} Wilson intervals; bars count the "
            "examples per bin. Empty bins are listed in the table, not drawn.")
 for tab, model in zip(st.tabs(models), models):
     with tab:
@@ -76,7 +78,7 @@ for tab, model in zip(st.tabs(models), models):
 
 st.subheader("Selective prediction")
 st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against the "
-           f"fraction answered (coverage); bands are pointwise {sel.level:.1%} Wilson intervals. A well-ranked "
+           f"fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} Wilson intervals. A well-ranked "
            "model's curve falls as coverage grows.")
 render.chart(figures.selective_curves({m: per_model[m].curve for m in models}, sel.level), "selective prediction")
 
@@ -87,9 +89,9 @@ if len(cells) > 400:
     st.info(f"{len(cells)} (model, {by}) cells: choose fewer models or {by}s on the Models page to break down.")
 else:
     breakdown = cc.breakdown(key, params, by, usable)
-    st.caption(f"ECE per (model, {by}) with {sel.level:.1%} bootstrap intervals ({n_boot:,} replicates, seed "
+    st.caption(f"ECE per (model, {by}) with {figures.percent(sel.level)} bootstrap intervals ({n_boot:,} replicates, seed "
                f"{seed}); small cells have wide intervals.")
     render.chart(figures.interval_dots(breakdown, by, f"ECE by {by}", "ECE",
-                                       f"{sel.level:.1%} bootstrap intervals", by="model", reference=0.0),
+                                       f"{figures.percent(sel.level)} bootstrap intervals", by="model", reference=0.0),
                  f"ECE by {by}")
     render.table(breakdown, f"ECE by {by}")

@@ -31,7 +31,7 @@ metric = c3.radio("Metric", opts.metrics or ["(none)"], horizontal=True, key="w_
                   index=list(opts.metrics).index(sel.metric) if sel.metric in opts.metrics else 0,
                   disabled=not opts.metrics)
 level = c4.select_slider("Confidence level of intervals", selection.LEVELS, value=sel.level, key="w_level",
-                         format_func=lambda v: f"{v:.1%}")
+                         format_func=figures.percent)
 sel = selection.update(data, models=models, tasks=tasks, groups=groups,
                        metric=metric if opts.metrics else None, level=level)
 
@@ -42,7 +42,7 @@ if not sel.models:
 rows = selection.apply(data.frame, sel, kind)
 st.subheader("Headline numbers")
 if kind == BATTLES:
-    st.caption(f"Human-vote win rate per model over the selected battles, with {sel.level:.1%} Wilson intervals.")
+    st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")
     long = pd.concat([
         pd.DataFrame({"model": rows["model_a"], "win": 1 - rows["outcome"]}) if "outcome" in rows else None,
         pd.DataFrame({"model": rows["model_b"], "win": rows["outcome"]}) if "outcome" in rows else None,
@@ -53,7 +53,7 @@ if kind == BATTLES:
     table = mean_table(long.rename(columns={"win": "correct"}), ["model"], "correct", sel.alpha)
     label, what = "human win rate", "win rate"
 elif kind == SUMMARY:
-    st.caption(f"Accuracy pooled over all examples of the selected tasks, with {sel.level:.1%} Wilson intervals.")
+    st.caption(f"Accuracy pooled over all examples of the selected tasks, with {figures.percent(sel.level)} Wilson intervals.")
     pooled = rows.groupby("model", as_index=False)[["n", "n_correct"]].sum()
     low, high = wilson_interval(pooled["n_correct"], pooled["n"], sel.alpha)
     table = pooled.assign(estimate=pooled["n_correct"] / pooled["n"], ci_low=low, ci_high=high)
@@ -63,11 +63,11 @@ else:
         st.info("This log has no labeled metric ('correct' or 'score'), so there is no headline number yet.")
         st.stop()
     interval = "Wilson" if sel.metric == "correct" else "Student-t"
-    st.caption(f"Mean {sel.metric} per model over the labeled rows of the selection, with {sel.level:.1%} "
+    st.caption(f"Mean {sel.metric} per model over the labeled rows of the selection, with {figures.percent(sel.level)} "
                f"{interval} intervals. Unlabeled rows are counted, not used.")
     table = mean_table(rows, ["model"], sel.metric, sel.alpha)
-    label, what = f"mean {sel.metric}", sel.metric
+    label, what = ("accuracy", "accuracy") if sel.metric == "correct" else ("mean score", "score")
 
 render.chart(figures.interval_dots(table.assign(label=table["model"]), "label", f"{label.capitalize()} by model",
-                                   what, f"{sel.level:.1%} intervals"), f"{label} by model")
+                                   what, f"{figures.percent(sel.level)} intervals"), f"{label} by model")
 render.table(table, f"{label} by model")

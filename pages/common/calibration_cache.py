@@ -86,6 +86,7 @@ def summary_table(per: dict[str, ModelCalibration], target: float) -> pd.DataFra
             "mean_confidence": r.confidence["estimate"], "mean_confidence_low": r.confidence["ci_low"],
             "mean_confidence_high": r.confidence["ci_high"],
             "ece": r.ece.ece, "ece_low": r.ece.ci_low, "ece_high": r.ece.ci_high, "ece_debiased": r.ece.debiased,
+            "p_calibrated": r.ece.p_value,
             "area": r.area.area, "area_low": r.area.ci_low, "area_high": r.area.ci_high,
             "coverage": sel.coverage, "threshold": sel.threshold, "accuracy_at_coverage": sel.accuracy,
             "accuracy_at_coverage_low": sel.ci_low, "accuracy_at_coverage_high": sel.ci_high,

@@ -28,7 +28,9 @@ def chart(fig: go.Figure, name: str) -> None:
 
 def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_config) -> None:
     """Show ``frame`` with a CSV download button underneath."""
-    st.dataframe(frame, hide_index=True, height=height or "auto", column_config=column_config or None)
+    floats = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns
+              if pd.api.types.is_float_dtype(frame[c])}
+    st.dataframe(frame, hide_index=True, height=height or "auto", column_config={**floats, **column_config})
     st.download_button(
         f"Download {name} (CSV)", frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
         mime="text/csv", key=f"csv-{_slug(name)}", icon=":material/download:")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
+from evalcore.figures import percent
 from evalcore.schema import BATTLES, LOG, SUMMARY
 
 from .data_source import ActiveData
@@ -95,4 +96,4 @@ def describe(sel: Selection) -> str:
     """One line for the sidebar."""
     tasks = "all tasks" if not sel.tasks else f"{len(sel.tasks)} task(s)"
     groups = "all groups" if not sel.groups else f"{len(sel.groups)} group(s)"
-    return f"{len(sel.models)} model(s) · {tasks} · {groups} · level {sel.level:.1%}"
+    return f"{len(sel.models)} model(s) · {tasks} · {groups} · level {percent(sel.level)}"
