@@ -1,0 +1,54 @@
+"""mean_table: per-cell means with Wilson (binary) or Student-t (real-valued) intervals."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from evalcore.summaries import mean_table
+
+
+def test_binary_metric_uses_wilson_and_counts_unlabeled():
+    frame = pd.DataFrame({
+        "model": ["a"] * 5 + ["b"] * 3,
+        "correct": [1, 1, 0, 1, np.nan, 0, 0, 1],
+    })
+    table = mean_table(frame, ["model"], "correct", alpha=0.05)
+    a = table.set_index("model").loc["a"]
+    assert (a["n"], a["n_unlabeled"]) == (4, 1)
+    assert a["estimate"] == pytest.approx(0.75)
+    assert a["se"] == pytest.approx(math.sqrt(0.75 * 0.25 / 4))
+    # Wilson 3 of 4 by hand
+    z = stats.norm.ppf(0.975)
+    centre = (0.75 + z**2 / 8) / (1 + z**2 / 4)
+    half = z / (1 + z**2 / 4) * math.sqrt(0.75 * 0.25 / 4 + z**2 / 64)
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx((centre - half, centre + half))
+
+
+def test_real_metric_uses_student_t():
+    frame = pd.DataFrame({"model": ["m"] * 4, "task": ["t"] * 4, "score": [1.0, 2.0, 3.0, 6.0]})
+    row = mean_table(frame, ["model", "task"], "score", alpha=0.1).iloc[0]
+    sd = np.std([1, 2, 3, 6], ddof=1)
+    half = stats.t.ppf(0.95, 3) * sd / 2
+    assert row["estimate"] == pytest.approx(3.0)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((3 - half, 3 + half))
+    assert list(mean_table(frame, ["model", "task"], "score").columns) == [
+        "model", "task", "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]
+
+
+def test_single_value_cell_has_no_spread():
+    frame = pd.DataFrame({"model": ["m", "n", "n"], "score": [0.5, 0.1, 0.3]})
+    table = mean_table(frame, ["model"], "score").set_index("model")
+    assert np.isnan(table.loc["m", "se"]) and np.isnan(table.loc["m", "ci_low"])
+    assert not np.isnan(table.loc["n", "ci_low"])
+
+
+def test_wilson_coverage_on_simulated_cells():
+    rng = np.random.default_rng(0)
+    p = 0.8
+    frame = pd.DataFrame({"cell": np.repeat(np.arange(400), 50), "correct": (rng.random(20000) < p).astype(float)})
+    table = mean_table(frame, ["cell"], "correct", alpha=0.05)
+    coverage = ((table["ci_low"] <= p) & (p <= table["ci_high"])).mean()
+    assert 0.92 <= coverage <= 0.98
