@@ -8,6 +8,9 @@ from evalcore.schema import LOG
 from pages.common import calibration_cache as cc
 from pages.common import data_source as ds
 from pages.common import render, selection
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 st.title("Calibration")
 st.caption("Does a model's confidence mean what it says? Reliability diagrams and expected calibration error "

@@ -8,6 +8,9 @@ from evalcore.mapping import detect_kind, suggest_mapping
 from evalcore.schema import KINDS, ROLES
 from pages.common import data_source as ds
 from pages.common import render
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 NONE = "(not in the file)"
 UPLOADED_ID = "uploader_file_id"

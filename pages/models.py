@@ -9,6 +9,9 @@ from evalcore.schema import BATTLES, SUMMARY
 from evalcore.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 st.title("Models")
 st.caption("What every view analyses. The choice is kept when you switch pages.")
