@@ -23,9 +23,9 @@ MAPPING = "upload_mapping"     # {user column: role} chosen on the data page
 KIND = "upload_kind"           # None (detect) or log / summary / battles
 
 DEMOS = {
-    "synthetic": "Synthetic benchmark with known ground truth (5 models, 9 tasks, 3 categories)",
-    "sklearn": "Real models: scikit-learn classifiers on bundled datasets",
-    "battles": "Pairwise battles: AI-judge probabilities and human votes on a subset",
+    "synthetic": "Synthetic benchmark with known ground truth (5 models, 9 tasks, 3 categories; seed 0)",
+    "sklearn": "Real models: scikit-learn classifiers on bundled datasets (5-fold out-of-fold; seed 0)",
+    "battles": "Pairwise battles: AI-judge probabilities and human votes on a subset (seed 0)",
 }
 DEFAULT_DEMO = "synthetic"
 
