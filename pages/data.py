@@ -50,6 +50,7 @@ with right:
         ds.use_upload(uploaded.getvalue(), uploaded.name)
         for stale in [k for k in st.session_state if str(k).startswith("role_")] + ["kind_choice"]:
             st.session_state.pop(stale, None)
+        st.rerun()  # app.py drew the sidebar before this page ran: redraw it for the new data
 
 with st.expander("Accepted formats and an example"):
     st.markdown(
@@ -111,8 +112,8 @@ st.success(f"{data.label}: a **{report.kind}** table with {report.n_rows:,} rows
 for note in report.notes:
     st.info(note, icon=":material/info:")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})
-st.dataframe(mapping_rows, hide_index=True)
+render.table(mapping_rows, "column mapping")
 
 st.subheader("Preview")
 st.caption("The first 200 rows of the validated data, as every view sees it.")
-st.dataframe(data.frame.head(200), hide_index=True)
+render.table(data.frame.head(200), "data preview (first 200 rows)")

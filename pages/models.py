@@ -35,8 +35,10 @@ metric = c3.radio("Metric", opts.metrics or ["(none)"], horizontal=True, key="w_
                   disabled=not opts.metrics)
 level = c4.select_slider("Confidence level of intervals", selection.LEVELS, value=sel.level, key="w_level",
                          format_func=figures.percent)
-sel = selection.update(data, models=models, tasks=tasks, groups=groups,
-                       metric=metric if opts.metrics else None, level=level)
+changed = selection.update(data, models=models, tasks=tasks, groups=groups,
+                           metric=metric if opts.metrics else None, level=level)
+if changed != sel:
+    st.rerun()  # app.py drew the sidebar's selection summary before this page ran: redraw it
 
 if not sel.models:
     st.warning("Choose at least one model.")
@@ -46,13 +48,13 @@ rows = selection.apply(data.frame, sel, kind)
 st.subheader("Headline numbers")
 if kind == BATTLES:
     st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")
-    long = pd.concat([
-        pd.DataFrame({"model": rows["model_a"], "win": 1 - rows["outcome"]}) if "outcome" in rows else None,
-        pd.DataFrame({"model": rows["model_b"], "win": rows["outcome"]}) if "outcome" in rows else None,
-    ])
-    if long.empty or long["win"].notna().sum() == 0:
+    if "outcome" not in rows or rows["outcome"].notna().sum() == 0:
         st.info("These battles carry no human votes: the win-rate table needs the 'outcome' column.")
         st.stop()
+    long = pd.concat([
+        pd.DataFrame({"model": rows["model_a"], "win": 1 - rows["outcome"]}),
+        pd.DataFrame({"model": rows["model_b"], "win": rows["outcome"]}),
+    ])
     table = mean_table(long.rename(columns={"win": "correct"}), ["model"], "correct", sel.alpha)
     label, what = "human win rate", "win rate"
 elif kind == SUMMARY:

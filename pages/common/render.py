@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pandas as pd
@@ -16,6 +17,12 @@ def _slug(name: str) -> str:
     return re.sub(r"[^0-9A-Za-z]+", "-", name).strip("-").lower() or "evalcore"
 
 
+def _key(prefix: str, name: str) -> str:
+    """A widget key unique per exact ``name``: slugs collide for names differing only in case or punctuation
+    (models 'Model-A' and 'model_a' would get the same key and crash the page)."""
+    return f"{prefix}-{_slug(name)}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+
+
 def chart(fig: go.Figure, name: str) -> None:
     """Show ``fig``; the camera button in its toolbar downloads it as PNG or SVG (sidebar setting)."""
     fmt = st.session_state.get(CHART_FORMAT, "png")
@@ -23,7 +30,7 @@ def chart(fig: go.Figure, name: str) -> None:
         "displaylogo": False,
         "toImageButtonOptions": {"format": fmt, "filename": _slug(name), "scale": 2 if fmt == "png" else 1},
     }
-    st.plotly_chart(fig, config=config, key=f"chart-{_slug(name)}", theme=None)
+    st.plotly_chart(fig, config=config, key=_key("chart", name), theme=None)
 
 
 def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_config) -> None:
@@ -33,7 +40,7 @@ def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_co
     st.dataframe(frame, hide_index=True, height=height or "auto", column_config={**floats, **column_config})
     st.download_button(
         f"Download {name} (CSV)", frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
-        mime="text/csv", key=f"csv-{_slug(name)}", icon=":material/download:")
+        mime="text/csv", key=_key("csv", name), icon=":material/download:")
 
 
 def ci(estimate: float, low: float, high: float, digits: int = 3) -> str:

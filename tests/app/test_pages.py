@@ -1,0 +1,559 @@
+"""The dashboard's pages driven headlessly through ``streamlit.testing.v1.AppTest``.
+
+Every test starts from app.py (the real entry point with its st.navigation and sidebar) and moves between pages
+with ``AppTest.switch_page``, loading demos and files through the Data page's widgets as a user would. Expected
+numbers are computed independently in the tests (by hand or straight from evalcore), never read back from the app.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evalcore import demo
+from evalcore.data import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+TIMEOUT = 180  # seconds per run: the first calibration run bootstraps
+REPORT = re.compile(r"a \*\*(\w+)\*\* table with ([\d,]+) rows and (\d+) models")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# driving the app
+
+
+def open_app() -> AppTest:
+    """A new session on its first page (the Data page with the default demo)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Data"]
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert_no_exception(at)
+    titles = [t.value for t in at.title]
+    assert titles == [page.capitalize()], f"expected the {page} page, got titles {titles}"
+    return at
+
+
+def load_demo(at: AppTest, name: str) -> AppTest:
+    goto(at, "data")
+    at.selectbox(key="demo_choice").set_value(name)
+    [load] = [b for b in at.button if b.label == "Load demo"]
+    load.click()
+    at.run()
+    assert_no_exception(at)
+    assert at.selectbox(key="demo_choice").value == name
+    return at
+
+
+def upload(at: AppTest, filename: str, content: bytes, mime: str = "text/csv") -> AppTest:
+    goto(at, "data")
+    at.file_uploader(key="uploader").set_value((filename, content, mime))
+    at.run()
+    assert_no_exception(at)
+    return at
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# reading what the app shows
+
+
+def assert_no_exception(at: AppTest) -> None:
+    problems = [f"{e.message}\n{''.join(e.stack_trace)}" for e in at.exception]
+    assert not problems, "the page raised:\n" + "\n".join(problems)
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def report_counts(at: AppTest) -> tuple[str, int, int]:
+    """(kind, rows, models) from the Data page's validation report."""
+    successes = texts(at.success)
+    assert len(successes) == 1, f"expected one validation report, got {successes}; errors: {texts(at.error)}"
+    match = REPORT.search(successes[0])
+    assert match, successes[0]
+    return match.group(1), int(match.group(2).replace(",", "")), int(match.group(3))
+
+
+def table_with(at: AppTest, *columns: str) -> pd.DataFrame:
+    """The first table on the page that has all ``columns``."""
+    for element in at.dataframe:
+        frame = element.value
+        if all(c in frame.columns for c in columns):
+            return frame
+    shown = [list(e.value.columns) for e in at.dataframe]
+    raise AssertionError(f"no table with columns {columns}; tables shown: {shown}")
+
+
+def charts(at: AppTest) -> list:
+    return list(at.get("plotly_chart"))
+
+
+def chart_config(chart) -> dict:
+    return json.loads(chart.proto.config)
+
+
+def sidebar_captions(at: AppTest) -> list[str]:
+    return texts(at.sidebar.caption)
+
+
+def assert_tables_downloadable(at: AppTest) -> None:
+    """Every table shown on the page has a CSV download button."""
+    buttons = list(at.get("download_button"))
+    labels = [b.label for b in buttons]
+    assert len(at.dataframe) > 0
+    assert len(buttons) >= len(at.dataframe), f"{len(at.dataframe)} tables but downloads {labels}"
+    assert all("CSV" in label for label in labels), labels
+
+
+def by_model(frame: pd.DataFrame, column: str) -> dict[str, float]:
+    return dict(zip(frame["model"], frame[column]))
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# test data
+
+
+def small_log() -> pd.DataFrame:
+    """3 models x 8 examples, two tasks, two groups, 4 unlabeled rows; confidences away from bin edges."""
+    correct = {
+        "m-alpha": [1, 1, 0, 1, None, 1, 0, 1],
+        "m-beta": [0, 1, 0, None, None, 1, 1, 0],
+        "m-gamma": [1, 1, 1, 1, 0, 1, None, 1],
+    }
+    confidence = {
+        "m-alpha": [0.95, 0.85, 0.65, 0.75, 0.55, 0.92, 0.62, 0.88],
+        "m-beta": [0.55, 0.72, 0.45, 0.66, 0.51, 0.83, 0.77, 0.35],
+        "m-gamma": [0.97, 0.93, 0.91, 0.86, 0.64, 0.99, 0.58, 0.94],
+    }
+    rows = []
+    for model in correct:
+        for i in range(8):
+            rows.append({"model": model, "example_id": f"q{i + 1}", "task": "t1" if i < 4 else "t2",
+                         "group": "g1" if i % 2 == 0 else "g2", "correct": correct[model][i],
+                         "confidence": confidence[model][i]})
+    return pd.DataFrame(rows)
+
+
+SMALL_LOG_ACCURACY = {"m-alpha": 5 / 7, "m-beta": 3 / 6, "m-gamma": 6 / 7}  # labeled accuracy, counted by hand
+SMALL_LOG_LABELED = {"m-alpha": 7, "m-beta": 6, "m-gamma": 7}
+
+
+def hand_ece(conf: list[float], corr: list[float], n_bins: int = 10) -> float:
+    """Plug-in ECE over equal-width bins, written out: sum_b |B_b|/n * |acc(B_b) - conf(B_b)|."""
+    pairs = [(c, y) for c, y in zip(conf, corr) if y is not None and not pd.isna(y)]
+    bins: dict[int, list[tuple[float, float]]] = {}
+    for c, y in pairs:
+        bins.setdefault(min(int(c * n_bins), n_bins - 1), []).append((c, y))
+    total = 0.0
+    for members in bins.values():
+        acc = sum(y for _, y in members) / len(members)
+        mean_conf = sum(c for c, _ in members) / len(members)
+        total += len(members) / len(pairs) * abs(acc - mean_conf)
+    return total
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def independent_demo(name: str) -> pd.DataFrame:
+    """The demo's canonical frame, built here straight from evalcore (not from the app's cache)."""
+    if name == "synthetic":
+        return validate(demo.synthetic_benchmark(seed=0).log)
+    if name == "battles":
+        return validate(demo.pairwise_battles(seed=0).battles)
+    raise KeyError(name)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 1. every page with every built-in demo
+
+
+def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
+    _, n_rows, n_models = report_counts(at)
+    assert not texts(at.error)
+    assert_tables_downloadable(at)
+    if expected is not None:
+        assert n_rows == len(expected)
+        assert n_models == expected["model"].nunique()
+
+    goto(at, "models")
+    assert not texts(at.error) and not texts(at.warning)
+    models_table = table_with(at, "model", "estimate", "ci_low", "ci_high", "n")
+    assert len(models_table) == n_models
+    assert (models_table["ci_low"] <= models_table["estimate"]).all()
+    assert (models_table["estimate"] <= models_table["ci_high"]).all()
+    assert len(charts(at)) == 1
+    assert_tables_downloadable(at)
+    if expected is not None:
+        labeled_accuracy = expected.groupby("model")["correct"].mean()
+        for model, estimate in by_model(models_table, "estimate").items():
+            assert estimate == pytest.approx(labeled_accuracy[model], abs=1e-9), model
+
+    goto(at, "calibration")
+    assert not texts(at.error) and not texts(at.warning)
+    summary = table_with(at, "model", "ece", "ece_low", "ece_high", "accuracy", "area")
+    models = sorted(models_table["model"])
+    assert sorted(summary["model"]) == models
+    assert ((summary["ece_low"] <= summary["ece"] + 1e-12) & (summary["ece"] >= 0)).all()
+    assert [t.label for t in at.tabs] == list(summary["model"])  # one reliability diagram tab per model
+    # ECE by model, one reliability diagram per model, selective prediction, ECE breakdown
+    assert len(charts(at)) == n_models + 3
+    assert_tables_downloadable(at)
+    if expected is not None:
+        usable = expected[expected["correct"].notna() & expected["confidence"].notna()]
+        assert by_model(summary, "n") == usable.groupby("model").size().to_dict()
+        accuracy = usable.groupby("model")["correct"].mean()
+        for model, value in by_model(summary, "accuracy").items():
+            assert value == pytest.approx(accuracy[model], abs=1e-9), model
+
+
+def test_synthetic_demo_is_the_default_and_every_page_renders():
+    at = open_app()
+    assert at.selectbox(key="demo_choice").value == "synthetic"
+    assert sidebar_captions(at)[0].startswith("Data: demo")
+    check_log_demo_pages(at, independent_demo("synthetic"))
+    # loading it explicitly through the button gives the same data
+    load_demo(at, "synthetic")
+    assert report_counts(at)[1] == len(independent_demo("synthetic"))
+
+
+@pytest.mark.slow
+def test_sklearn_demo_renders_every_page():
+    at = open_app()
+    load_demo(at, "sklearn")
+    kind, _, n_models = report_counts(at)
+    assert kind == "log" and n_models >= 2
+    assert "scikit-learn" in sidebar_captions(at)[0]
+    check_log_demo_pages(at, None)
+
+
+def test_battles_demo_renders_every_page_and_calibration_explains():
+    expected = independent_demo("battles")
+    at = open_app()
+    load_demo(at, "battles")
+    kind, n_rows, n_models = report_counts(at)
+    assert (kind, n_rows) == ("battles", len(expected))
+    assert n_models == len(set(expected["model_a"]) | set(expected["model_b"]))
+    assert not texts(at.error)
+    assert_tables_downloadable(at)
+
+    goto(at, "models")
+    assert not texts(at.error)
+    wins = table_with(at, "model", "estimate", "n")
+    votes = expected[expected["outcome"].notna()]
+    long = pd.concat([pd.DataFrame({"model": votes["model_a"], "win": 1 - votes["outcome"]}),
+                      pd.DataFrame({"model": votes["model_b"], "win": votes["outcome"]})])
+    for model, rate in by_model(wins, "estimate").items():
+        assert rate == pytest.approx(long.loc[long["model"] == model, "win"].mean(), abs=1e-9), model
+    assert by_model(wins, "n") == long.groupby("model").size().to_dict()
+    assert_tables_downloadable(at)
+
+    goto(at, "calibration")
+    assert not texts(at.error), "pairwise data must get an explanation, not an error"
+    [info] = texts(at.info)
+    assert "per-example log" in info and "confidence" in info
+    assert charts(at) == [] and len(at.dataframe) == 0
+    assert len(at.get("page_link")) == 1  # a way back to the Data page
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 2. the upload flow
+
+
+def test_csv_upload_validates_and_drives_models_and_calibration():
+    log = small_log()
+    at = open_app()
+    upload(at, "my_eval.csv", csv_bytes(log))
+    assert not texts(at.error)
+    assert report_counts(at) == ("log", 24, 3)
+    notes = texts(at.info)
+    assert any("4 of 24 rows" in n and "unlabeled" in n for n in notes), notes
+    mapping = table_with(at, "role", "column in the file")
+    assert dict(zip(mapping["role"], mapping["column in the file"])) == {
+        c: c for c in ("model", "example_id", "task", "group", "correct", "confidence")}
+    assert sidebar_captions(at)[0] == "Data: upload · my_eval.csv"
+    assert sidebar_captions(at)[1].startswith("3 model(s)")
+    assert_tables_downloadable(at)
+
+    goto(at, "models")
+    table = table_with(at, "model", "estimate", "n", "n_unlabeled")
+    assert sorted(table["model"]) == sorted(SMALL_LOG_ACCURACY)
+    for model, estimate in by_model(table, "estimate").items():
+        assert estimate == pytest.approx(SMALL_LOG_ACCURACY[model], abs=1e-12), model
+    assert by_model(table, "n") == SMALL_LOG_LABELED
+    assert by_model(table, "n_unlabeled") == {m: 8 - n for m, n in SMALL_LOG_LABELED.items()}
+    assert len(charts(at)) == 1
+
+    goto(at, "calibration")
+    assert not texts(at.error) and not texts(at.warning)
+    assert len(charts(at)) == 3 + 3  # ECE by model, 3 reliability diagrams, selective prediction, breakdown
+    assert any("Using 20 labeled rows" in c and "4 unlabeled rows" in c for c in texts(at.caption))
+    summary = table_with(at, "model", "ece", "accuracy", "n")
+    assert by_model(summary, "n") == SMALL_LOG_LABELED
+    for model, row in summary.set_index("model").iterrows():
+        assert row["accuracy"] == pytest.approx(SMALL_LOG_ACCURACY[model], abs=1e-12), model
+        rows = log[log["model"] == model]
+        assert row["ece"] == pytest.approx(hand_ece(list(rows["confidence"]), list(rows["correct"])), abs=1e-12)
+    assert_tables_downloadable(at)
+    assert len(at.get("download_button")) == 1 + 3 + 1  # summary, 3 reliability tables, ECE breakdown
+
+
+@pytest.mark.parametrize("filename, encode, mime", [
+    ("my_eval.csv.gz", lambda f: gzip.compress(csv_bytes(f)), "application/gzip"),
+    ("my_eval.parquet", parquet_bytes, "application/octet-stream"),
+    ("my_eval.tsv", lambda f: f.to_csv(index=False, sep="\t").encode("utf-8"), "text/tab-separated-values"),
+])
+def test_compressed_and_binary_formats_validate(filename, encode, mime):
+    at = open_app()
+    upload(at, filename, encode(small_log()), mime)
+    assert not texts(at.error)
+    assert report_counts(at) == ("log", 24, 3)
+    assert any("4 of 24 rows" in n for n in texts(at.info))
+    goto(at, "models")
+    table = table_with(at, "model", "estimate")
+    for model, estimate in by_model(table, "estimate").items():
+        assert estimate == pytest.approx(SMALL_LOG_ACCURACY[model], abs=1e-12), model
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 3. bad uploads: a clear message, never an exception
+
+
+def _bad_confidence() -> bytes:
+    log = small_log().head(6).copy()
+    log.loc[2, "confidence"] = 1.7  # the third data row
+    return csv_bytes(log)
+
+
+BAD_UPLOADS = {
+    "confidence-out-of-range": ("scores.csv", _bad_confidence, ["'confidence'", "row 3", "1.7", "[0, 1]"]),
+    "no-model-column": ("nomodel.csv", lambda: csv_bytes(small_log().drop(columns="model")), ["model"]),
+    "empty-file": ("empty.csv", lambda: b"", ["empty"]),
+    "random-bytes": ("random.csv", lambda: np.random.default_rng(0).bytes(4096), ["binary"]),
+    "latin-1": ("latin1.csv", lambda: "model,example_id,correct,confidence\nmodèle-a,q1,1,0.9\nb,q1,0,0.4\n"
+                .encode("latin-1"), ["UTF-8", "line 2"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_UPLOADS))
+def test_bad_upload_shows_a_clear_error_on_every_page(case):
+    filename, make, phrases = BAD_UPLOADS[case]
+    at = open_app()
+    upload(at, filename, make())
+    errors = texts(at.error)
+    assert len(errors) == 1, errors
+    for phrase in phrases:
+        assert phrase in errors[0], f"{phrase!r} not in {errors[0]!r}"
+    assert not texts(at.success), "a bad file must not get a validation report"
+    assert sidebar_captions(at)[0] == "Data: the upload needs fixing (see the Data page)."
+
+    for page in ("calibration", "models"):
+        goto(at, page)
+        assert texts(at.error), f"{page} page should explain that the upload cannot be used"
+        assert charts(at) == [] and len(at.dataframe) == 0
+        assert len(at.get("page_link")) == 1  # "Fix it on the Data page"
+
+    # the session recovers: a valid upload replaces the bad one
+    upload(at, "fixed.csv", csv_bytes(small_log()))
+    assert not texts(at.error)
+    assert report_counts(at) == ("log", 24, 3)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 4. column mapping
+
+
+def test_column_mapping_with_non_standard_names():
+    odd = pd.DataFrame({
+        "system": ["A"] * 5 + ["B"] * 5,
+        "qid": [1, 2, 3, 4, 5] * 2,
+        "is_right": [1, 0, 1, 1, None, 0, 0, 1, None, None],
+        "p": [0.9, 0.3, 0.8, 0.7, 0.6, 0.4, 0.2, 0.85, 0.5, 0.45],
+    })
+    at = open_app()
+    upload(at, "odd.csv", csv_bytes(odd))
+    assert at.selectbox(key="role_model").value == "system"  # suggested from the name
+    assert at.selectbox(key="role_correct").value == "(not in the file)"
+    [error] = texts(at.error)
+    assert "value column" in error and "is_right" in error  # says what is missing and lists the columns
+
+    at.selectbox(key="role_example_id").set_value("qid")
+    at.selectbox(key="role_correct").set_value("is_right")
+    at.selectbox(key="role_confidence").set_value("p")
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    assert report_counts(at) == ("log", 10, 2)
+    mapping = table_with(at, "role", "column in the file")
+    assert dict(zip(mapping["role"], mapping["column in the file"])) == {
+        "model": "system", "example_id": "qid", "correct": "is_right", "confidence": "p"}
+    assert not any("No example_id column" in n for n in texts(at.info))
+    assert any("3 of 10 rows" in n for n in texts(at.info))
+    assert at.selectbox(key="role_correct").value == "is_right"
+
+    goto(at, "models")
+    table = table_with(at, "model", "estimate", "n")
+    assert by_model(table, "estimate") == pytest.approx({"A": 3 / 4, "B": 1 / 3})
+    assert by_model(table, "n") == {"A": 4, "B": 3}
+    goto(at, "calibration")
+    assert not texts(at.error)
+    assert sorted(table_with(at, "model", "ece")["model"]) == ["A", "B"]
+
+    # the mapping is kept when coming back to the Data page
+    goto(at, "data")
+    assert at.selectbox(key="role_confidence").value == "p"
+    assert report_counts(at) == ("log", 10, 2)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 5. the selection persists across pages
+
+
+def test_selection_persists_across_pages():
+    at = open_app()
+    goto(at, "models")
+    all_models = list(at.multiselect(key="w_models").value)
+    assert len(all_models) == 5 and at.select_slider(key="w_level").value == 0.95
+    dropped = all_models[2]
+    kept = [m for m in all_models if m != dropped]
+    at.multiselect(key="w_models").unselect(dropped)
+    at.select_slider(key="w_level").set_value(0.9)
+    at.run()
+    assert_no_exception(at)
+    assert sorted(table_with(at, "model", "estimate")["model"]) == sorted(kept)
+    assert sidebar_captions(at)[1] == "4 model(s) · all tasks · all groups · level 90%"
+
+    goto(at, "calibration")
+    assert sidebar_captions(at)[1] == "4 model(s) · all tasks · all groups · level 90%"
+    summary = table_with(at, "model", "ece")
+    assert sorted(summary["model"]) == sorted(kept)
+    assert [t.label for t in at.tabs] == kept
+    assert any("90% basic bootstrap" in c for c in texts(at.caption))
+
+    goto(at, "models")
+    assert list(at.multiselect(key="w_models").value) == kept
+    assert at.select_slider(key="w_level").value == 0.9
+    assert sidebar_captions(at)[1] == "4 model(s) · all tasks · all groups · level 90%"
+    table = table_with(at, "model", "estimate", "ci_low")
+    assert sorted(table["model"]) == sorted(kept)
+
+    goto(at, "data")
+    goto(at, "models")
+    assert list(at.multiselect(key="w_models").value) == kept
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 6. sessions are independent
+
+
+def test_two_sessions_see_only_their_own_upload():
+    log = small_log()
+    # same file name in both sessions, different content: the caches must key on content, not name
+    first = log[log["model"] != "m-gamma"]
+    second = log.assign(model=log["model"].str.replace("m-", "other-"))
+    a, b = open_app(), open_app()
+    upload(a, "log.csv", csv_bytes(first))
+    upload(b, "log.csv", csv_bytes(second))
+    assert report_counts(a) == ("log", 16, 2)
+    assert report_counts(b) == ("log", 24, 3)
+
+    goto(a, "calibration")
+    goto(b, "calibration")
+    assert sorted(table_with(a, "model", "ece")["model"]) == ["m-alpha", "m-beta"]
+    assert sorted(table_with(b, "model", "ece")["model"]) == ["other-alpha", "other-beta", "other-gamma"]
+
+    goto(a, "data")
+    goto(b, "data")
+    assert report_counts(a) == ("log", 16, 2)
+    assert report_counts(b) == ("log", 24, 3)
+    assert sidebar_captions(a)[1].startswith("2 model(s)")
+    assert sidebar_captions(b)[1].startswith("3 model(s)")
+    goto(a, "models")
+    assert sorted(table_with(a, "model", "estimate")["model"]) == ["m-alpha", "m-beta"]
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# 7. chart download format
+
+
+def test_chart_download_format_in_the_sidebar():
+    at = open_app()
+    radio = at.sidebar.radio(key="chart_format")
+    assert radio.options == ["PNG", "SVG"]
+    assert radio.value == "png"
+    goto(at, "models")
+    [chart] = charts(at)
+    assert chart_config(chart)["toImageButtonOptions"]["format"] == "png"
+
+    at.sidebar.radio(key="chart_format").set_value("svg")
+    at.run()
+    assert_no_exception(at)
+    [chart] = charts(at)
+    assert chart_config(chart)["toImageButtonOptions"]["format"] == "svg"
+
+    goto(at, "calibration")
+    assert at.sidebar.radio(key="chart_format").value == "svg"
+    formats = {chart_config(c)["toImageButtonOptions"]["format"] for c in charts(at)}
+    assert formats == {"svg"}
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# regressions and navigation
+
+
+def test_battles_upload_without_human_votes_explains_instead_of_crashing():
+    battles = pd.DataFrame({"model_a": ["A", "B", "A", "C"], "model_b": ["B", "C", "C", "A"],
+                            "judge": [0.6, 0.3, 0.8, 0.5]})
+    at = open_app()
+    upload(at, "judged.csv", csv_bytes(battles))
+    assert report_counts(at) == ("battles", 4, 3)
+    goto(at, "models")
+    assert any("no human votes" in i for i in texts(at.info))
+    goto(at, "calibration")
+    assert any("per-example log" in i for i in texts(at.info))
+
+
+def test_model_names_differing_only_in_case_or_punctuation():
+    log = small_log()
+    log["model"] = log["model"].map({"m-alpha": "Model-A", "m-beta": "model_a", "m-gamma": "model a"})
+    at = open_app()
+    upload(at, "names.csv", csv_bytes(log))
+    assert report_counts(at) == ("log", 24, 3)
+    goto(at, "calibration")
+    assert [t.label for t in at.tabs] == ["Model-A", "model a", "model_a"]
+    assert len(charts(at)) == 6
+    assert_tables_downloadable(at)
+
+
+def test_first_visit_deep_link_runs_through_app_py(fresh_server):
+    """A fresh server's first visitor opening /models still gets app.py's sidebar and navigation."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("pages/models.py")  # before any run: requested by file name, as a browser URL does
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Models"]
+    assert at.sidebar.radio(key="chart_format").value == "png"
+    assert sidebar_captions(at)[0].startswith("Data: demo")
