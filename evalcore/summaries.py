@@ -17,8 +17,17 @@ from .intervals import wilson_interval
 BINARY_METRICS = ("correct",)
 
 
-def mean_table(frame: pd.DataFrame, by: Sequence[str], metric: str = "correct", alpha: float = 0.05) -> pd.DataFrame:
+def mean_table(
+    frame: pd.DataFrame,
+    by: Sequence[str],
+    metric: str = "correct",
+    alpha: float = 0.05,
+    bounds: tuple[float, float] | None = None,
+) -> pd.DataFrame:
     """Mean ``metric`` per ``by`` cell over the labeled rows, with a (1 - alpha) interval.
+
+    ``bounds`` clips the Student-t interval of a real-valued metric to its range (e.g. (0, 1) for a
+    probability such as ``confidence``); the mean itself always lies inside.
 
     Columns: ``*by``, n (labeled rows), n_unlabeled, estimate, se, ci_low, ci_high. ``se`` is
     sqrt(p (1 - p) / n) for binary metrics and sd / sqrt(n) otherwise; cells with n < 2 get NaN se and, for
@@ -42,7 +51,10 @@ def mean_table(frame: pd.DataFrame, by: Sequence[str], metric: str = "correct", 
         else:
             se = out["sd"].to_numpy() / np.sqrt(n)
             half = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) * se
-            out["se"], out["ci_low"], out["ci_high"] = se, est - half, est + half
+            low, high = est - half, est + half
+            if bounds is not None:
+                low, high = np.clip(low, *bounds), np.clip(high, *bounds)
+            out["se"], out["ci_low"], out["ci_high"] = se, low, high
     out.loc[out["n"] < 2, "se"] = np.nan
     out["n"] = out["n"].astype("int64")
     out["n_unlabeled"] = out["n_unlabeled"].astype("int64")

@@ -77,14 +77,22 @@ def mapping_editor(raw: pd.DataFrame) -> None:
     mapping = st.session_state.get(ds.MAPPING) or suggest_mapping(columns, kind)
     roles = ROLES[kind or detect_kind(mapping.values())]
     by_role = {role: col for col, role in mapping.items()}
-    chosen: dict[str, str] = {}
+    picks: dict[str, str] = {}
     cells = st.columns(4)
     for i, role in enumerate(roles):
         options = [NONE, *columns]
         current_col = by_role.get(role, NONE)
         picked = cells[i % 4].selectbox(role, options, index=options.index(current_col), key=f"role_{role}")
         if picked != NONE:
-            chosen[picked] = role
+            picks[role] = picked
+    twice = {c for c in picks.values() if list(picks.values()).count(c) > 1}
+    if twice:
+        column = sorted(twice)[0]
+        roles_of = [r for r, c in picks.items() if c == column]
+        st.error(f"Column '{column}' is chosen for the roles {' and '.join(roles_of)}: a column can play one "
+                 "role only. Choose another column for one of them.")
+        st.stop()
+    chosen = {c: r for r, c in picks.items()}
     if chosen != mapping:
         st.session_state[ds.MAPPING] = chosen
         st.rerun()

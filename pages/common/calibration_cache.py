@@ -47,7 +47,7 @@ def _tables(key: tuple, n_bins: int, binning: str, level: float, model: str, _ro
     return (cal.reliability_table(conf, corr, n_bins, binning, alpha),
             cal.selective_prediction_curve(conf, corr, alpha),
             mean_table(_rows, ["model"], "correct", alpha).iloc[0],
-            mean_table(_rows, ["model"], "confidence", alpha).iloc[0])
+            mean_table(_rows, ["model"], "confidence", alpha, bounds=(0.0, 1.0)).iloc[0])
 
 
 def per_model(key: tuple, p: Params, models: list[str], usable: pd.DataFrame) -> dict[str, ModelCalibration]:

@@ -81,9 +81,9 @@ def use_upload(data: bytes, filename: str) -> str:
     current = st.session_state.get(SOURCE, {})
     if current.get("digest") != key:
         st.session_state[UPLOAD_BYTES] = data
-        st.session_state[SOURCE] = {"type": "upload", "digest": key, "filename": filename}
         st.session_state.pop(MAPPING, None)
         st.session_state.pop(KIND, None)
+    st.session_state[SOURCE] = {"type": "upload", "digest": key, "filename": filename}
     return key
 
 

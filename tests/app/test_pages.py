@@ -557,3 +557,25 @@ def test_first_visit_deep_link_runs_through_app_py(fresh_server):
     assert [t.value for t in at.title] == ["Models"]
     assert at.sidebar.radio(key="chart_format").value == "png"
     assert sidebar_captions(at)[0].startswith("Data: demo")
+
+
+def test_one_column_chosen_for_two_roles_is_refused():
+    at = open_app()
+    csv = b"system,qid,is_right,p\na,1,1,0.9\na,2,0,0.4\nb,1,1,0.8\nb,2,1,0.7\n"
+    at.file_uploader[0].set_value(("odd.csv", csv, "text/csv"))
+    at.run()
+    at.selectbox(key="role_model").set_value("system")
+    at.selectbox(key="role_example_id").set_value("system")
+    at.run()
+    assert not at.exception
+    assert any("'system' is chosen for the roles model and example_id" in e.value for e in at.error)
+
+
+def test_same_bytes_under_a_new_name_update_the_label():
+    at = open_app()
+    csv = b"model,example_id,correct,confidence\na,1,1,0.9\na,2,0,0.4\nb,1,1,0.8\nb,2,1,0.7\n"
+    at.file_uploader[0].set_value(("first.csv", csv, "text/csv"))
+    at.run()
+    at.file_uploader[0].set_value(("second.csv", csv, "text/csv"))
+    at.run()
+    assert any("second.csv" in c.value for c in at.sidebar.caption)

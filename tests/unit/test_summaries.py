@@ -52,3 +52,12 @@ def test_wilson_coverage_on_simulated_cells():
     table = mean_table(frame, ["cell"], "correct", alpha=0.05)
     coverage = ((table["ci_low"] <= p) & (p <= table["ci_high"])).mean()
     assert 0.92 <= coverage <= 0.98
+
+
+def test_bounds_clip_the_t_interval_of_a_probability():
+    frame = pd.DataFrame({"model": ["m", "m"], "confidence": [0.05, 0.95]})
+    unclipped = mean_table(frame, ["model"], "confidence").iloc[0]
+    assert unclipped["ci_low"] < 0 and unclipped["ci_high"] > 1
+    clipped = mean_table(frame, ["model"], "confidence", bounds=(0.0, 1.0)).iloc[0]
+    assert (clipped["ci_low"], clipped["ci_high"]) == (0.0, 1.0)
+    assert clipped["estimate"] == pytest.approx(0.5)
