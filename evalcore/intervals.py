@@ -6,7 +6,7 @@ Pure numpy/scipy; no streamlit.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 
 def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
@@ -43,7 +43,7 @@ def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.n
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     _check(k, n, alpha)
-    z = norm.ppf(1 - alpha / 2)
+    z = ndtri(1 - alpha / 2)  # standard normal quantile
     z2 = z * z
     with np.errstate(divide="ignore", invalid="ignore"):
         center = (k + z2 / 2) / (n + z2)

@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtrit
 
 from .intervals import wilson_interval
 
@@ -50,7 +50,7 @@ def mean_table(
             out["ci_low"], out["ci_high"] = wilson_interval(np.round(est * n), n, alpha)
         else:
             se = out["sd"].to_numpy() / np.sqrt(n)
-            half = stats.t.ppf(1 - alpha / 2, np.maximum(n - 1, 1)) * se
+            half = stdtrit(np.maximum(n - 1, 1), 1 - alpha / 2) * se  # Student-t quantile
             low, high = est - half, est + half
             if bounds is not None:
                 low, high = np.clip(low, *bounds), np.clip(high, *bounds)

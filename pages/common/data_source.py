@@ -51,7 +51,9 @@ def demo_frame(name: str) -> pd.DataFrame:
     if name == "synthetic":
         return validate(demo.synthetic_benchmark(seed=0).log)
     if name == "sklearn":
-        return validate(demo.sklearn_models(seed=0))
+        from evalcore import demo_sklearn  # scikit-learn is imported only when this demo is chosen
+
+        return validate(demo_sklearn.sklearn_models(seed=0))
     if name == "battles":
         return validate(demo.pairwise_battles(seed=0).battles)
     raise KeyError(name)

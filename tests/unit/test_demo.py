@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import demo
+from evalcore import demo, demo_sklearn
 
 LOG_LABELS = ["model", "example_id", "task", "category", "group"]
 
@@ -28,7 +28,7 @@ def battles() -> demo.Battles:
 
 @pytest.fixture(scope="module")
 def sklearn_log() -> pd.DataFrame:
-    return demo.sklearn_models()
+    return demo_sklearn.sklearn_models()
 
 
 def _labeled(log: pd.DataFrame) -> pd.DataFrame:
@@ -338,4 +338,4 @@ def test_sklearn_proxy_comes_from_another_model(sklearn_log):
 
 @pytest.mark.slow
 def test_sklearn_models_are_deterministic(sklearn_log):
-    pd.testing.assert_frame_equal(sklearn_log, demo.sklearn_models())
+    pd.testing.assert_frame_equal(sklearn_log, demo_sklearn.sklearn_models())
