@@ -1,0 +1,243 @@
+"""Run the benchmarks and print a Markdown table of medians.
+
+Usage: ``python -m benchmarks.run [--repeats N] [--only NAME...]`` (``make bench`` runs them all).
+
+Targets come from the performance issue and hold for this project's reference machine (2 cores); the table says
+whether each median meets its target but nothing fails on a miss: timings are reports, not assertions. The table
+is also written to ``benchmarks/results/latest.md`` (git-ignored).
+
+Benchmarks (``--only`` takes these names):
+
+* ``load-csv``, ``load-parquet``: ``evalcore.data.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
+* ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
+* ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
+* ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
+* ``page-render``: first render of the Data, Models and Calibration pages with the demo in chromium, on a fresh
+  server (cold cache) and on a second visit (warm cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+
+from benchmarks.core import Result, markdown_table, progress_line, time_calls
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).resolve().parent / "results"
+DEFAULT_REPEATS = 5
+DEFAULT_SERVER_REPEATS = 3
+N_BOOT = 200
+
+
+class _LogFiles:
+    """The 1,000,000-row log as CSV and Parquet, generated once per run into a temporary folder."""
+
+    def __init__(self) -> None:
+        self._dir: tempfile.TemporaryDirectory | None = None
+        self._paths: dict[str, Path] | None = None
+
+    def get(self, fmt: str) -> Path:
+        if self._paths is None:
+            from benchmarks import datasets
+
+            self._dir = tempfile.TemporaryDirectory(prefix="evalcore-bench-")
+            start = time.perf_counter()
+            self._paths = datasets.write_eval_log(Path(self._dir.name))
+            sizes = ", ".join(f"{k} {p.stat().st_size / 1e6:.0f} MB" for k, p in self._paths.items())
+            print(f"  generated the 1,000,000-row log in {time.perf_counter() - start:.1f} s ({sizes})", flush=True)
+        return self._paths[fmt]
+
+    def cleanup(self) -> None:
+        if self._dir is not None:
+            self._dir.cleanup()
+
+
+# ------------------------------------------------------------------------------------------------ benchmarks
+
+
+def bench_load(logs: _LogFiles, fmt: str, target: float, repeats: int) -> list[Result]:
+    from evalcore.data import load_eval_log
+
+    path = logs.get(fmt)
+    what = f"`load_eval_log` (read + validate) of a 1,000,000-row log from {fmt.upper() if fmt == 'csv' else 'Parquet'}"
+    return [Result(f"load-{fmt}", what, time_calls(partial(load_eval_log, path), repeats), target)]
+
+
+def _predictions():
+    from benchmarks import datasets
+
+    return datasets.predictions()
+
+
+def bench_calibration(repeats: int) -> list[Result]:
+    from evalcore import calibration as cal
+
+    conf, corr = _predictions()
+
+    def three():
+        return (cal.expected_calibration_error(conf, corr), cal.reliability_table(conf, corr),
+                cal.selective_prediction_curve(conf, corr))
+
+    what = "`expected_calibration_error` + `reliability_table` + `selective_prediction_curve`, 1,000,000 predictions"
+    return [Result("calibration", what, time_calls(three, repeats), 0.3)]
+
+
+def bench_ece_interval(repeats: int) -> list[Result]:
+    from evalcore.calibration import ece_interval
+
+    conf, corr = _predictions()
+    what = f"`ece_interval(n_boot={N_BOOT})`, 1,000,000 predictions"
+    return [Result("ece-interval", what, time_calls(partial(ece_interval, conf, corr, n_boot=N_BOOT), repeats))]
+
+
+def bench_area_interval(repeats: int) -> list[Result]:
+    from evalcore.calibration import area_interval
+
+    conf, corr = _predictions()
+    what = f"`area_interval(n_boot={N_BOOT})`, 1,000,000 predictions"
+    return [Result("area-interval", what, time_calls(partial(area_interval, conf, corr, n_boot=N_BOOT), repeats))]
+
+
+def bench_server_start(repeats: int) -> list[Result]:
+    from benchmarks.server import streamlit_server
+
+    samples = []
+    for _ in range(repeats):
+        with streamlit_server() as server:
+            samples.append(server.startup_seconds)
+    what = "`python -m streamlit run app.py` spawned until `/_stcore/health` answers 200 (polled every 50 ms)"
+    return [Result("server-start", what, samples)]
+
+
+def bench_page_render(repeats: int) -> list[Result]:
+    from benchmarks import browser
+    from benchmarks.server import streamlit_server
+
+    titles = {"data": "Data", "models": "Models", "calibration": "Calibration"}
+    content = {"data": "validation report and preview table", "models": "a plotly chart",
+               "calibration": "a plotly chart"}
+    cold = {p: Result(f"render-{p}-cold", "", target=3.0) for p in browser.PAGES}
+    warm = {p: Result(f"render-{p}-warm", "", target=3.0) for p in browser.PAGES}
+    for p in browser.PAGES:
+        url_path = f"/{browser.PAGES[p]}"
+        cold[p].measures = (f"{titles[p]} page (`{url_path}`), demo data, first visit on a fresh server (cold cache): "
+                            f"`goto` until script state notRunning and {content[p]} visible")
+        warm[p].measures = (f"{titles[p]} page (`{url_path}`), a later visit in a new browser context (warm server "
+                            f"cache, empty browser cache)")
+    if not browser.chromium_available():
+        note = f"skipped: {browser.CHROMIUM} not found"
+        for r in [*cold.values(), *warm.values()]:
+            r.note = note
+        return [*cold.values(), *warm.values()]
+    with browser.chromium() as chromium:
+        for p in browser.PAGES:
+            for _ in range(repeats):  # a fresh server per repeat: its first visit computes and caches
+                with streamlit_server() as server:
+                    cold[p].samples.append(browser.time_first_render(chromium, server.url, p))
+                    warm[p].samples.append(browser.time_first_render(chromium, server.url, p))
+    return [*cold.values(), *warm.values()]
+
+
+# ------------------------------------------------------------------------------------------------ runner
+
+
+def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
+    """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
+    return {
+        "load-csv": (partial(bench_load, logs, "csv", 3.0), False),
+        "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
+        "calibration": (bench_calibration, False),
+        "ece-interval": (bench_ece_interval, False),
+        "area-interval": (bench_area_interval, False),
+        "server-start": (bench_server_start, True),
+        "page-render": (bench_page_render, True),
+    }
+
+
+NAMES = list(_benchmarks(_LogFiles()))
+
+
+def _version(module: str) -> str:
+    try:
+        return __import__(module).__version__
+    except Exception:  # noqa: BLE001 - environment description only
+        return "?"
+
+
+def environment() -> str:
+    """One line describing the machine and the software versions."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=10).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        commit = "?"
+    try:
+        chromium = subprocess.run(["/usr/bin/chromium", "--version"], capture_output=True, text=True,
+                                  timeout=30).stdout.strip().splitlines()[-1]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        chromium = "no chromium"
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC · commit {commit} (working tree may differ) · "
+            f"{os.cpu_count()} CPUs, load average {load} · Python {platform.python_version()}, "
+            f"numpy {_version('numpy')}, pandas {_version('pandas')}, pyarrow {_version('pyarrow')}, "
+            f"streamlit {_version('streamlit')} · {chromium}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=None,
+                        help=f"timed repeats per benchmark (default {DEFAULT_REPEATS}; "
+                             f"{DEFAULT_SERVER_REPEATS} for server-start and page-render)")
+    parser.add_argument("--only", nargs="+", choices=NAMES, metavar="NAME",
+                        help=f"run only these benchmarks: {', '.join(NAMES)}")
+    args = parser.parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+
+    env_before = environment()
+    print(env_before, flush=True)
+    logs = _LogFiles()
+    results: list[Result] = []
+    started = time.perf_counter()
+    try:
+        for name, (run, is_server) in _benchmarks(logs).items():
+            if args.only and name not in args.only:
+                continue
+            repeats = args.repeats or (DEFAULT_SERVER_REPEATS if is_server else DEFAULT_REPEATS)
+            print(f"- {name} ({repeats} repeats)", flush=True)
+            try:
+                rows = run(repeats)
+            except Exception as exc:  # noqa: BLE001 - one broken benchmark must not hide the others
+                traceback.print_exc()
+                rows = [Result(name, "see the traceback above", note=f"error: {type(exc).__name__}: {exc}"[:200])]
+            for row in rows:
+                print(f"  {progress_line(row)}", flush=True)
+            results.extend(rows)
+    finally:
+        logs.cleanup()
+
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = (f"### Benchmarks (`python -m benchmarks.run`)\n\n{env_before}\n\n{markdown_table(results)}\n\n"
+            f"Medians of wall-clock seconds; targets are the issue's, for a 2-core machine. Load average at the end: "
+            f"{load}. Total run time {time.perf_counter() - started:.0f} s.\n")
+    print()
+    print(text)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.md").write_text(text, encoding="utf-8")
+    print(f"written to {(RESULTS / 'latest.md').relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
