@@ -20,7 +20,8 @@ column, the first offending rows (row 1 = the first data row after the header) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 _MAX_ROWS_SHOWN = 5
+_MAX_COUNT = 2**53  # counts above this are not exact in float64 and overflow int64 soon after
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
 
@@ -60,9 +62,9 @@ class ValidationReport:
 def report_of(frame: pd.DataFrame) -> ValidationReport:
     """The report :func:`validate` attached to ``frame``."""
     report = frame.attrs.get("report")
-    if not isinstance(report, ValidationReport):
+    if not isinstance(report, dict):
         raise ValueError("This frame was not produced by evalcore.data.validate.")
-    return report
+    return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"])})
 
 
 def load_eval_log(
@@ -110,14 +112,15 @@ def validate(
             f"Only {len(models)} model found ({found}) in column '{_source(mapping, _model_role(kind))}': "
             f"this needs at least {needed} models to compare. Check that the model column is the right one."
         )
-    frame.attrs["report"] = ValidationReport(
+    # a plain dict, so that pandas and Streamlit can serialise the frame's attrs
+    frame.attrs["report"] = asdict(ValidationReport(
         kind=kind,
         n_rows=len(frame),
         n_models=len(models),
         mapping={role: col for col, role in mapping.items()},
         features=tuple(features),
         notes=tuple(notes),
-    )
+    ))
     return frame
 
 
@@ -168,8 +171,21 @@ def _row_list(mask: np.ndarray | pd.Series) -> str:
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
 
+def _holds(mask: np.ndarray | pd.Series) -> str:
+    return "holds" if int(np.asarray(mask).sum()) == 1 else "hold"
+
+
+def _text(series: pd.Series) -> pd.Series:
+    """``series`` as str; bytes are decoded as UTF-8 (undecodable bytes replaced rather than raising)."""
+    try:
+        return series.astype(str)
+    except UnicodeDecodeError:
+        decoded = series.map(lambda v: bytes(v).decode("utf-8", "replace") if isinstance(v, (bytes, bytearray)) else v)
+        return decoded.astype(str)
+
+
 def _values_at(series: pd.Series, mask: np.ndarray | pd.Series) -> str:
-    vals = pd.unique(series[np.asarray(mask)].astype(str))[:3]
+    vals = pd.unique(_text(series[np.asarray(mask)]))[:3]
     return ", ".join(repr(v) for v in vals)
 
 
@@ -195,8 +211,8 @@ def _labels(raw: pd.DataFrame, column: str, role: str, missing: str | None) -> p
     if na.any():
         if missing is None:
             raise EvalDataError(f"{_where(column, role)} is empty in {_row_list(na)}: every row needs a {role}.")
-        series = series.where(~na, missing)
-    return series.astype(str)
+        series = series.astype(object).where(~na, missing)  # object: a categorical refuses a new value
+    return _text(series)
 
 
 def _numeric(raw: pd.DataFrame, column: str, role: str, expected: str) -> pd.Series:
@@ -204,12 +220,19 @@ def _numeric(raw: pd.DataFrame, column: str, role: str, expected: str) -> pd.Ser
     series = raw[column]
     if series.dtype == bool:
         return series.astype("float64")
-    values = pd.to_numeric(series, errors="coerce")
+    if series.dtype.kind in "cmM":  # complex, timedelta, datetime: numbers of another kind
+        raise EvalDataError(f"{_where(column, role)} must hold numbers ({expected}); it holds {series.dtype} values.")
+    try:
+        values = pd.to_numeric(series, errors="coerce")
+    except (OverflowError, TypeError, ValueError):  # e.g. integers beyond float range in a text column
+        values = pd.Series([_as_float(v) for v in series], index=series.index, dtype="float64")
+    if values.dtype.kind == "c":
+        raise EvalDataError(f"{_where(column, role)} must hold real numbers ({expected}); it holds complex numbers.")
     bad = (values.isna() & series.notna()).to_numpy()
     if bad.any():
         raise EvalDataError(
             f"{_where(column, role)} must hold numbers ({expected}); {_row_list(bad)} "
-            f"hold{'s' if bad.sum() == 1 else ''} {_values_at(series, bad)}."
+            f"{_holds(bad)} {_values_at(series, bad)}."
         )
     values = values.astype("float64")
     inf = np.isinf(values.to_numpy())
@@ -218,11 +241,20 @@ def _numeric(raw: pd.DataFrame, column: str, role: str, expected: str) -> pd.Ser
     return values
 
 
+def _as_float(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:  # an integer too large for a float
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _binary(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
     """0/1 column (booleans and true/false/yes/no text accepted); missing stays missing."""
     series = raw[column]
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-        lowered = series.astype(str).str.strip().str.lower()
+        lowered = _text(series).str.strip().str.lower()
         series = series.mask(lowered.isin(_TRUE), 1).mask(lowered.isin(_FALSE), 0)
     values = _numeric(pd.DataFrame({column: series}), column, role, "0 or 1")
     bad = (values.notna() & ~values.isin((0.0, 1.0))).to_numpy()
@@ -232,7 +264,7 @@ def _binary(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
         if ((vals > 0) & (vals < 1)).all():
             hint = " These look like probabilities: map this column to 'confidence' or 'score' instead."
         raise EvalDataError(
-            f"{_where(column, role)} must be 0 or 1 (or true/false); {_row_list(bad)} hold "
+            f"{_where(column, role)} must be 0 or 1 (or true/false); {_row_list(bad)} {_holds(bad)} "
             f"{_values_at(raw[column], bad)}.{hint}"
         )
     return values
@@ -245,7 +277,7 @@ def _in_unit_interval(values: pd.Series, column: str, role: str) -> None:
         if values.max() <= 100 and values.min() >= 0:
             hint = " They look like percentages: divide the column by 100."
         raise EvalDataError(
-            f"{_where(column, role)} must lie in [0, 1]; {_row_list(bad)} hold "
+            f"{_where(column, role)} must lie in [0, 1]; {_row_list(bad)} {_holds(bad)} "
             f"{', '.join(f'{v:g}' for v in values[bad][:3])}.{hint}"
         )
 
@@ -359,8 +391,10 @@ def _features(raw: pd.DataFrame, mapping: dict[str, str], frame: pd.DataFrame, n
         if column in mapping:
             continue
         series = raw[column]
-        if pd.api.types.is_numeric_dtype(series) or series.dtype == bool:
-            name = column if column not in frame.columns and column not in LOG_ROLES else f"x_{column}"
+        if (pd.api.types.is_numeric_dtype(series) and series.dtype.kind != "c") or series.dtype == bool:
+            name = column
+            while name in frame.columns or name in LOG_ROLES:
+                name = f"x_{name}"
             frame[name] = series.astype("float64")
             features.append(name)
         else:
@@ -393,7 +427,7 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
         frame["category"] = "all"
         notes.append("No category column: all tasks belong to one category, 'all'.")
     n = _numeric(raw, roles["n"], "n", "positive whole numbers")
-    bad = (n.isna() | (n < 1) | (n != n.round())).to_numpy()
+    bad = (n.isna() | (n < 1) | (n != n.round()) | (n > _MAX_COUNT)).to_numpy()
     if bad.any():
         raise EvalDataError(f"{_where(roles['n'], 'n')} must be a positive whole number in every row; see "
                             f"{_row_list(bad)} ({_values_at(raw[roles['n']], bad)}).")
@@ -424,6 +458,12 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
     if len(partial):
         notes.append(f"{len(partial)} model(s) lack some tasks (e.g. '{partial.index[0]}' has "
                      f"{partial.iloc[0]} of {n_tasks}).")
+    if "n_correct" in roles and "accuracy" in roles:
+        notes.append(f"'{roles['accuracy']}' is not used: accuracy is computed as n_correct / n "
+                     f"('{roles['n_correct']}' / '{roles['n']}').")
+    unused = [c for c in raw.columns if c not in mapping]
+    if unused:
+        notes.append(f"Columns not mapped to a role are ignored: {', '.join(unused)}.")
     return frame, [], notes
 
 

@@ -1,0 +1,32 @@
+"""Shared fixtures: the real reference data in ../shared/data (tests skip cleanly when it is absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+#: /work/main/tests/conftest.py -> /work/shared/data, i.e. ../shared/data relative to the project root.
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The folder ../shared/data; the test is skipped when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data not present: real-data test skipped")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def shared_file(shared_data: Path) -> Callable[[str], Path]:
+    """``shared_file(name)``: the path of ../shared/data/<name>; the test is skipped when the file is absent."""
+
+    def get(name: str) -> Path:
+        path = shared_data / name
+        if not path.is_file():
+            pytest.skip(f"../shared/data/{name} not present: real-data test skipped")
+        return path
+
+    return get
