@@ -1,24 +1,29 @@
-"""Start and stop the dashboard's streamlit server for the server and browser benchmarks."""
+"""Start and stop a Streamlit server of the dashboard on a free port.
+
+One launcher for everything that needs a live server: the server and browser benchmarks, the browser tests
+(tests/e2e) and the Docker test (which runs the Dockerfile's CMD from a fresh virtual environment).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 POLL_SECONDS = 0.05
 START_TIMEOUT = 120.0
+_PORT_CLASH = re.compile(r"port \d+ is not available|address already in use", re.I)
 
 
 def free_port() -> int:
@@ -29,12 +34,29 @@ def free_port() -> int:
 
 
 def healthy(url: str) -> bool:
-    """Whether ``url``/_stcore/health answers 200."""
+    """Whether ``url``/_stcore/health answers 200 "ok"."""
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return response.status == 200 and response.read().decode().strip() == "ok"
+    except OSError:
         return False
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM the server's process group, SIGKILL it if it has not exited after 15 s."""
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+        if process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=wait)
+
+
+def app_command(port: int, python: str = sys.executable) -> list[str]:
+    """``streamlit run app.py`` on 127.0.0.1:``port``, not reacting to source edits while it runs."""
+    return [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+            "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none"]
 
 
 @dataclass
@@ -42,46 +64,47 @@ class Server:
     url: str
     process: subprocess.Popen
     startup_seconds: float
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM the server's process group, SIGKILL it if it has not exited after 10 s."""
-    if process.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
+    log_path: Path
 
 
 @contextlib.contextmanager
-def streamlit_server(root: Path = ROOT) -> Iterator[Server]:
-    """Run ``python -m streamlit run app.py`` in ``root`` on a free port until the block ends.
+def streamlit_server(
+    command: Callable[[int], list[str]] = app_command,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+    log_path: Path | None = None,
+    timeout: float = START_TIMEOUT,
+    attempts: int = 3,
+) -> Iterator[Server]:
+    """Run ``command(port)`` in ``cwd`` (environment ``env``, default ours) on a free port until the block ends.
 
-    ``startup_seconds`` is the time from spawning the process until ``/_stcore/health`` answers 200, polled every
-    50 ms. The server runs in its own process group, which is terminated on exit, also after an exception.
+    ``startup_seconds`` is the time from spawning the process until ``/_stcore/health`` answers "ok" (polled every
+    50 ms); the answer only counts while our own process is alive (another server may hold the port). A lost race
+    for the port is retried on a new one. The server runs in its own process group, terminated on exit, also after
+    an exception. Raises RuntimeError with the end of the server's log when it does not become healthy.
     """
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1"]
-    with tempfile.TemporaryFile() as log:
-        start = time.perf_counter()
-        process = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
-        try:
-            while not healthy(url):
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"streamlit exited with code {process.returncode}:\n"
-                                       f"{log.read().decode(errors='replace')[-2000:]}")
-                if time.perf_counter() - start > START_TIMEOUT:
-                    raise RuntimeError(f"streamlit did not become healthy within {START_TIMEOUT:.0f} s")
-                time.sleep(POLL_SECONDS)
-            yield Server(url, process, time.perf_counter() - start)
-        finally:
-            _stop(process)
+    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
+    with contextlib.ExitStack() as stack:
+        if log_path is None:
+            log_path = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "streamlit.log"
+        failures = []
+        for _ in range(attempts):
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            with log_path.open("wb") as log:
+                start = time.perf_counter()
+                process = subprocess.Popen(command(port), cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+                try:
+                    while process.poll() is None and time.perf_counter() - start < timeout and not healthy(url):
+                        time.sleep(POLL_SECONDS)
+                    if process.poll() is None and healthy(url):
+                        yield Server(url, process, time.perf_counter() - start, log_path)
+                        return
+                finally:
+                    stop(process)
+            tail = log_path.read_text(errors="replace")[-3000:]
+            failures.append(f"port {port}: exit code {process.returncode}\n{tail}")
+            if not _PORT_CLASH.search(tail):
+                break
+        raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s:\n" + "\n---\n".join(failures))

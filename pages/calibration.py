@@ -1,6 +1,5 @@
 """Calibration page: reliability diagrams, ECE with intervals, selective prediction, breakdown by task/group."""
 
-import pandas as pd
 import streamlit as st
 
 from evalcore import figures

@@ -74,6 +74,7 @@ def mapping_editor(raw: pd.DataFrame) -> None:
     if kind != st.session_state.get(ds.KIND):
         st.session_state[ds.KIND] = kind
         st.session_state.pop(ds.MAPPING, None)
+        st.rerun()  # the sidebar, drawn before this page, describes the data under the old shape
     mapping = st.session_state.get(ds.MAPPING) or suggest_mapping(columns, kind)
     roles = ROLES[kind or detect_kind(mapping.values())]
     by_role = {role: col for col, role in mapping.items()}
@@ -110,7 +111,7 @@ if src["type"] == "upload":
                "suggestions come from the column names.")
     mapping_editor(raw)
 
-data = ds.try_active_data()
+data = ds.try_active_data(link=False)
 if data is None:
     st.stop()
 

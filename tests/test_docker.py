@@ -10,23 +10,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pytest
+
+from benchmarks.server import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -316,32 +312,6 @@ def test_image_gets_no_tests_caches_or_secrets(dockerfile, context):
 # ------------------------------------------------------------------------------------------------ build + run
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("0.0.0.0", 0))
-        return sock.getsockname()[1]
-
-
-def _health(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=15)
-
-
 def env_vars(args: str) -> dict[str, str]:
     """The variables of an ENV instruction: ``KEY=value ...`` or the legacy ``KEY value``."""
     words = shlex.split(args)
@@ -399,23 +369,13 @@ def test_fresh_install_serves_the_healthcheck(dockerfile, context, tmp_path):
     assert sorted(p.relative_to(app_dir).as_posix() for p in app_dir.rglob("*") if p.is_file()) == expected
 
     # the container: the CMD on a free port instead of 8501, everything else as written
-    port = _free_port()
-    cmd = _in_venv(_port_swapped(exec_form(only(dockerfile, "CMD").args), port), venv)
-    check = _in_venv(_port_swapped(healthcheck_command(dockerfile), port), venv)
-    log = (tmp_path / "server.log").open("wb")
-    server = subprocess.Popen(cmd, cwd=app_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120  # within the HEALTHCHECK's start period and retries, generously
-        while not _health(port):
-            assert server.poll() is None, f"the server exited: {(tmp_path / 'server.log').read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"no health answer: {(tmp_path / 'server.log').read_text()[-3000:]}"
-            time.sleep(0.1)
+    cmd = exec_form(only(dockerfile, "CMD").args)
+    with streamlit_server(lambda port: _in_venv(_port_swapped(cmd, port), venv), cwd=app_dir, env=env,
+                          log_path=tmp_path / "server.log") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        check = _in_venv(_port_swapped(healthcheck_command(dockerfile), port), venv)
         probe = subprocess.run(check, cwd=app_dir, env=env, capture_output=True, text=True, timeout=30)
         assert probe.returncode == 0, f"HEALTHCHECK failed: {probe.stdout}{probe.stderr}"
-    finally:
-        _stop(server)
-        log.close()
     # and the check is not vacuous: with the server gone it fails
     probe = subprocess.run(check, cwd=app_dir, env=env, capture_output=True, text=True, timeout=30)
     assert probe.returncode != 0

@@ -113,11 +113,12 @@ def active_data() -> ActiveData:
                       report_of(frame))
 
 
-def try_active_data() -> ActiveData | None:
-    """The session's data, or None after showing why it cannot be used."""
+def try_active_data(link: bool = True) -> ActiveData | None:
+    """The session's data, or None after showing why it cannot be used (with a link to the Data page)."""
     try:
         return active_data()
     except EvalDataError as exc:
         st.error(f"The uploaded data cannot be used yet: {exc}")
-        st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
+        if link:
+            st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None

@@ -1,0 +1,64 @@
+"""Helpers for the browser tests (imported by the test modules of this folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+EXCEPTION = "[data-testid='stException']"
+PLOTLY = "[data-testid='stPlotlyChart']"
+ERROR_ALERT = "[data-testid='stAlertContentError']"
+SIDEBAR = "[data-testid='stSidebar']"
+NAV_LINK = "[data-testid='stSidebarNav'] a"
+RERUN_START_MS = 300   # lets a rerun triggered by the last interaction start before waiting for the idle state
+IDLE_TIMEOUT_MS = 120_000
+
+
+def wait_idle(page: Page) -> None:
+    """Wait until the script run triggered by the last interaction has finished, then require no exception."""
+    page.wait_for_timeout(RERUN_START_MS)
+    page.wait_for_selector(IDLE, state="attached", timeout=IDLE_TIMEOUT_MS)
+    exceptions = page.locator(EXCEPTION)
+    if exceptions.count():
+        text = "\n---\n".join(exceptions.all_inner_texts())
+        raise AssertionError(f"the app shows {exceptions.count()} exception(s) on {page.url}:\n{text}")
+
+
+def goto_page(page: Page, title: str) -> None:
+    """Open a page through the sidebar navigation and wait until it has rendered."""
+    page.locator(NAV_LINK, has_text=title).click()
+    expect(page.locator("h1").first).to_have_text(title)
+    wait_idle(page)
+
+
+def expect_charts(page: Page, minimum: int = 1) -> int:
+    """At least ``minimum`` plotly charts drawn on the page; returns how many."""
+    expect(page.locator(PLOTLY).first).to_be_visible()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    n = page.locator(PLOTLY).count()
+    assert n >= minimum, f"expected at least {minimum} plotly chart(s) on {page.url}, found {n}"
+    return n
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Full-page screenshot to screenshots/<name>.png.
+
+    Streamlit scrolls inside its main container, not the document, so the viewport is stretched to the
+    content's height for the shot and restored afterwards.
+    """
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = page.evaluate(
+        "() => Math.max(document.documentElement.scrollHeight,"
+        " ...[...document.querySelectorAll(\"[data-testid='stMain'], [data-testid='stSidebarContent']\")]"
+        ".map(e => e.scrollHeight))")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height) + 40, 12_000))})
+    try:
+        page.screenshot(path=str(path), full_page=True, animations="disabled")
+    finally:
+        page.set_viewport_size(size)
+    return path

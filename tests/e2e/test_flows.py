@@ -1,0 +1,193 @@
+"""End-to-end flows through the dashboard in a real browser (see conftest.py for the server and browser)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud collection error
+    pytest.importorskip("playwright.sync_api", reason="playwright not installed: browser tests skipped "
+                                                      "(pip install -r requirements-test.txt)")
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from e2e_helpers import (ERROR_ALERT, NAV_LINK, PLOTLY, SIDEBAR, expect_charts,  # noqa: E402
+                         goto_page, screenshot, wait_idle)
+
+pytestmark = pytest.mark.e2e
+
+UPLOAD_MODELS = ["aurora-small", "basalt-large", "cobalt-medium"]
+N_EXAMPLES = 100  # per model: 300 rows in all
+
+
+def open_app(page: Page) -> None:
+    page.goto("/")
+    expect(page.locator("h1").first).to_have_text("Data")
+    wait_idle(page)
+
+
+def upload(page: Page, path: Path) -> None:
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
+    expect(page.get_by_text(f"Columns of {path.name}")).to_be_visible()
+    wait_idle(page)
+
+
+def write_log(path: Path, bad_confidence: bool = False) -> pd.DataFrame:
+    """A small per-example log: 3 models x 100 examples, 3 tasks, 2 groups, ~15% unlabeled rows."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for m, model in enumerate(UPLOAD_MODELS):
+        skill = 0.55 + 0.15 * m
+        for i in range(N_EXAMPLES):
+            confidence = float(np.clip(rng.normal(skill, 0.15), 0.02, 0.99))
+            correct = int(rng.random() < confidence) if rng.random() > 0.15 else None
+            rows.append({"model": model, "example_id": f"ex{i:03d}", "task": ["arith", "geo", "trivia"][i % 3],
+                         "group": ["north", "south"][i % 2], "correct": correct,
+                         "confidence": round(confidence, 4)})
+    frame = pd.DataFrame(rows)
+    frame["correct"] = frame["correct"].astype("Int64")
+    if bad_confidence:
+        frame.loc[[5, 17, 150], "confidence"] = [1.5, 1.2, -0.1]
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_demo_pages_render(page: Page):
+    """First open: the Data page with the demo loaded; then every page through the sidebar navigation."""
+    open_app(page)
+    expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
+    expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text(
+        re.compile(r"demo · Synthetic benchmark.*a log table with [\d,]+ rows and 5 models"))
+    expect(page.locator(NAV_LINK)).to_have_count(3)
+
+    for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4)):
+        goto_page(page, title)
+        if charts:
+            expect_charts(page, charts)
+        if title == "Data":
+            expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
+        screenshot(page, f"demo-{title.lower()}")
+
+    tabs = page.get_by_role("tab")
+    expect(tabs).to_have_count(5)
+
+
+def test_upload_log_then_models_and_calibration(page: Page, tmp_path: Path):
+    """A valid CSV through the real uploader: the report counts it right and the views use it."""
+    path = tmp_path / "uploaded_log.csv"
+    frame = write_log(path)
+    open_app(page)
+    upload(page, path)
+
+    success = page.locator("[data-testid='stAlertContentSuccess']").first
+    expect(success).to_contain_text(f"upload · {path.name}")
+    expect(success).to_contain_text(f"{len(frame):,} rows and {len(UPLOAD_MODELS)} models")
+    n_unlabeled = int(frame["correct"].isna().sum())
+    expect(page.get_by_text(f"{n_unlabeled:,} of {len(frame):,} rows have no 'correct' label")).to_be_visible()
+    screenshot(page, "upload-data")
+
+    goto_page(page, "Models")
+    expect(page.locator(SIDEBAR)).to_contain_text(f"Data: upload · {path.name}")
+    expect(page.locator(SIDEBAR)).to_contain_text(f"{len(UPLOAD_MODELS)} model(s) · all tasks · all groups")
+    expect_charts(page, 1)
+    for model in UPLOAD_MODELS:
+        expect(page.locator(PLOTLY).first).to_contain_text(model)
+    screenshot(page, "upload-models")
+
+    goto_page(page, "Calibration")
+    expect_charts(page, 4)
+    labeled = int((frame["correct"].notna() & frame["confidence"].notna()).sum())
+    expect(page.get_by_text(f"Using {labeled:,} labeled rows with a confidence from {len(UPLOAD_MODELS)} model(s)")
+           ).to_be_visible()
+    tabs = page.get_by_role("tab")
+    expect(tabs).to_have_text(UPLOAD_MODELS)
+    tabs.nth(2).click()
+    wait_idle(page)
+    expect(page.get_by_role("tabpanel").locator(PLOTLY).first).to_be_visible()
+    screenshot(page, "upload-calibration")
+
+    # the selection made on the Models page is what the Calibration page analyses
+    goto_page(page, "Models")
+    dropped = UPLOAD_MODELS[1]
+    page.get_by_role("button", name=f"Remove {dropped}").click()
+    wait_idle(page)
+    kept = [m for m in UPLOAD_MODELS if m != dropped]
+    expect(page.locator(SIDEBAR)).to_contain_text(f"{len(kept)} model(s) · all tasks")
+    expect(page.locator(PLOTLY).first).not_to_contain_text(dropped)
+    goto_page(page, "Calibration")
+    expect(page.get_by_role("tab")).to_have_text(kept)
+    expect(page.get_by_text(f"from {len(kept)} model(s)")).to_be_visible()
+    expect_charts(page, 4)
+
+
+def test_upload_with_confidence_out_of_range_shows_error(page: Page, tmp_path: Path):
+    """Confidences outside [0, 1]: an error alert naming the column, on the Data page and on the views."""
+    path = tmp_path / "bad_confidence.csv"
+    write_log(path, bad_confidence=True)
+    open_app(page)
+    upload(page, path)
+
+    error = page.locator(ERROR_ALERT).filter(has_text="confidence")
+    expect(error).to_have_count(1)
+    expect(error).to_contain_text(re.compile(r"Column 'confidence'.*must lie in \[0, 1\]"))
+    expect(error).to_contain_text("1.5")
+    expect(page.get_by_role("heading", name="Validation report")).to_have_count(0)
+    screenshot(page, "bad-upload-data")
+
+    goto_page(page, "Calibration")
+    expect(page.locator(SIDEBAR)).to_contain_text("the upload needs fixing")
+    expect(page.locator(ERROR_ALERT).filter(has_text="confidence")).to_have_count(1)
+    expect(page.locator(PLOTLY)).to_have_count(0)
+    screenshot(page, "bad-upload-calibration")
+
+
+def test_sidebar_describes_an_upload_at_once(page: Page, tmp_path: Path):
+    """Right after an upload, with no other interaction, the sidebar describes the uploaded data.
+
+    Regression: app.py draws the sidebar before the page runs, so pages/data.py must rerun after taking an
+    upload; without that the sidebar kept naming the previous data (and its selection) until the next click.
+    """
+    path = tmp_path / "sidebar_log.csv"
+    write_log(path)
+    open_app(page)
+    upload(page, path)
+    expect(page.locator(SIDEBAR)).to_contain_text(f"Data: upload · {path.name}", timeout=5_000)
+    expect(page.locator(SIDEBAR)).to_contain_text(f"{len(UPLOAD_MODELS)} model(s)", timeout=5_000)
+
+
+def test_chart_format_svg(page: Page):
+    """The sidebar radio switches chart downloads to SVG: pages still render and the camera button saves SVG."""
+    open_app(page)
+    goto_page(page, "Models")
+    expect_charts(page, 1)
+    chart = page.locator(PLOTLY).first
+    chart.hover()
+    expect(chart.locator(".modebar-btn[data-title*='Download']")).to_have_attribute(
+        "data-title", re.compile(r"^Download plot as a png\s*$", re.I))
+
+    radio = page.locator(SIDEBAR).get_by_role("radiogroup", name="Chart download format")
+    radio.locator("label", has_text="SVG").click()
+    wait_idle(page)
+    expect(radio.get_by_role("radio", name="SVG")).to_be_checked()
+    expect_charts(page, 1)
+
+    chart = page.locator(PLOTLY).first
+    chart.hover()
+    button = chart.locator(".modebar-btn[data-title*='Download']")
+    expect(button).to_be_visible()
+    expect(button).to_have_attribute("data-title", "Download plot")  # plotly's title for non-png formats
+    with page.expect_download() as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == "accuracy-by-model.svg"
+    assert Path(download.path()).read_bytes().lstrip().startswith(b"<svg")
+    screenshot(page, "svg-models")
+
+    goto_page(page, "Calibration")
+    expect_charts(page, 4)
+    expect(radio.get_by_role("radio", name="SVG")).to_be_checked()
+    screenshot(page, "svg-calibration")
