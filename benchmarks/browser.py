@@ -65,3 +65,21 @@ def time_first_render(browser, base_url: str, page: str) -> float:
         return time.perf_counter() - start
     finally:
         context.close()
+
+
+def time_page_switch(browser, base_url: str, page: str) -> float:
+    """Seconds from clicking ``page``'s sidebar link until it is rendered, after opening the Data page in the same
+    browser context: how the dashboard feels in use (the browser has loaded Streamlit's scripts once)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        tab = context.new_page()
+        tab.goto(base_url, wait_until="commit", timeout=RENDER_TIMEOUT_MS)
+        tab.wait_for_function(_RENDERED, arg="data", timeout=RENDER_TIMEOUT_MS, polling=50)
+        link = tab.locator(f"[data-testid='stSidebarNav'] a[href$='/{PAGES[page]}']")
+        start = time.perf_counter()
+        link.click()
+        tab.wait_for_url(f"**/{PAGES[page]}", timeout=RENDER_TIMEOUT_MS)
+        tab.wait_for_function(_RENDERED, arg=page, timeout=RENDER_TIMEOUT_MS, polling=50)
+        return time.perf_counter() - start
+    finally:
+        context.close()

@@ -135,18 +135,25 @@ def bench_page_render(repeats: int) -> list[Result]:
                             f"`goto` until script state notRunning and {content[p]} visible")
         warm[p].measures = (f"{titles[p]} page (`{url_path}`), a later visit in a new browser context (warm server "
                             f"cache, empty browser cache)")
+    switch = {p: Result(f"switch-{p}", f"click on the sidebar link of the {titles[p]} page after opening the "
+                                        f"Data page in the same browser context, until {content[p]} visible (fresh "
+                                        "server: its first visit of the page computes)", target=3.0)
+              for p in browser.PAGES if p != "data"}
+    results = [*cold.values(), *warm.values(), *switch.values()]
     if not browser.chromium_available():
-        note = f"skipped: {browser.CHROMIUM} not found"
-        for r in [*cold.values(), *warm.values()]:
-            r.note = note
-        return [*cold.values(), *warm.values()]
+        for r in results:
+            r.note = f"skipped: {browser.CHROMIUM} not found"
+        return results
     with browser.chromium() as chromium:
         for p in browser.PAGES:
             for _ in range(repeats):  # a fresh server per repeat: its first visit computes and caches
                 with streamlit_server() as server:
                     cold[p].samples.append(browser.time_first_render(chromium, server.url, p))
                     warm[p].samples.append(browser.time_first_render(chromium, server.url, p))
-    return [*cold.values(), *warm.values()]
+                if p in switch:
+                    with streamlit_server() as server:
+                        switch[p].samples.append(browser.time_page_switch(chromium, server.url, p))
+    return results
 
 
 # ------------------------------------------------------------------------------------------------ runner

@@ -71,7 +71,9 @@ render.table(summary, "calibration summary")
 st.subheader("Reliability diagrams")
 st.caption(f"Accuracy against mean confidence per bin; bands are {figures.percent(sel.level)} Wilson intervals; bars count the "
            "examples per bin. Empty bins are listed in the table, not drawn.")
-for tab, model in zip(st.tabs(models), models):
+for tab, model in zip(st.tabs(models, key="cal_model_tab", on_change="rerun"), models):
+    if not tab.open:  # only the open tab's diagram is built and sent to the browser
+        continue
     with tab:
         res = per_model[model]
         ece_text = render.ci(res.ece.ece, res.ece.ci_low, res.ece.ci_high)
