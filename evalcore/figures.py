@@ -16,6 +16,8 @@ from plotly.subplots import make_subplots
 PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#6b46c1", "#b7791f", "#2c7a7b", "#97266d", "#4a5568")
 _TEMPLATE = "plotly_white"
 _MAX_CURVE_POINTS = 400
+#: Selective curves start once this many examples are answered (fewer give a meaningless spike).
+MIN_ANSWERED = 20
 
 
 def color(i: int) -> str:
@@ -88,7 +90,8 @@ def interval_dots(
     series = [(None, frame)] if by is None else list(frame.groupby(by, sort=False))
     for i, (name, part) in enumerate(series):
         fig.add_trace(go.Scatter(
-            x=part["estimate"], y=part[label], mode="markers", name=str(name) if name is not None else x_title,
+            x=part["estimate"], y=part[label], mode="markers", orientation="h",
+            name=str(name) if name is not None else x_title,
             showlegend=by is not None, marker={"color": color(i), "size": 9},
             error_x={"type": "data", "symmetric": False, "array": part["ci_high"] - part["estimate"],
                      "arrayminus": part["estimate"] - part["ci_low"], "color": color(i), "thickness": 1.5},
@@ -96,8 +99,9 @@ def interval_dots(
             hovertemplate="%{y}: %{x:.4f} (%{customdata[0]:.4f}, %{customdata[1]:.4f})<extra></extra>"))
     if reference is not None:
         fig.add_vline(x=reference, line={"color": "#a0aec0", "dash": "dot"})
-    n_rows = frame[label].nunique()
-    fig.update_layout(template=_TEMPLATE, title=_title(title, subtitle), height=max(260, 60 + 28 * n_rows),
+    row_height = 28 if by is None else 12 + 9 * len(series)
+    fig.update_layout(template=_TEMPLATE, title=_title(title, subtitle),
+                      height=max(260, 110 + row_height * frame[label].nunique()),
                       margin={"l": 10, "r": 20, "t": 70, "b": 40}, xaxis_title=x_title,
                       legend={"orientation": "h", "y": -0.2}, scattermode="group" if by else None)
     fig.update_yaxes(autorange="reversed", type="category")
@@ -120,7 +124,7 @@ def selective_curves(curves: Mapping[str, pd.DataFrame], level: float = 0.95) ->
     """
     fig = go.Figure()
     for i, (model, curve) in enumerate(curves.items()):
-        c = _thin(curve)
+        c = _thin(curve[curve["n_covered"] >= MIN_ANSWERED])
         fig.add_trace(go.Scatter(
             x=np.concatenate([c["coverage"], c["coverage"][::-1]]),
             y=np.concatenate([c["ci_high"], c["ci_low"][::-1]]), fill="toself",
@@ -132,7 +136,8 @@ def selective_curves(curves: Mapping[str, pd.DataFrame], level: float = 0.95) ->
             hovertemplate=(f"{model}<br>coverage %{{x:.3f}} (n = %{{customdata[1]:,}})<br>"
                            "threshold %{customdata[0]:.3f}<br>selective accuracy %{y:.3f}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, height=440,
-                      title=_title("Selective prediction", f"bands: pointwise {percent(level)} Wilson intervals"),
+                      title=_title("Selective prediction", f"bands: pointwise {percent(level)} Wilson intervals · curves start at "
+                                                       f"{MIN_ANSWERED} answered examples"),
                       xaxis_title="coverage (fraction answered, most confident first)",
                       yaxis_title="selective accuracy", legend={"orientation": "h", "y": -0.2},
                       margin={"l": 50, "r": 20, "t": 70, "b": 40})

@@ -45,6 +45,7 @@ def test_interval_dots_error_bars_match_intervals():
     assert list(trace.error_x.arrayminus) == pytest.approx([0.1, 0.05])
     grouped = figures.interval_dots(frame.assign(task=["x", "x"]), "task", "t", "x", "s", by="model")
     assert [t.name for t in grouped.data] == ["a", "b"]
+    assert all(t.orientation == "h" for t in grouped.data)  # horizontal, so that plotly offsets the groups
 
 
 def test_selective_curves_thin_long_curves_but_keep_the_end(model_data):
@@ -55,5 +56,6 @@ def test_selective_curves_thin_long_curves_but_keep_the_end(model_data):
     lines = [t for t in fig.data if t.mode == "lines" and t.fill is None]
     assert [t.name for t in lines] == ["m", "n"]
     assert len(lines[0].x) <= 400 and lines[0].x[-1] == 1.0
-    assert len(lines[1].x) == 100
+    assert lines[0].x[0] == pytest.approx(figures.MIN_ANSWERED / 2000)  # the first 19 points are left out
+    assert len(lines[1].x) == 100 - (figures.MIN_ANSWERED - 1)
     assert np.all(np.diff(lines[0].x) > 0)
