@@ -1,0 +1,315 @@
+r"""Critical values of robust empirical Bayes confidence intervals (numpy/scipy only).
+
+Armstrong, Kolesár & Plagborg-Møller (2022), "Robust Empirical Bayes Confidence Intervals",
+Econometrica 90(6) (arXiv:2004.03448): their critical value :math:`cva_\alpha(m_2, \kappa)`, the maximal
+non-coverage :math:`\rho(m_2, \kappa, \chi)` and its least favourable distributions (the paper's appendix and
+the R package ``ebci``, whose values the tests reproduce). Used by the subgroup EB estimates of the method paper
+(../shared/papers/empirical-bayes-subgroups.txt, Appendix A.2, eqs. 9-10): the interval
+:math:`\hat\mu_g \pm cva_\alpha(m_{2g}, \kappa)\, w_g s_g` with :math:`w_g = A/(A + s_g^2)`,
+:math:`m_{2g} = s_g^2/A` has average coverage :math:`1 - \alpha` across subgroups.
+
+Definitions
+-----------
+:math:`t = b^2` is the squared normalised bias of the shrinkage estimator, :math:`Z \sim N(0, 1)`, and
+
+.. math::
+
+    r(t, \chi) = P(|Z + \sqrt t| > \chi) = \Phi(-\sqrt t - \chi) + \Phi(\sqrt t - \chi),
+
+    \rho(m_2, \kappa, \chi) = \sup\{E_F\, r(T, \chi) : F \text{ on } [0, \infty),\ E_F T = m_2,\
+        E_F T^2 \le \kappa m_2^2\},
+
+and :math:`cva_\alpha(m_2, \kappa)` is the :math:`\chi` solving :math:`\rho(m_2, \kappa, \chi) = \alpha`
+(:math:`\rho` decreases in :math:`\chi`).
+
+Solution of the moment problem (derivation)
+-------------------------------------------
+* Shape: :math:`\partial_t^2 r(0, \chi) = \phi(\chi)\chi(\chi^2 - 3)/6`; for :math:`\chi^2 \le 3`,
+  :math:`r(\cdot, \chi)` is concave on :math:`[0, \infty)`, otherwise convex up to an inflection point
+  :math:`t_1` and concave after it.
+* :math:`\kappa = \infty`: :math:`\rho` is the concave envelope of :math:`r(\cdot, \chi)` at :math:`m_2`. With
+  :math:`t_0(\chi)` the contact point of the tangent through :math:`(0, r(0, \chi))`, i.e. the maximiser of the
+  slope :math:`(r(t) - r(0))/t`, the root of :math:`r(t) - r(0) - t\, \partial_t r(t) = 0` beyond
+  :math:`t_1` (:math:`t_0 = 0` if :math:`\chi^2 \le 3`):
+  :math:`\rho = r(m_2)` if :math:`m_2 \ge t_0`, else :math:`r(0) + m_2 (r(t_0) - r(0))/t_0`, attained by
+  :math:`F = \{0, t_0\}` with probabilities :math:`\{1 - m_2/t_0, m_2/t_0\}`.
+* Finite :math:`\kappa`: (i) :math:`\kappa = 1` or :math:`m_2 \ge t_0`: :math:`\rho = r(m_2)` (point mass);
+  (ii) :math:`\kappa m_2 \ge t_0`: the :math:`\kappa = \infty` solution is feasible
+  (:math:`E T^2 = m_2 t_0 \le \kappa m_2^2`), so it is optimal; (iii) otherwise the kurtosis constraint
+  binds (in a linear program a slack optimum would also solve the relaxed problem, whose solution is
+  unique and infeasible). By LP duality, :math:`\rho = \min E\,q(T)` over quadratics
+  :math:`q(t) = \lambda_0 + \lambda_1 t + \lambda_2 t^2 \ge r(t)` on :math:`[0, \infty)`, and the least
+  favourable :math:`F` lives on :math:`\{q = r\}`. With :math:`\lambda_2 > 0`, :math:`r - q` is
+  concave-convex-concave (:math:`\partial_t^2 r` is unimodal on :math:`[0, t_1]`, checked numerically for
+  :math:`\chi \le 60`), so there are at most two contact points: :math:`F = \{a, b\}` with
+  :math:`0 \le a < m_2 < b`, both moments binding, :math:`(m_2 - a)(b - m_2) = (\kappa - 1) m_2^2`. Moreover :math:`b < t_0`: if :math:`\ell` is the
+  :math:`\kappa = \infty` tangent line, :math:`q - \ell` is convex, :math:`\le 0` at :math:`a, b` and
+  :math:`\ge 0` at :math:`t_0`, so :math:`t_0 \in (a, b)` would force :math:`q = \ell`.
+  Parametrising by :math:`w = (m_2 - a)/m_2 \in [w_0, 1]`, :math:`w_0 = (\kappa - 1) m_2/(t_0 - m_2)`:
+
+  .. math::
+
+      a = m_2 (1 - w),\quad b = m_2 \Bigl(1 + \frac{\kappa - 1}{w}\Bigr),\quad
+      P(T = b) = p = \frac{w^2}{w^2 + \kappa - 1},\quad
+      \rho = \max_w g(w),\quad g(w) = (1 - p)\, r(a) + p\, r(b),
+
+  whose derivative in :math:`w` is :math:`2 m_2 (1 - p)\, h(w)` with
+  :math:`h = \frac{r(b) - r(a)}{b - a} - \frac{\partial_t r(a) + \partial_t r(b)}{2}` (the dual contact
+  conditions). :math:`h` changes sign at most once on :math:`[w_0, 1]`, from + to - (checked numerically on
+  dense grids of :math:`(m_2, \kappa, \chi)`; where :math:`g` is flat to rounding, as :math:`m_2 \to 0`, the
+  choice is immaterial; the tests verify solutions with the dual certificate :math:`q \ge r`), so
+  :math:`a = 0` if :math:`h(1) > 0` and otherwise :math:`w` is the root of :math:`h`. (The R package ``ebci``
+  solves the dual of the same problem: the tangent quadratic's contact point.)
+
+Computation
+-----------
+``robust_critical_value`` on arrays solves all :math:`m_2` at once (:func:`_cva_fast`): safeguarded Newton in
+:math:`\chi` with the exact derivative :math:`\partial_\chi \rho = E_F\, \partial_\chi r(T, \chi)`,
+:math:`\partial_\chi r = -\phi(\chi + \sqrt t) - \phi(\chi - \sqrt t)` (envelope theorem, :math:`F` least
+favourable), inside the bracket :math:`[\max(\sqrt{m_2} + z_{1-\alpha}, z_{1-\alpha/2}) - 0.01,
+\sqrt{(1 + m_2)/\alpha}]` (:math:`\rho \ge r(m_2, \chi) \ge r(0, \chi)`; Chebyshev), with :math:`t_0` and
+:math:`w` found by vectorised bisection to machine precision. Nothing is tabulated, so there is no
+interpolation error: each value is the root itself, to a relative step below 1e-12. Error bound, as verified
+in tests/unit/test_ebci.py: the fast path agrees with the scipy per-value solver :func:`_cva_direct` (brentq
+in :math:`\chi`, bounded Brent for :math:`t_0` and the binding case) within 1e-8 on 1,500 values
+(:math:`m_2 \in [0, 10^4]`, five :math:`\kappa`), observed ~1e-12 relative up to :math:`m_2 = 10^{12}`;
+both reproduce the 144 published grid values (R ``ebci``) within 1e-9 (observed 2e-12); the least favourable
+distributions pass the LP dual certificate :math:`q \ge r`. Scalars use :func:`_cva_direct`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import ndtr, ndtri
+
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+_TAIL = 10.0  # r(t, chi) = 1 - O(Phi(-10)) beyond sqrt(t) = chi + 10, so t0 < (chi + 10)^2
+_BISECTIONS = 60  # halvings of a bracket: below one ulp for t0 (in sqrt t) and for log w
+_RTOL = 1e-12  # relative convergence of the Newton iteration in chi (its error is then ~ _RTOL^2)
+
+
+def _phi(x):
+    return _INV_SQRT_2PI * np.exp(-0.5 * np.square(x))
+
+
+def _r(t, chi):
+    """Non-coverage :math:`r(t, \\chi) = \\Phi(-\\sqrt t - \\chi) + \\Phi(\\sqrt t - \\chi)`."""
+    s = np.sqrt(t)
+    return ndtr(-s - chi) + ndtr(s - chi)
+
+
+def _r_t(t, chi):
+    """:math:`\\partial_t r = (\\phi(\\sqrt t - \\chi) - \\phi(\\sqrt t + \\chi))/(2\\sqrt t)`, written
+    :math:`\\phi(\\sqrt t - \\chi)(1 - e^{-2\\chi\\sqrt t})/(2\\sqrt t)` (no cancellation); :math:`\\chi\\phi(\\chi)`
+    at 0."""
+    s = np.sqrt(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(s > 0, -np.expm1(-2.0 * chi * s) / (2.0 * s), chi)
+    return _phi(s - chi) * ratio
+
+
+def _r_chi(t, chi):
+    """:math:`\\partial_\\chi r = -\\phi(\\chi + \\sqrt t) - \\phi(\\chi - \\sqrt t)`."""
+    s = np.sqrt(t)
+    return -_phi(chi + s) - _phi(chi - s)
+
+
+def _t0(chi: np.ndarray) -> np.ndarray:
+    """Contact point :math:`t_0(\\chi)` of the tangent to :math:`r(\\cdot, \\chi)` through :math:`(0, r(0))`.
+
+    Bisection in :math:`s = \\sqrt t` on :math:`[0, \\chi + 10]` for the sign change of
+    :math:`f(t) = r(t) - r(0) - t\\,\\partial_t r(t)`, negative on :math:`(0, t_0)` and positive beyond
+    (:math:`f' = -t\\,\\partial_t^2 r`); an underflowed :math:`f = 0` far left of :math:`t_0` counts as
+    negative. :math:`t_0 = 0` where :math:`\\chi^2 \\le 3` (:math:`r` concave).
+    """
+    r0 = _r(0.0, chi)
+    lo, hi = np.zeros_like(chi), chi + _TAIL
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        t = mid * mid
+        right = _r(t, chi) - r0 - t * _r_t(t, chi) > 0
+        lo, hi = np.where(right, lo, mid), np.where(right, mid, hi)
+    return np.where(chi * chi > 3.0, hi * hi, 0.0)
+
+
+def _least_favorable(m2: np.ndarray, kappa: float, chi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least favourable two-point distributions: support ``x`` and probabilities ``p``, shape (2, n).
+
+    Vectorised over ``m2``/``chi`` (1-d, same length); the three cases of the module docstring.
+    """
+    t0 = _t0(chi)
+    x = np.stack([m2, m2])
+    p = np.stack([np.ones_like(m2), np.zeros_like(m2)])
+    inside = (m2 > 0) & (m2 < t0) & (kappa > 1)  # otherwise case (i), the point mass at m2
+    envelope = inside & ((kappa * m2 >= t0) if np.isfinite(kappa) else True)
+    if envelope.any():
+        q = m2[envelope] / t0[envelope]
+        x[:, envelope] = [np.zeros_like(q), t0[envelope]]
+        p[:, envelope] = [1.0 - q, q]
+    binding = inside & ~envelope
+    if binding.any():
+        x[:, binding], p[:, binding] = _binding(m2[binding], kappa, chi[binding], t0[binding])
+    return x, p
+
+
+def _binding(m2, kappa, chi, t0):
+    """Case (iii): bisection in ``log w`` on :math:`[w_0, 1]` for the sign change (+ to -) of ``h``.
+
+    ``w`` is the right end of the final bracket, so ``w = 1`` (``a = 0``) exactly when ``h > 0`` throughout;
+    ``h = 0`` from underflow (``b`` far below :math:`\\chi^2`) counts as falling.
+    """
+
+    def support(log_w):
+        w = np.exp(log_w)
+        a = np.maximum(m2 * (1.0 - w), 0.0)
+        b = m2 * (1.0 + (kappa - 1.0) / w)
+        return a, b, w * w / (w * w + kappa - 1.0)
+
+    def h(log_w):
+        a, b, _ = support(log_w)
+        return (_r(b, chi) - _r(a, chi)) / (b - a) - 0.5 * (_r_t(a, chi) + _r_t(b, chi))
+
+    lo, hi = np.log((kappa - 1.0) * m2 / (t0 - m2)), np.zeros_like(m2)
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        rising = h(mid) > 0
+        lo, hi = np.where(rising, mid, lo), np.where(rising, hi, mid)
+    a, b, pb = support(hi)
+    return [a, b], [1.0 - pb, pb]
+
+
+def _max_noncoverage(m2, kappa: float, chi) -> np.ndarray:
+    """:math:`\\rho(m_2, \\kappa, \\chi)`, vectorised (fast path; see the module docstring)."""
+    m2, chi = np.broadcast_arrays(np.asarray(m2, dtype=float), np.asarray(chi, dtype=float))
+    x, p = _least_favorable(m2.ravel(), kappa, chi.ravel())
+    return np.sum(p * _r(x, chi.ravel()), axis=0).reshape(m2.shape)
+
+
+def _bracket(m2, alpha: float):
+    """:math:`\\chi` bounds with :math:`\\rho > \\alpha` (low) and :math:`\\rho \\le \\alpha` (high).
+
+    Low: :math:`\\rho \\ge r(m_2, \\chi) \\ge \\max(\\Phi(\\sqrt{m_2} - \\chi), r(0, \\chi))`, minus 0.01 so that
+    rounding cannot flip the sign (the root is :math:`\\sqrt{m_2} + z_{1-\\alpha}` to 1e-16 for large
+    :math:`m_2` and :math:`\\kappa = 1`); high: Chebyshev, :math:`P(|Z + b| > \\chi) \\le (1 + m_2)/\\chi^2`.
+    """
+    low = np.maximum(np.sqrt(m2) + ndtri(1.0 - alpha), ndtri(1.0 - alpha / 2.0)) - 0.01
+    return low, np.sqrt((1.0 + m2) / alpha)
+
+
+def _cva_fast(m2: np.ndarray, kappa: float, alpha: float) -> np.ndarray:
+    """All of ``m2`` (1-d) at once: safeguarded Newton for :math:`\\rho(m_2, \\kappa, \\chi) = \\alpha` in ``chi``.
+
+    Each step evaluates :math:`\\rho` and :math:`\\partial_\\chi \\rho = E_F\\, \\partial_\\chi r(T, \\chi)` at the
+    least favourable ``F``, shrinks the bracket, and takes the Newton step, or the bisection step when Newton
+    leaves the bracket; an entry stops once its step or its bracket is below ``_RTOL`` times ``chi``.
+    """
+    lo, hi = _bracket(m2, alpha)
+    chi = np.where(m2 > 0, lo, ndtri(1.0 - alpha / 2.0))  # cva(0, kappa) = z_{1 - alpha/2}
+    active = np.flatnonzero(m2 > 0)
+    for _ in range(200):  # bisection alone needs < 60 steps to reach _RTOL from the initial bracket
+        if active.size == 0:
+            return chi
+        c = chi[active]
+        x, p = _least_favorable(m2[active], kappa, c)
+        excess = np.sum(p * _r(x, c), axis=0) - alpha
+        slope = np.sum(p * _r_chi(x, c), axis=0)
+        lo[active] = np.where(excess > 0, c, lo[active])
+        hi[active] = np.where(excess > 0, hi[active], c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            new = c - excess / slope
+        new = np.where((new >= lo[active]) & (new <= hi[active]), new, 0.5 * (lo[active] + hi[active]))
+        chi[active] = new
+        done = (np.abs(new - c) <= _RTOL * new) | (hi[active] - lo[active] <= _RTOL * new)
+        active = active[~done]
+    raise RuntimeError(f"cva did not converge for m2 = {m2[active]}, kappa = {kappa}, alpha = {alpha}")
+
+
+def _cva_direct(m2: float, kappa: float, alpha: float) -> float:
+    """Reference solver for one ``m2``: scipy ``brentq`` in :math:`\\chi` on :math:`\\rho = \\alpha`.
+
+    :math:`\\rho` is computed independently of the fast path, by scipy's bounded Brent maximisation rather than
+    through the contact conditions: :math:`t_0` maximises the slope :math:`(r(t) - r(0))/t`, and the binding
+    case maximises :math:`(1 - p)\\, r(a) + p\\, r(b)` over :math:`b \\in [\\kappa m_2, t_0]`. Both searches run in
+    :math:`u = \\sqrt t - \\chi`, which is O(1) near the optimum for every :math:`m_2` (Brent's tolerance is
+    relative to the search variable).
+    """
+    if m2 == 0:
+        return float(ndtri(1.0 - alpha / 2.0))
+
+    def rho(chi: float) -> float:
+        r0 = float(_r(0.0, chi))
+        t0 = 0.0
+        if chi * chi > 3.0:  # t0 > t1 >= chi^2 - 3, and t0 < (chi + 10)^2
+            slope = minimize_scalar(
+                lambda u: -(_r((chi + u) ** 2, chi) - r0) / (chi + u) ** 2,
+                bounds=(np.sqrt(chi * chi - 3.0) - chi, _TAIL),
+                method="bounded",
+                options={"xatol": 1e-12},
+            )
+            t0 = (chi + slope.x) ** 2
+        if kappa == 1 or m2 >= t0:
+            return float(_r(m2, chi))
+        if kappa * m2 >= t0:
+            return r0 + m2 * (float(_r(t0, chi)) - r0) / t0
+        v = (kappa - 1.0) * m2 * m2
+
+        def two_point(b: float) -> float:
+            a = max(m2 - v / (b - m2), 0.0)
+            pb = (m2 - a) / (b - a)
+            return float((1.0 - pb) * _r(a, chi) + pb * _r(b, chi))
+
+        best = minimize_scalar(
+            lambda u: -two_point((chi + u) ** 2),
+            bounds=(np.sqrt(kappa * m2) - chi, np.sqrt(t0) - chi),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        return max(-best.fun, two_point(kappa * m2))
+
+    low, high = _bracket(m2, alpha)
+    return brentq(lambda chi: rho(chi) - alpha, float(low), float(high), xtol=1e-13, rtol=1e-14)
+
+
+def robust_critical_value(m2, kappa: float, alpha: float = 0.05) -> np.ndarray | float:
+    r"""Robust EBCI critical value :math:`cva_\alpha(m_2, \kappa)` (Armstrong, Kolesár & Plagborg-Møller 2022).
+
+    The smallest :math:`\chi` with :math:`\rho(m_2, \kappa, \chi) = \alpha`, where :math:`\rho` is the largest
+    non-coverage :math:`E\,[\Phi(-\sqrt T - \chi) + \Phi(\sqrt T - \chi)]` over distributions of
+    :math:`T \ge 0` with :math:`E T = m_2` and :math:`E T^2 \le \kappa m_2^2` (formulas and derivation in the
+    module docstring). Special cases: :math:`m_2 = 0` gives :math:`z_{1-\alpha/2}` for every :math:`\kappa`;
+    :math:`\kappa = 1` gives :math:`\sqrt{q_{1-\alpha}(\chi^2_1(m_2))}` (non-central, 1 df, non-centrality
+    :math:`m_2`), the parametric EBCI value, which is :math:`\sqrt{m_2} + z_{1-\alpha}` for large :math:`m_2`.
+    For :math:`\kappa > 1` and :math:`m_2 \to \infty`, :math:`cva \sim \sqrt{k\, m_2}` with
+    :math:`P(U \ge k) = \alpha` for the worst :math:`U = T/m_2` (:math:`U \ge 0`, :math:`E U = 1`,
+    :math:`E U^2 \le \kappa`):
+    :math:`k = 1 + \sqrt{(\kappa - 1)(1 - \alpha)/\alpha}` (Cantelli) if :math:`\kappa < 1/\alpha`, else
+    :math:`k = 1/\alpha` (Markov; :math:`\kappa = \infty` gives :math:`\sqrt{m_2/\alpha}`).
+
+    Parameters
+    ----------
+    m2
+        :math:`m_2 \ge 0`, scalar or array-like (for the EB interval :math:`m_2 = s_g^2/A`), finite.
+    kappa
+        Kurtosis bound :math:`\kappa \in [1, \infty]` (``np.inf`` for no bound).
+    alpha
+        One minus the (average) coverage, in (0, 1).
+
+    Returns
+    -------
+    float for scalar ``m2`` (per-value reference solver :func:`_cva_direct`), else an array of ``m2``'s shape
+    (all values solved jointly by :func:`_cva_fast`: 1,000 values in about 0.1 s). The two agree to about
+    1e-12 relative.
+    """
+    kappa = float(kappa)
+    alpha = float(alpha)
+    if not kappa >= 1:
+        raise ValueError(f"kappa must be in [1, inf], got {kappa!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    values = np.asarray(m2, dtype=float)
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError("m2 must be finite and >= 0 (m2 = s^2 / A), got NaN, inf or a negative value")
+    if values.ndim == 0:
+        return _cva_direct(float(values), kappa, alpha)
+    return _cva_fast(values.ravel(), kappa, alpha).reshape(values.shape)
