@@ -1,0 +1,128 @@
+r"""Holdout study: how much do empirical Bayes estimates help on *this* data?
+
+The protocol of Fogliato et al. (2024), Section 4.2, on a fully labeled log:
+
+1. draw an evaluation sample of examples, the same examples for every model, and hide the labels of all other
+   examples (their confidence and features stay known, as when labels are scarce) -- proportionally to subgroup size,
+   with the smallest subgroup that has at least 50 examples getting ``n_min`` (default 10) of them
+   (``design="proportional"``), or a fixed ``n_g`` per subgroup, dropping subgroups with fewer than
+   :math:`4 n_g` examples as in Appendix C.1.1 (``design=10``, ``20``, ``50``);
+2. estimate every (model, group) unit with DT, SR and EB (:func:`evalcore.subgroups.empirical_bayes`);
+3. repeat, and compare with the "truth" :math:`\mu_g`, the unit's mean over all its examples:
+   :math:`\mathrm{MSE}_g = \frac{1}{R}\sum_r (\hat\mu_g^{(r)} - \mu_g)^2`, averaged over units (paper eq. 1),
+   the ratios EB/DT and SR/DT, MSE for small (:math:`\le 15` sampled examples) and large subgroups (Figure 3), and
+   the interval coverage and width averaged over units (Figure 4).
+
+Repetitions run in parallel on all cores (joblib); repetition r uses the r-th child of
+``np.random.SeedSequence(seed)``, so results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from .reading import EvalDataError
+from .subgroups import empirical_bayes
+
+SMALL_SUBGROUP = 15
+METHODS = {"DT": "direct", "SR": "synthetic", "EB": "eb"}
+
+
+@dataclass(frozen=True, eq=False)
+class HoldoutResult:
+    """Per-unit errors (``units``) and their averages per method (``summary``)."""
+
+    units: pd.DataFrame
+    summary: pd.DataFrame
+    n_repetitions: int
+    design: str | int
+    seed: int
+
+
+def sample_sizes(group_sizes: pd.Series, design: str | int = "proportional", n_min: int = 10) -> pd.Series:
+    """Examples to draw per group (index: group) for one evaluation sample; groups left out are absent."""
+    if design == "proportional":
+        eligible = group_sizes[group_sizes >= 50]
+        base = eligible.min() if len(eligible) else group_sizes.max()
+        sizes = np.maximum(1, np.round(group_sizes * n_min / base)).astype(int)
+        return np.minimum(sizes, group_sizes)
+    n_g = int(design)
+    kept = group_sizes[group_sizes >= 4 * n_g]
+    return pd.Series(n_g, index=kept.index)
+
+
+def holdout_study(
+    log: pd.DataFrame,
+    metric: str = "correct",
+    regressor: str = "xgboost",
+    n_repetitions: int = 200,
+    design: str | int = "proportional",
+    alpha: float = 0.05,
+    seed: int = 0,
+    n_jobs: int = -1,
+    progress: Callable[[float], None] | None = None,
+) -> HoldoutResult:
+    """Repeated subsample-and-estimate study of DT, SR and EB against the full-data truth (module doc)."""
+    if design not in ("proportional", 10, 20, 50):
+        raise EvalDataError(f"Unknown design {design!r}: choose 'proportional', 10, 20 or 50 examples per group.")
+    rows = log[log[metric].notna()]  # the study draws from the labeled examples; their full mean is the truth
+    if rows.empty:
+        raise EvalDataError(f"The holdout study needs labeled examples: no row has a '{metric}' label.")
+    truth = rows.groupby(["model", "group"])[metric].agg(["mean", "size"]).rename(
+        columns={"mean": "truth", "size": "n_full"})
+    examples = rows.drop_duplicates("example_id")[["example_id", "group"]]
+    sizes = sample_sizes(examples.groupby("group").size(), design)
+    if len(sizes) < 2:
+        raise EvalDataError(f"Design {design!r} keeps {len(sizes)} group(s): the study needs at least two.")
+    children = np.random.SeedSequence(seed).spawn(n_repetitions)
+    jobs = (delayed(_one_repetition)(rows, examples, sizes, metric, regressor, alpha, child) for child in children)
+    runs = []
+    for i, run in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+        runs.append(run)
+        if progress is not None:
+            progress((i + 1) / n_repetitions)
+    units = _per_unit(pd.concat(runs, ignore_index=True), truth)
+    return HoldoutResult(units, _summary(units), n_repetitions, design, seed)
+
+
+def _one_repetition(rows, examples, sizes, metric, regressor, alpha, seed_seq) -> pd.DataFrame:
+    rng = np.random.default_rng(seed_seq)
+    chosen = [rng.choice(ids.to_numpy(), size=sizes[g], replace=False)
+              for g, ids in examples[examples["group"].isin(sizes.index)].groupby("group")["example_id"]]
+    # labels kept on the sample only; confidence and features stay known on every example, as in practice
+    sample = rows.assign(**{metric: rows[metric].where(rows["example_id"].isin(np.concatenate(chosen)))})
+    fit_seed = int(rng.integers(2**31 - 1))
+    return empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed)
+
+
+def _per_unit(runs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    runs = runs.join(truth, on=["model", "group"])
+    out = {}
+    for method, col in METHODS.items():
+        out[f"mse_{method}"] = (runs[col] - runs["truth"]) ** 2
+    for method, prefix in (("DT", "direct"), ("EB", "eb")):
+        low, high = runs[f"{prefix}_low"], runs[f"{prefix}_high"]
+        out[f"coverage_{method}"] = ((low <= runs["truth"]) & (runs["truth"] <= high)).astype(float)
+        out[f"width_{method}"] = high - low
+    per_rep = pd.concat([runs[["model", "group", "n", "truth", "n_full"]], pd.DataFrame(out)], axis=1)
+    return per_rep.groupby(["model", "group"], as_index=False).mean()
+
+
+def _summary(units: pd.DataFrame) -> pd.DataFrame:
+    small = units["n"] <= SMALL_SUBGROUP
+    dt = units["mse_DT"].mean()
+    rows = []
+    for method in METHODS:
+        mse = units[f"mse_{method}"]
+        rows.append({
+            "method": method, "mse": mse.mean(), "mse_ratio_vs_DT": mse.mean() / dt,
+            "mse_small": mse[small].mean(), "mse_large": mse[~small].mean(),
+            "coverage": units[f"coverage_{method}"].mean() if f"coverage_{method}" in units else np.nan,
+            "width": units[f"width_{method}"].mean() if f"width_{method}" in units else np.nan,
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,78 @@
+"""Holdout study (Fogliato et al. 2024, Section 4.2): sampling design, reproducibility, known-truth gains."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore import demo
+from evalcore.holdout import holdout_study, sample_sizes
+from evalcore.reading import EvalDataError
+
+
+def test_proportional_design_gives_the_smallest_large_group_ten_examples():
+    sizes = pd.Series({"a": 30, "b": 50, "c": 100, "d": 500})
+    drawn = sample_sizes(sizes, "proportional")
+    assert drawn.to_dict() == {"a": 6, "b": 10, "c": 20, "d": 100}
+
+
+def test_proportional_design_keeps_tiny_groups_with_one_example_at_least():
+    drawn = sample_sizes(pd.Series({"tiny": 2, "big": 50}), "proportional")
+    assert drawn.to_dict() == {"tiny": 1, "big": 10}
+
+
+def test_fixed_design_drops_groups_smaller_than_four_times_n():
+    drawn = sample_sizes(pd.Series({"a": 79, "b": 80, "c": 400}), 20)
+    assert drawn.to_dict() == {"b": 20, "c": 20}
+
+
+@pytest.fixture(scope="module")
+def full_log():
+    """The synthetic demo with every example labeled (its truth is the full-data mean)."""
+    return demo.synthetic_benchmark(seed=1, n_models=3, label_fraction=1.0).log
+
+
+def test_study_is_reproducible_and_independent_of_workers(full_log):
+    one = holdout_study(full_log, regressor="mean", n_repetitions=4, seed=3, n_jobs=1)
+    two = holdout_study(full_log, regressor="mean", n_repetitions=4, seed=3, n_jobs=2)
+    pd.testing.assert_frame_equal(one.summary, two.summary)
+    other = holdout_study(full_log, regressor="mean", n_repetitions=4, seed=4, n_jobs=1)
+    assert not np.isclose(other.summary["mse"].iloc[0], one.summary["mse"].iloc[0])
+
+
+def test_eb_beats_direct_with_near_nominal_coverage_on_known_truth(full_log):
+    calls = []
+    result = holdout_study(full_log, regressor="linear", n_repetitions=12, seed=0, n_jobs=1, progress=calls.append)
+    summary = result.summary.set_index("method")
+    # observed: ratio 0.39, EB coverage 0.92 (average coverage, as the paper's Figure 4), DT 0.97
+    assert summary.loc["EB", "mse_ratio_vs_DT"] < 0.7
+    assert summary.loc["EB", "coverage"] >= 0.88
+    assert summary.loc["DT", "coverage"] >= 0.93
+    assert summary.loc["EB", "width"] < summary.loc["DT", "width"]
+    assert calls[-1] == 1.0 and len(calls) == 12
+    units = result.units
+    assert {"mse_DT", "mse_SR", "mse_EB", "coverage_EB", "width_DT", "truth", "n_full"} <= set(units.columns)
+    truth = full_log.groupby(["model", "group"])["correct"].mean()
+    assert units.set_index(["model", "group"])["truth"].to_dict() == pytest.approx(
+        truth.reindex(units.set_index(["model", "group"]).index).to_dict())
+
+
+def test_only_the_sample_is_labeled_in_each_repetition(full_log, monkeypatch):
+    from evalcore import holdout
+
+    seen = []
+    monkeypatch.setattr(holdout, "empirical_bayes", lambda sample, **kw: seen.append(sample) or pd.DataFrame())
+    sizes = sample_sizes(full_log.drop_duplicates("example_id").groupby("group").size())
+    holdout._one_repetition(full_log, full_log.drop_duplicates("example_id")[["example_id", "group"]], sizes,
+                            "correct", "mean", 0.05, np.random.SeedSequence(0))
+    sample = seen[0]
+    assert len(sample) == len(full_log)  # confidence and features stay known on every example
+    labeled = sample[sample["correct"].notna()]
+    assert labeled.groupby("group")["example_id"].nunique().to_dict() == sizes.to_dict()
+    assert labeled.groupby("example_id")["model"].nunique().eq(3).all()  # the same examples for every model
+
+
+def test_bad_design_and_unlabeled_data_are_refused(full_log):
+    with pytest.raises(EvalDataError, match="Unknown design"):
+        holdout_study(full_log, design=7)
+    with pytest.raises(EvalDataError, match="needs labeled examples"):
+        holdout_study(full_log.assign(correct=np.nan), n_repetitions=1)
