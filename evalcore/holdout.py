@@ -87,7 +87,7 @@ def holdout_study(
         if progress is not None:
             progress((i + 1) / n_repetitions)
     units = _per_unit(pd.concat(runs, ignore_index=True), truth)
-    return HoldoutResult(units, _summary(units), n_repetitions, design, seed)
+    return HoldoutResult(units, summarize(units), n_repetitions, design, seed)
 
 
 def _one_repetition(rows, examples, sizes, metric, regressor, alpha, seed_seq) -> pd.DataFrame:
@@ -113,7 +113,12 @@ def _per_unit(runs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
     return per_rep.groupby(["model", "group"], as_index=False).mean()
 
 
-def _summary(units: pd.DataFrame) -> pd.DataFrame:
+def summarize(units: pd.DataFrame, by_model: bool = False) -> pd.DataFrame:
+    """Average per-unit errors per method (and per model): method, mse, mse_ratio_vs_DT, mse_small (units with
+    at most 15 sampled examples), mse_large, coverage and width (DT and EB intervals; NaN for SR)."""
+    if by_model:
+        parts = [summarize(part).assign(model=model) for model, part in units.groupby("model", sort=True)]
+        return pd.concat(parts, ignore_index=True)[["model", *_SUMMARY_COLUMNS]]
     small = units["n"] <= SMALL_SUBGROUP
     dt = units["mse_DT"].mean()
     rows = []
@@ -125,4 +130,7 @@ def _summary(units: pd.DataFrame) -> pd.DataFrame:
             "coverage": units[f"coverage_{method}"].mean() if f"coverage_{method}" in units else np.nan,
             "width": units[f"width_{method}"].mean() if f"width_{method}" in units else np.nan,
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
+
+
+_SUMMARY_COLUMNS = ["method", "mse", "mse_ratio_vs_DT", "mse_small", "mse_large", "coverage", "width"]
