@@ -226,7 +226,7 @@ def _ragged_line(data: bytes, delim: str) -> tuple[int, int, int] | None:
     """
     if b'"' not in data:
         return _ragged_record(data, delim)
-    if _ragged_record(_QUOTED.sub(b"", data), delim) is None:
+    if _ragged_record(_QUOTED.sub(b"q", data), delim) is None:  # a placeholder keeps quoted-only lines non-blank
         return None
     return _ragged_line_quoted(data, delim)
 

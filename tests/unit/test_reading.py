@@ -213,6 +213,12 @@ def test_quoted_values_with_delimiters_and_line_breaks_are_one_field():
     assert frame["note"].tolist() == ["x, y", "two\nlines, here"]
 
 
+def test_quoted_header_with_a_line_break_is_still_the_header():
+    # found by hypothesis: a header that is one quoted field spanning two lines, then a row with two fields
+    with pytest.raises(EvalDataError, match="has 2 fields but the header has 1"):
+        read_table(b'",\n"\n,\x01')
+
+
 def test_short_quoted_row_is_named_by_its_physical_line():
     # the quoted line break makes record 3 start on line 4
     data = b'model,note,correct\n"A","x, y",1\n"B","two\nlines",0\n"C","z"\n'
