@@ -11,6 +11,7 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/upload_file:", default=True),
     st.Page("pages/models.py", title="Models", icon=":material/tune:"),
     st.Page("pages/calibration.py", title="Calibration", icon=":material/target:"),
+    st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
 ]
 page = st.navigation(PAGES)
 

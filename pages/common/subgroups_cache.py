@@ -1,0 +1,35 @@
+"""Cached subgroup computations for the subgroups page, keyed by data digest + selection + parameters."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.clustering import auto_groups
+from evalcore.holdout import HoldoutResult, holdout_study
+from evalcore.subgroups import empirical_bayes
+
+from .store import compute_with_progress
+
+
+@st.cache_resource(max_entries=16, show_spinner="Forming subgroups by k-means on the feature columns...")
+def grouped(key: tuple, features: tuple[str, ...], seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with ``group`` replaced by automatic k-means subgroups."""
+    return _rows.assign(group=auto_groups(_rows, list(features), seed=seed))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Fitting synthetic regression and empirical Bayes...")
+def estimates(key: tuple, metric: str, regressor: str, level: float, seed: int, features: tuple[str, ...] | None,
+              _rows: pd.DataFrame) -> pd.DataFrame:
+    """DT, SR and EB estimates per (model, group)."""
+    return empirical_bayes(_rows, metric=metric, regressor=regressor, alpha=1 - level, seed=seed,
+                           features=None if features is None else list(features))
+
+
+def holdout(key: tuple, metric: str, regressor: str, level: float, seed: int, reps: int, design,
+            rows: pd.DataFrame) -> HoldoutResult:
+    """The holdout study under a progress bar (cancelled when an input changes), stored by key."""
+    job = (lambda progress: holdout_study(rows, metric=metric, regressor=regressor, n_repetitions=reps,
+                                          design=design, alpha=1 - level, seed=seed, progress=progress))
+    return compute_with_progress((key, metric, regressor, level, seed, reps, design),
+                                 f"Holdout study: {reps} repetitions...", [("holdout", job)])[0]

@@ -1,0 +1,138 @@
+"""Subgroups page: direct vs synthetic-regression vs empirical Bayes estimates per subgroup, and a holdout study."""
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import figures
+from evalcore.clustering import feature_columns
+from evalcore.data import EvalDataError
+from evalcore.holdout import summarize
+from evalcore.schema import LOG
+from evalcore.subgroups import REGRESSORS
+from evalcore.summaries import mean_table
+from pages.common import data_source as ds
+from pages.common import render, selection
+from pages.common import subgroups_cache as sc
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
+
+PAGE_SIZE = 60
+REGRESSOR_NAMES = {"xgboost": "XGBoost (tuned by cross-validation)", "linear": "linear (Fay-Herriot)",
+                   "mean": "each model's grand mean (James-Stein)"}
+
+st.title("Subgroups")
+st.caption("Precise per-subgroup accuracy when some subgroups have only a handful of examples: empirical Bayes "
+           "(EB) borrows strength from a synthetic regression (SR) across subgroups and models, and falls back on "
+           "the direct estimate (DT) where a subgroup has enough data.")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+sel = selection.current(data)
+if data.report.kind != LOG or sel.metric is None:
+    st.info("Subgroup estimates need a per-example log with a labeled metric (`correct` or `score`). Load the "
+            "synthetic or scikit-learn demo, or map those columns on the Data page.")
+    st.stop()
+if not sel.models:
+    st.warning("No model is selected: choose models on the Models page.")
+    st.stop()
+
+rows = selection.apply(data.frame, sel)
+key = (data.key, sel.models, sel.tasks, sel.groups)
+features = feature_columns(rows)
+
+with st.expander("Settings", icon=":material/settings:"):
+    c1, c2, c3 = st.columns(3)
+    regressor = c1.selectbox("Synthetic regression", REGRESSORS, format_func=REGRESSOR_NAMES.get, key="sg_reg")
+    seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sg_seed"))
+    chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=features, key="sg_features")
+    auto = st.checkbox("Form subgroups automatically (k-means on the feature columns, k by silhouette score)",
+                       value=rows["group"].nunique() < 2 and bool(features), key="sg_auto", disabled=not features)
+
+if auto:
+    try:
+        rows = sc.grouped(key, tuple(chosen or features), seed, rows)
+    except EvalDataError as exc:
+        st.error(str(exc))
+        st.stop()
+    key = (*key, "auto", tuple(chosen or features), seed)
+
+labeled = rows[rows[sel.metric].notna()]
+st.caption(f"Using {len(labeled):,} labeled rows ({rows['group'].nunique()} subgroups, {len(sel.models)} model(s)); "
+           f"{len(rows) - len(labeled):,} unlabeled rows contribute only their features. Seed {seed}.")
+try:
+    table = sc.estimates(key, sel.metric, regressor, sel.level, seed, tuple(chosen), rows)
+except EvalDataError as exc:
+    st.error(str(exc))
+    st.stop()
+
+level = figures.percent(sel.level)
+st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & Plagborg-Moller 2022): they cover "
+        f"the true subgroup values {level} of the time **on average across subgroups**, not for each subgroup. DT "
+        f"intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) cover each subgroup {level} of the "
+        "time.", icon=":material/info:")
+
+st.subheader("Fit")
+fit = table.groupby("model", as_index=False).agg(
+    units=("group", "size"), median_n=("n", "median"), mean_shrinkage=("shrinkage", "mean"),
+    A_min=("A", "min"), A_max=("A", "max"), kappa_min=("kappa", "min"), kappa_max=("kappa", "max"))
+st.caption("A: variance of the true subgroup values around the synthetic regression, fitted on each of the two "
+           "cross-fitting folds (min and max shown); kappa: their kurtosis; shrinkage: weight on the synthetic "
+           "estimate, s²/(s² + A).")
+render.table(fit, "empirical Bayes fit")
+
+st.subheader("Forest plot")
+f1, f2, f3 = st.columns([2, 1, 2])
+model = f1.selectbox("Model", sorted(table["model"].unique()), key="sg_model")
+order = f2.selectbox("Sort by", ["size", "EB estimate", "name"], key="sg_sort")
+needle = f3.text_input("Filter subgroups", key="sg_filter", placeholder="part of a subgroup name")
+one = table[(table["model"] == model) & table["group"].str.contains(needle, case=False, regex=False)]
+one = {"size": one.sort_values(["n", "group"], ascending=[False, True]),
+       "EB estimate": one.sort_values(["eb", "group"], ascending=[False, True]),
+       "name": one.sort_values("group")}[order]
+pages = max(1, -(-len(one) // PAGE_SIZE))
+page = st.number_input(f"Page (of {pages}, {PAGE_SIZE} subgroups each)", 1, pages, 1, key="sg_page") if pages > 1 else 1
+shown = one.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+overall = mean_table(labeled[labeled["model"] == model], ["model"], sel.metric, sel.alpha).iloc[0]
+study = st.session_state.get("sg_study")
+truth = None
+if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed):
+    truth = study[1].units.query("model == @model").set_index("group")["truth"]
+st.caption(f"{model}: overall {sel.metric} {render.ci(overall['estimate'], overall['ci_low'], overall['ci_high'])} "
+           f"({level} interval; dotted line). {len(one)} subgroups match.")
+if shown.empty:
+    st.warning("No subgroup matches the filter.")
+else:
+    render.chart(figures.forest_plot(shown, sel.level, overall=float(overall["estimate"]), truth=truth,
+                                     title=f"{model}: subgroup estimates"), f"forest {model}")
+
+st.subheader("Shrinkage")
+render.chart(figures.shrinkage_plot(table), "shrinkage")
+render.table(table, "subgroup estimates")
+
+st.subheader("Holdout study: how much does EB help on this data?")
+st.caption("From the labeled rows: repeatedly keep the labels of a small sample (the same examples for every model; "
+           "the paper's design: proportional to subgroup size, the smallest subgroup with 50+ examples gets 10), hide "
+           "the rest, estimate with DT, SR and EB, and compare with the full-data values. Runs on all cores.")
+h1, h2 = st.columns(2)
+reps = h1.select_slider("Repetitions", [50, 100, 200, 500, 1000], value=200, key="sg_reps")
+design = h2.selectbox("Sample per subgroup", ["proportional", 10, 20, 50], key="sg_design",
+                      format_func=lambda d: "proportional to size" if d == "proportional" else f"{d} examples")
+if st.button("Run the holdout study", icon=":material/science:", key="sg_run"):
+    try:
+        result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled)
+    except EvalDataError as exc:
+        st.error(str(exc))
+    else:
+        st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed), result)
+        st.rerun()
+if truth is not None:
+    result = study[1]
+    by_model = summarize(result.units, by_model=True)
+    st.caption(f"{result.n_repetitions} repetitions, design {result.design}, seed {result.seed}. MSE ratios below 1 "
+               "mean more precise than the direct estimate; coverage is averaged over subgroups.")
+    render.table(result.summary, "holdout summary")
+    render.chart(figures.holdout_mse_chart(by_model), "holdout MSE ratios")
+    render.chart(figures.holdout_coverage_width(by_model, sel.level), "holdout coverage and width")
+    render.table(result.units, "holdout per subgroup")
