@@ -47,7 +47,8 @@ def mean_table(
     with np.errstate(invalid="ignore", divide="ignore"):
         if metric in BINARY_METRICS:
             out["se"] = np.sqrt(est * (1 - est) / n)
-            out["ci_low"], out["ci_high"] = wilson_interval(np.round(est * n), n, alpha)
+            successes = np.where(n > 0, np.round(np.nan_to_num(est) * n), 0.0)  # cells without labels: NaN bounds
+            out["ci_low"], out["ci_high"] = wilson_interval(successes, n, alpha)
         else:
             se = out["sd"].to_numpy() / np.sqrt(n)
             half = stdtrit(np.maximum(n - 1, 1), 1 - alpha / 2) * se  # Student-t quantile

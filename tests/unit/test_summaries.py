@@ -61,3 +61,11 @@ def test_bounds_clip_the_t_interval_of_a_probability():
     clipped = mean_table(frame, ["model"], "confidence", bounds=(0.0, 1.0)).iloc[0]
     assert (clipped["ci_low"], clipped["ci_high"]) == (0.0, 1.0)
     assert clipped["estimate"] == pytest.approx(0.5)
+
+
+def test_cell_without_labels_gets_nan_not_an_error():
+    frame = pd.DataFrame({"model": ["a", "a", "b"], "correct": [1.0, 0.0, np.nan]})
+    table = mean_table(frame, ["model"], "correct").set_index("model")
+    assert (table.loc["b", "n"], table.loc["b", "n_unlabeled"]) == (0, 1)
+    assert np.isnan(table.loc["b", "estimate"]) and np.isnan(table.loc["b", "ci_low"])
+    assert table.loc["a", "estimate"] == 0.5
