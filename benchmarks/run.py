@@ -13,7 +13,12 @@ Benchmarks (``--only`` takes these names):
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
 * ``page-render``: first render of the Data, Models and Calibration pages with the demo in chromium, on a fresh
-  server (cold cache) and on a second visit (warm cache).
+  server (cold cache) and on a second visit (warm cache);
+* ``eb-1000``: ``evalcore.subgroups.empirical_bayes`` (XGBoost tuned, robust intervals) for 1,000 units;
+* ``cva-1000``: ``evalcore.ebci.robust_critical_value`` for 1,000 distinct m2 at kappa = 3 and at kappa = inf, with
+  the max abs error against the per-value reference solver ``_cva_direct``;
+* ``holdout-mmlu``: ``evalcore.holdout.holdout_study`` with 200 repetitions on MMLU-Pro (29 LLMs, 91 subgroups; at
+  most 3 repeats), with its MSE ratios, coverage and width (skipped without ../shared/data).
 """
 
 from __future__ import annotations
@@ -156,6 +161,83 @@ def bench_page_render(repeats: int) -> list[Result]:
     return results
 
 
+def bench_eb(repeats: int) -> list[Result]:
+    from benchmarks.subgroups import EB_GROUPS, EB_MODELS, eb_log
+    from evalcore.subgroups import empirical_bayes
+
+    log = eb_log()
+    empirical_bayes(log)  # untimed warm-up: the first call imports xgboost
+    labeled = log[log["correct"].notna()].groupby(["model", "group"]).size()
+    what = (f"`empirical_bayes(regressor='xgboost')` with robust intervals, {len(labeled):,} units = "
+            f"{len(EB_MODELS)} models x {EB_GROUPS} groups, {labeled.min()}-{labeled.max()} labeled examples per "
+            f"unit ({len(log):,} rows with confidence and one numeric feature), after one untimed warm-up call")
+    return [Result("eb-1000", what, time_calls(partial(empirical_bayes, log), repeats), 5.0)]
+
+
+def bench_cva(repeats: int) -> list[Result]:
+    import numpy as np
+
+    from benchmarks.subgroups import m2_values
+    from evalcore.ebci import _cva_direct, robust_critical_value
+
+    m2 = m2_values()
+    rows = []
+    for name, kappa in (("cva-1000-k3", 3.0), ("cva-1000-kinf", np.inf)):
+        samples = time_calls(partial(robust_critical_value, m2, kappa, 0.05), repeats)
+        fast = robust_critical_value(m2, kappa, 0.05)
+        direct = np.array([_cva_direct(float(v), kappa, 0.05) for v in m2])
+        error = float(np.max(np.abs(fast - direct)))
+        what = (f"`robust_critical_value` of {len(np.unique(m2)):,} distinct m2 (0 and log-spaced 1e-3..1e3), "
+                f"kappa = {kappa:g}, alpha = 0.05")
+        rows.append(Result(name, what, samples, 1.0,
+                           note=f"max abs error vs `_cva_direct` on the same values: {error:.1e} "
+                                f"(largest value {fast.max():.2f})"))
+    return rows
+
+
+HOLDOUT_REPEATS = 3  # each repeat is a whole 200-repetition study
+
+
+def bench_holdout_mmlu(repeats: int) -> list[Result]:
+    import gc
+    import statistics
+
+    from benchmarks.subgroups import cpu_seconds, mmlu_pro_path
+    from evalcore.data import load_eval_log
+    from evalcore.holdout import holdout_study
+
+    what = ("`holdout_study(n_repetitions=200, regressor='xgboost', n_jobs=-1)` on MMLU-Pro (all models and "
+            "`src` subgroups, proportional design, seed 0), log loaded once beforehand")
+    path = mmlu_pro_path()
+    if path is None:
+        return [Result("holdout-mmlu", what, target=120.0, note="skipped: ../shared/data is absent")]
+    log = load_eval_log(path)
+    samples, cpu, loads = [], [], []
+    for _ in range(min(repeats, HOLDOUT_REPEATS)):
+        gc.collect()
+        cpu_before, start = cpu_seconds(), time.perf_counter()
+        result = holdout_study(log, n_repetitions=200, n_jobs=-1)
+        samples.append(time.perf_counter() - start)
+        cpu_after = cpu_seconds()
+        if cpu_before is not None and cpu_after is not None:
+            cpu.append(cpu_after - cpu_before)
+        loads.append(os.getloadavg()[0])
+    summary = result.summary.set_index("method")
+    what += (f"; {log['model'].nunique()} models x {log['group'].nunique()} groups = {len(result.units):,} units; "
+             "the first repeat includes starting the joblib workers")
+    busy = (f"CPU time of the process and its workers {statistics.median(cpu):.0f} s, i.e. about "
+            f"{statistics.median(cpu) / 2:.0f} s of wall-clock time on 2 otherwise idle cores; "
+            if cpu else "")
+    note = (f"{busy}1-minute load average after each repeat {', '.join(f'{x:.1f}' for x in loads)}. Results: "
+            f"EB/DT MSE ratio {summary.loc['EB', 'mse_ratio_vs_DT']:.3f}, "
+            f"SR/DT {summary.loc['SR', 'mse_ratio_vs_DT']:.3f}; coverage EB {summary.loc['EB', 'coverage']:.3f}, "
+            f"DT {summary.loc['DT', 'coverage']:.3f}; mean width EB {summary.loc['EB', 'width']:.4f}, "
+            f"DT {summary.loc['DT', 'width']:.4f}")
+    print(f"  MMLU-Pro holdout summary (200 repetitions, seed 0):\n{result.summary.to_string(index=False)}",
+          flush=True)
+    return [Result("holdout-mmlu", what, samples, 120.0, note=note)]
+
+
 # ------------------------------------------------------------------------------------------------ runner
 
 
@@ -169,6 +251,9 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "area-interval": (bench_area_interval, False),
         "server-start": (bench_server_start, True),
         "page-render": (bench_page_render, True),
+        "eb-1000": (bench_eb, False),
+        "cva-1000": (bench_cva, False),
+        "holdout-mmlu": (bench_holdout_mmlu, False),
     }
 
 

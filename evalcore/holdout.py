@@ -27,7 +27,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from .reading import EvalDataError
-from .subgroups import empirical_bayes
+from .subgroups import (REGRESSORS, _cross_fit, _feature_columns, _require_metric, _unit_covariates,
+                        _unit_stats, empirical_bayes)
 
 SMALL_SUBGROUP = 15
 METHODS = {"DT": "direct", "SR": "synthetic", "EB": "eb"}
@@ -79,8 +80,14 @@ def holdout_study(
     sizes = sample_sizes(examples.groupby("group").size(), design)
     if len(sizes) < 2:
         raise EvalDataError(f"Design {design!r} keeps {len(sizes)} group(s): the study needs at least two.")
+    if sizes.sum() > 0.8 * len(examples):
+        raise EvalDataError(
+            f"The evaluation sample would hold {sizes.sum():,} of the {len(examples):,} labeled examples: the "
+            "subgroups are too small for a holdout study, which compares estimates from a small sample with the "
+            "full data. It needs subgroups of well over 10 examples (50+ for the proportional design).")
     children = np.random.SeedSequence(seed).spawn(n_repetitions)
-    jobs = (delayed(_one_repetition)(rows, examples, sizes, metric, regressor, alpha, child) for child in children)
+    data = _StudyData.build(rows, examples, sizes, metric, regressor)
+    jobs = (delayed(_fast_repetition)(data, alpha, child) for child in children)
     runs = []
     for i, run in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
         runs.append(run)
@@ -90,14 +97,78 @@ def holdout_study(
     return HoldoutResult(units, summarize(units), n_repetitions, design, seed)
 
 
+def _draw(rng: np.random.Generator, pools, counts) -> np.ndarray:
+    """The evaluation sample: ``counts[i]`` examples without replacement from each ``pools[i]``, in that order."""
+    return np.concatenate([rng.choice(pool, size=count, replace=False) for pool, count in zip(pools, counts)])
+
+
 def _one_repetition(rows, examples, sizes, metric, regressor, alpha, seed_seq) -> pd.DataFrame:
+    """One repetition in terms of the public API (the reference for :func:`_fast_repetition`, which the study
+    runs and which returns the same frame)."""
     rng = np.random.default_rng(seed_seq)
-    chosen = [rng.choice(ids.to_numpy(), size=sizes[g], replace=False)
-              for g, ids in examples[examples["group"].isin(sizes.index)].groupby("group")["example_id"]]
+    pools = examples[examples["group"].isin(sizes.index)].groupby("group")["example_id"]
+    chosen = _draw(rng, [ids.to_numpy() for _, ids in pools], [sizes[g] for g, _ in pools])
     # labels kept on the sample only; confidence and features stay known on every example, as in practice
-    sample = rows.assign(**{metric: rows[metric].where(rows["example_id"].isin(np.concatenate(chosen)))})
+    sample = rows.assign(**{metric: rows[metric].where(rows["example_id"].isin(chosen))})
     fit_seed = int(rng.integers(2**31 - 1))
     return empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed)
+
+
+@dataclass(frozen=True, eq=False)
+class _StudyData:
+    """What every repetition needs, computed once and compact to send to the workers (joblib memory-maps the
+    large arrays): per labeled row its example, model and group codes and metric value; the unit covariates
+    (means of confidence and features, task), which do not depend on which labels are kept; the sampling pools
+    (example positions per group, in the order :func:`_one_repetition` draws from)."""
+
+    metric: str
+    regressor: str
+    row_example: np.ndarray
+    row_model: np.ndarray
+    row_group: np.ndarray
+    values: np.ndarray
+    models: pd.Index
+    groups: pd.Index
+    n_examples: int
+    pools: list
+    counts: list
+    covariates: tuple
+
+    @classmethod
+    def build(cls, rows, examples, sizes, metric, regressor) -> "_StudyData":
+        if regressor not in REGRESSORS:  # checked once here rather than in every repetition
+            raise EvalDataError(f"Unknown regressor '{regressor}': choose one of {', '.join(REGRESSORS)}.")
+        _require_metric(rows, metric)
+        numeric = [c for c in ("confidence", "proxy") if c in rows] + _feature_columns(rows, None)
+        rows = rows[rows["model"].notna() & rows["group"].notna()]  # as groupby, which leaves such rows out
+        row_model, models = pd.factorize(rows["model"], sort=True)
+        row_group, groups = pd.factorize(rows["group"], sort=True)
+        positions = examples.assign(position=np.arange(len(examples)))
+        pools = positions[positions["group"].isin(sizes.index)].groupby("group")["position"]
+        return cls(
+            metric=metric, regressor=regressor,
+            row_example=pd.Index(examples["example_id"]).get_indexer(rows["example_id"]).astype(np.int32),
+            row_model=row_model.astype(np.int32), row_group=row_group.astype(np.int32),
+            values=rows[metric].to_numpy(dtype=float), models=models, groups=groups, n_examples=len(examples),
+            pools=[pos.to_numpy() for _, pos in pools], counts=[int(sizes[g]) for g, _ in pools],
+            covariates=_unit_covariates(rows, numeric))
+
+
+def _fast_repetition(data: _StudyData, alpha: float, seed_seq) -> pd.DataFrame:
+    """:func:`_one_repetition` on the precomputed :class:`_StudyData`: the same draws and the same estimates,
+    from the sampled rows only (integer-coded; about 1/5 of the rows on MMLU-Pro) instead of the whole log."""
+    rng = np.random.default_rng(seed_seq)
+    chosen = np.zeros(data.n_examples, dtype=bool)
+    chosen[_draw(rng, data.pools, data.counts)] = True
+    fit_seed = int(rng.integers(2**31 - 1))
+    keep = chosen[data.row_example]
+    # integer codes sort like the names they stand for (factorize with sort=True)
+    labeled = pd.DataFrame({"model": data.row_model[keep], "group": data.row_group[keep],
+                            data.metric: data.values[keep]})
+    units = _unit_stats(labeled, data.metric, alpha)
+    units["model"] = data.models.take(units["model"].to_numpy())
+    units["group"] = data.groups.take(units["group"].to_numpy())
+    return _cross_fit(units, data.covariates, data.metric, data.regressor, alpha, fit_seed)
 
 
 def _per_unit(runs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:

@@ -77,9 +77,13 @@ st.subheader("Fit")
 fit = table.groupby("model", as_index=False).agg(
     units=("group", "size"), median_n=("n", "median"), mean_shrinkage=("shrinkage", "mean"),
     A_min=("A", "min"), A_max=("A", "max"), kappa_min=("kappa", "min"), kappa_max=("kappa", "max"))
-st.caption("A: variance of the true subgroup values around the synthetic regression, fitted on each of the two "
-           "cross-fitting folds (min and max shown); kappa: their kurtosis; shrinkage: weight on the synthetic "
-           "estimate, s²/(s² + A).")
+fit.insert(3, "sr_r2", [1 - ((g["direct"] - g["synthetic"]) ** 2 * g["n"]).sum()
+                        / ((g["direct"] - (g["direct"] * g["n"]).sum() / g["n"].sum()) ** 2 * g["n"]).sum()
+                        for _, g in table.groupby("model", sort=True)])
+st.caption("sr_r2: how much of the spread of the direct estimates the synthetic regression predicts out of fold "
+           "(weighted by n; noise caps it below 1). A: variance of the true subgroup values around the synthetic "
+           "regression, fitted on each of the two cross-fitting folds (min and max shown); kappa: their kurtosis; "
+           "shrinkage: weight on the synthetic estimate, s²/(s² + A).")
 render.table(fit, "empirical Bayes fit")
 
 st.subheader("Forest plot")

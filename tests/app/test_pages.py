@@ -245,6 +245,26 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
         accuracy = usable.groupby("model")["correct"].mean()
         for model, value in by_model(summary, "accuracy").items():
             assert value == pytest.approx(accuracy[model], abs=1e-9), model
+    check_subgroups_page(at, expected)
+
+
+def check_subgroups_page(at: AppTest, expected: pd.DataFrame | None) -> None:
+    """Subgroups: DT/SR/EB table with ordered intervals, the average-coverage note, forest and shrinkage plots."""
+    goto(at, "subgroups")
+    assert not texts(at.error) and not texts(at.warning)
+    assert any("on average across subgroups" in t for t in texts(at.info))
+    table = table_with(at, "model", "group", "n", "direct", "synthetic", "eb", "eb_low", "eb_high", "shrinkage")
+    assert ((table["eb_low"] <= table["eb"]) & (table["eb"] <= table["eb_high"])).all()
+    assert (table["eb_high"] - table["eb_low"] > 0).all()
+    assert table["shrinkage"].between(0, 1).all()
+    assert len(charts(at)) == 2  # forest plot of one model, shrinkage plot
+    assert_tables_downloadable(at)
+    if expected is not None:
+        labeled = expected[expected["correct"].notna()]
+        direct = labeled.groupby(["model", "group"])["correct"].agg(["mean", "size"])
+        got = table.set_index(["model", "group"])
+        assert got["n"].to_dict() == direct["size"].to_dict()
+        assert got["direct"].to_dict() == pytest.approx(direct["mean"].to_dict())
 
 
 def test_synthetic_demo_is_the_default_and_every_page_renders():
@@ -294,6 +314,11 @@ def test_battles_demo_renders_every_page_and_calibration_explains():
     assert "per-example log" in info and "confidence" in info
     assert charts(at) == [] and len(at.dataframe) == 0
     assert len(at.get("page_link")) == 1  # a way back to the Data page
+
+    goto(at, "subgroups")
+    assert not texts(at.error)
+    assert any("per-example log" in t for t in texts(at.info))
+    assert charts(at) == []
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -387,7 +412,7 @@ def test_bad_upload_shows_a_clear_error_on_every_page(case):
     assert not texts(at.success), "a bad file must not get a validation report"
     assert sidebar_captions(at)[0] == "Data: the upload needs fixing (see the Data page)."
 
-    for page in ("calibration", "models"):
+    for page in ("calibration", "models", "subgroups"):
         goto(at, page)
         assert texts(at.error), f"{page} page should explain that the upload cannot be used"
         assert charts(at) == [] and len(at.dataframe) == 0
@@ -596,3 +621,28 @@ def test_same_bytes_under_a_new_name_update_the_label():
     at.file_uploader[0].set_value(("second.csv", csv, "text/csv"))
     at.run()
     assert any("second.csv" in c.value for c in at.sidebar.caption)
+
+
+def test_subgroups_page_on_an_upload_and_its_holdout_study():
+    log = small_log()
+    at = open_app()
+    upload(at, "my_eval.csv", csv_bytes(log))
+    check_subgroups_page(at, log)
+    at.button(key="sg_run").click()
+    at.run()
+    assert not at.exception
+    assert any("too small for a holdout study" in e for e in texts(at.error))  # 8 examples: nothing to hold out
+
+    at = open_app()  # the synthetic demo: groups large enough
+    goto(at, "subgroups")
+    at.selectbox(key="sg_reg").set_value("mean")
+    at.select_slider(key="sg_reps").set_value(50)
+    at.run()
+    at.button(key="sg_run").click()
+    at.run()
+    assert not at.exception and not texts(at.error)
+    summary = table_with(at, "method", "mse", "mse_ratio_vs_DT", "coverage", "width")
+    assert list(summary["method"]) == ["DT", "SR", "EB"]
+    assert summary.loc[summary["method"] == "DT", "mse_ratio_vs_DT"].item() == pytest.approx(1.0)
+    assert len(charts(at)) == 4  # forest, shrinkage, holdout MSE ratios, coverage vs width
+    assert any("50 repetitions" in c for c in texts(at.caption))

@@ -62,18 +62,19 @@ def test_demo_pages_render(page: Page):
     expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
     expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text(
         re.compile(r"demo · Synthetic benchmark.*a log table with [\d,]+ rows and 5 models"))
-    expect(page.locator(NAV_LINK)).to_have_count(3)
+    expect(page.locator(NAV_LINK)).to_have_count(4)
 
-    for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4)):
+    for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4), ("Subgroups", 2)):
         goto_page(page, title)
         if charts:
             expect_charts(page, charts)
         if title == "Data":
             expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
+        if title == "Calibration":
+            expect(page.get_by_role("tab")).to_have_count(5)
+        if title == "Subgroups":
+            expect(page.get_by_text("on average across subgroups")).to_be_visible()
         screenshot(page, f"demo-{title.lower()}")
-
-    tabs = page.get_by_role("tab")
-    expect(tabs).to_have_count(5)
 
 
 def test_upload_log_then_models_and_calibration(page: Page, tmp_path: Path):
@@ -109,6 +110,12 @@ def test_upload_log_then_models_and_calibration(page: Page, tmp_path: Path):
     wait_idle(page)
     expect(page.get_by_role("tabpanel").locator(PLOTLY).first).to_be_visible()
     screenshot(page, "upload-calibration")
+
+    goto_page(page, "Subgroups")
+    expect_charts(page, 2)
+    labeled_rows = int(frame["correct"].notna().sum())
+    expect(page.get_by_text(f"Using {labeled_rows:,} labeled rows")).to_be_visible()
+    screenshot(page, "upload-subgroups")
 
     # the selection made on the Models page is what the Calibration page analyses
     goto_page(page, "Models")
