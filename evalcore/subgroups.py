@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .clustering import feature_columns
 from .ebci import robust_critical_value
 from .reading import EvalDataError
 from .summaries import mean_table
@@ -214,9 +215,7 @@ def _index(units: pd.DataFrame) -> pd.MultiIndex:
 
 
 def _feature_columns(log: pd.DataFrame, features: list[str] | None) -> list[str]:
-    from .schema import LOG_ROLES
-
-    available = [c for c in log.columns if c not in LOG_ROLES and pd.api.types.is_numeric_dtype(log[c])]
+    available = feature_columns(log)
     if features is None:
         return available
     missing = [f for f in features if f not in available]
