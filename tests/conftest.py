@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
 import pytest
+from hypothesis import settings
+
+# CI replays a fixed set of generated examples (reproducible runs); local runs keep exploring new ones.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 #: /work/main/tests/conftest.py -> /work/shared/data, i.e. ../shared/data relative to the project root.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -258,7 +258,8 @@ def test_near_valid_strategies_are_often_accepted():
     accepted = {LOG: 0, SUMMARY: 0, BATTLES: 0}
     strategies = {LOG: near_valid_logs(), SUMMARY: near_valid_summaries(), BATTLES: near_valid_battles()}
     for kind, strategy in strategies.items():
-        @settings(max_examples=30, deadline=None, database=None)
+        # derandomized: a fixed set of examples, so this guard is a check, not a coin flip
+        @settings(max_examples=100, deadline=None, database=None, derandomize=True)
         @given(raw=strategy)
         def count(raw):
             try:
