@@ -166,6 +166,8 @@ _MARKUP = re.compile(r'\s*(\{|<|\[\s*[\[{"\]\d-])')  # JSON, HTML, XML
 
 
 def _read_text(data: bytes) -> pd.DataFrame:
+    if b"\r" in data:  # one line break for the checks and the parser alike (old Mac files end lines with \r alone)
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     sample = data[:_SNIFF_BYTES].decode("utf-8", errors="ignore")
     if _MARKUP.match(sample):
         raise EvalDataError(
@@ -238,7 +240,7 @@ def _ragged_record(data: bytes, delim: str) -> tuple[int, int, int] | None:
     """The fast check of :func:`_ragged_line` on text without quotes: blank lines are skipped and one extra
     empty field (a trailing delimiter) is allowed, as the parser drops it."""
     sep = delim.encode()
-    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")  # the parser's line breaks
+    lines = data.split(b"\n")  # line breaks are normalised by _read_text
     counts = np.fromiter((ln.count(sep) for ln in lines), dtype=np.int64, count=len(lines))
     first = next((i for i, line in enumerate(lines) if counts[i] or line.strip()), 0)  # the header
     expected = int(counts[first]) + 1

@@ -348,3 +348,10 @@ def test_unsupported_source_type():
 
 def test_eval_data_error_is_a_value_error():
     assert issubclass(EvalDataError, ValueError)
+
+
+def test_lone_carriage_returns_are_line_breaks():
+    # found by hypothesis: old-Mac line endings; the parser and the ragged-row check must see the same lines
+    frame = read_table(b"model,correct\rA,1\rB,0\r")
+    assert frame.to_dict("list") == {"model": ["A", "B"], "correct": [1, 0]}
+    read_table(b"\r,\x01\r,\x01")  # a blank first line, then a header and a row of two fields: no warning, no error
