@@ -76,3 +76,17 @@ def test_bad_design_and_unlabeled_data_are_refused(full_log):
         holdout_study(full_log, design=7)
     with pytest.raises(EvalDataError, match="needs labeled examples"):
         holdout_study(full_log.assign(correct=np.nan), n_repetitions=1)
+
+
+@pytest.mark.parametrize("regressor", ["mean", "linear"])
+def test_fast_repetition_equals_the_reference_repetition(full_log, regressor):
+    from evalcore import holdout
+
+    rows = full_log[full_log["correct"].notna()]
+    examples = rows.drop_duplicates("example_id")[["example_id", "group"]]
+    sizes = sample_sizes(examples.groupby("group").size())
+    data = holdout._StudyData.build(rows, examples, sizes, "correct", regressor)
+    seed = np.random.SeedSequence(11)
+    fast = holdout._fast_repetition(data, 0.05, seed)
+    reference = holdout._one_repetition(rows, examples, sizes, "correct", regressor, 0.05, seed)
+    pd.testing.assert_frame_equal(fast.reset_index(drop=True), reference.reset_index(drop=True))
