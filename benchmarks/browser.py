@@ -13,7 +13,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
 #: URL path of each page (as streamlit derives it from pages/<name>.py; "" is the default page, Data).
-PAGES = {"data": "", "models": "models", "calibration": "calibration"}
+PAGES = {"data": "", "models": "models", "calibration": "calibration", "subgroups": "subgroups"}
 RENDER_TIMEOUT_MS = 120_000
 
 # The page is rendered when the script run has finished *and* its main content is visible: the run state alone

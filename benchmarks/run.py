@@ -129,9 +129,9 @@ def bench_page_render(repeats: int) -> list[Result]:
     from benchmarks import browser
     from benchmarks.server import streamlit_server
 
-    titles = {"data": "Data", "models": "Models", "calibration": "Calibration"}
+    titles = {"data": "Data", "models": "Models", "calibration": "Calibration", "subgroups": "Subgroups"}
     content = {"data": "validation report and preview table", "models": "a plotly chart",
-               "calibration": "a plotly chart"}
+               "calibration": "a plotly chart", "subgroups": "a plotly chart"}
     cold = {p: Result(f"render-{p}-cold", "", target=3.0) for p in browser.PAGES}
     warm = {p: Result(f"render-{p}-warm", "", target=3.0) for p in browser.PAGES}
     for p in browser.PAGES:

@@ -28,7 +28,7 @@ def blobs_log(sizes=(60, 40, 30), n_models=2, seed=0, extra_far=0):
 
 def test_recovers_separated_blobs_and_labels_every_model_alike():
     log, truth = blobs_log()
-    groups = auto_groups(log, min_size=5)
+    groups = auto_groups(log, max_clusters=6, min_size=5)
     assert groups.index.equals(log.index)
     first = groups[log["model"] == "m0"].to_numpy()
     assert (first == groups[log["model"] == "m1"].to_numpy()).all()
@@ -41,7 +41,7 @@ def test_recovers_separated_blobs_and_labels_every_model_alike():
 
 def test_tiny_cluster_is_merged_into_the_nearest_large_one():
     log, truth = blobs_log(sizes=(60, 40, 30), extra_far=4)
-    groups = auto_groups(log, min_size=10)
+    groups = auto_groups(log, max_clusters=6, min_size=10)
     first = groups[log["model"] == "m0"].to_numpy()
     tiny = set(first[truth.to_numpy() == 3])
     assert len(tiny) == 1 and list(first).count(next(iter(tiny))) > 4  # merged, not alone
@@ -59,4 +59,4 @@ def test_confidence_is_not_a_feature_and_errors_are_clear():
 
 def test_seeded_and_deterministic():
     log, _ = blobs_log(seed=3)
-    pd.testing.assert_series_equal(auto_groups(log, seed=1), auto_groups(log, seed=1))
+    pd.testing.assert_series_equal(auto_groups(log, max_clusters=6, seed=1), auto_groups(log, max_clusters=6, seed=1))
