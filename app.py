@@ -12,6 +12,7 @@ PAGES = [
     st.Page("pages/models.py", title="Models", icon=":material/tune:"),
     st.Page("pages/calibration.py", title="Calibration", icon=":material/target:"),
     st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
+    st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
 ]
 page = st.navigation(PAGES)
 

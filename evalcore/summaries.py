@@ -60,3 +60,17 @@ def mean_table(
     out["n"] = out["n"].astype("int64")
     out["n_unlabeled"] = out["n_unlabeled"].astype("int64")
     return out.drop(columns="sd")[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]
+
+
+def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame:
+    """Leaderboard summary (model, task, category, n, n_correct, accuracy) of a per-example log's labeled rows.
+
+    ``metric`` must be binary (0/1): counts of correct examples per (model, task). Unlabeled rows are not counted.
+    """
+    labeled = log[log[metric].notna()]
+    grouped = labeled.groupby(["model", "task", "category"], sort=True, observed=True)[metric]
+    out = pd.DataFrame({"n": grouped.size(), "n_correct": grouped.sum()}).reset_index()
+    out["n"] = out["n"].astype("int64")
+    out["n_correct"] = out["n_correct"].round().astype("int64")
+    out["accuracy"] = out["n_correct"] / out["n"]
+    return out

@@ -246,6 +246,23 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
         for model, value in by_model(summary, "accuracy").items():
             assert value == pytest.approx(accuracy[model], abs=1e-9), model
     check_subgroups_page(at, expected)
+    check_leaderboard_page(at, expected)
+
+
+def check_leaderboard_page(at: AppTest, expected: pd.DataFrame | None) -> None:
+    """Leaderboard: overall scores inside their intervals, three charts, the interval method stated."""
+    goto(at, "leaderboard")
+    assert not texts(at.error)
+    board = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
+    assert ((board["ci_low"] <= board["estimate"] + 1e-12) & (board["estimate"] <= board["ci_high"] + 1e-12)).all()
+    assert len(charts(at)) == 3  # overall scores, pairwise differences, rank intervals
+    assert any("bootstrap percentile intervals" in c for c in texts(at.caption))
+    assert_tables_downloadable(at)
+    if expected is not None:
+        labeled = expected[expected["correct"].notna()]
+        overall = labeled.groupby(["model", "task"])["correct"].mean().groupby("model").mean()
+        got = board[board["scope"] == "overall"].set_index("model")["estimate"]
+        assert got.to_dict() == pytest.approx(overall.to_dict())
 
 
 def check_subgroups_page(at: AppTest, expected: pd.DataFrame | None) -> None:
@@ -318,6 +335,11 @@ def test_battles_demo_renders_every_page_and_calibration_explains():
     goto(at, "subgroups")
     assert not texts(at.error)
     assert any("per-example log" in t for t in texts(at.info))
+    assert charts(at) == []
+
+    goto(at, "leaderboard")
+    assert not texts(at.error)
+    assert any("leaderboard needs" in t for t in texts(at.info))
     assert charts(at) == []
 
 
@@ -412,7 +434,7 @@ def test_bad_upload_shows_a_clear_error_on_every_page(case):
     assert not texts(at.success), "a bad file must not get a validation report"
     assert sidebar_captions(at)[0] == "Data: the upload needs fixing (see the Data page)."
 
-    for page in ("calibration", "models", "subgroups"):
+    for page in ("calibration", "models", "subgroups", "leaderboard"):
         goto(at, page)
         assert texts(at.error), f"{page} page should explain that the upload cannot be used"
         assert charts(at) == [] and len(at.dataframe) == 0

@@ -69,3 +69,14 @@ def test_cell_without_labels_gets_nan_not_an_error():
     assert (table.loc["b", "n"], table.loc["b", "n_unlabeled"]) == (0, 1)
     assert np.isnan(table.loc["b", "estimate"]) and np.isnan(table.loc["b", "ci_low"])
     assert table.loc["a", "estimate"] == 0.5
+
+
+def test_summary_from_log_counts_labeled_rows():
+    from evalcore.summaries import summary_from_log
+
+    log = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"], "task": ["t", "t", "u", "t", "t", "u"],
+                        "category": ["c", "c", "d", "c", "c", "d"], "correct": [1, 0, np.nan, 1, 1, 0]})
+    summary = summary_from_log(log).set_index(["model", "task"])
+    assert summary.loc[("a", "t"), ["n", "n_correct"]].tolist() == [2, 1]
+    assert ("a", "u") not in summary.index  # no labeled row
+    assert summary.loc[("b", "t"), "accuracy"] == 1.0 and summary.loc[("b", "u"), "category"] == "d"

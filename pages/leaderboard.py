@@ -1,0 +1,93 @@
+"""Leaderboard page: task, category and overall scores with bootstrap intervals, pairwise differences, rank intervals."""
+
+import streamlit as st
+
+from evalcore import figures
+from evalcore.data import EvalDataError
+from evalcore.schema import BATTLES, LOG
+from evalcore.summaries import summary_from_log
+from pages.common import data_source as ds
+from pages.common import leaderboard_cache as lc
+from pages.common import render, selection
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
+
+st.title("Leaderboard")
+st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
+           "category and overall (the plain mean of tasks), with bootstrap intervals.")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+sel = selection.current(data)
+kind = data.report.kind
+if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
+    st.info("The leaderboard needs per-example 0/1 correctness (`correct`) or a leaderboard summary "
+            "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
+    st.stop()
+if len(sel.models) < 2:
+    st.warning("Choose at least two models on the Models page to compare them.")
+    st.stop()
+
+rows = selection.apply(data.frame, sel, kind)
+key = (data.key, sel.models, sel.tasks, sel.groups)
+with st.expander("Settings", icon=":material/settings:"):
+    c1, c2, c3, c4 = st.columns(4)
+    level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,
+                             format_func=figures.percent, key="lb_level",
+                             help="83.4%: two models whose intervals do not overlap differ at about the 5% level "
+                                  "(Goldstein & Healy).")
+    n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
+    seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
+    normalized = c4.toggle("Normalized accuracy", key="lb_norm",
+                           help="(raw - low) / (high - low) per task, with low/high the bootstrap minimum and "
+                                "maximum over models and replicates (the paper's choice).")
+
+source = rows
+how = ("paired bootstrap: the examples of each task resampled jointly for all models" if kind == LOG
+       else "binomial resampling of each (model, task) count")
+try:
+    table = lc.board(key, level, n_boot, seed, normalized, source)
+except EvalDataError as exc:
+    if kind != LOG:
+        st.error(str(exc))
+        st.stop()
+    source, key = summary_from_log(rows), (*key, "summary")  # say so and fall back on the per-task counts
+    how = f"binomial resampling of each (model, task) count, because {exc}"
+    try:
+        table = lc.board(key, level, n_boot, seed, normalized, source)
+    except EvalDataError as exc2:
+        st.error(str(exc2))
+        st.stop()
+st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
+           f"seed {seed}. Scores are {'normalized' if normalized else 'raw'} accuracies.")
+
+overall = table[table["scope"] == "overall"].sort_values("estimate", ascending=False)
+render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score", "score",
+                                   f"{figures.percent(level)} bootstrap intervals · plain mean of tasks"),
+             "overall score")
+wide = table[table["scope"] != "task"].assign(
+    value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
+render.table(wide.pivot(index="model", columns="name", values="value").reset_index(), "leaderboard")
+render.table(table, "leaderboard (long, all tasks)")
+
+st.subheader("Pairwise differences")
+top = st.slider("Compare the top k models", 2, min(8, len(overall)), min(3, len(overall)), key="lb_top")
+models = tuple(overall["model"].head(top))
+diffs = lc.differences((*key, normalized), models, n_boot, seed, source)
+diffs = diffs.assign(label=diffs["model_a"] + " − " + diffs["model_b"], estimate=diffs["diff"])
+st.caption(f"Difference of overall scores with 95% intervals, Bonferroni-corrected over the {len(diffs)} pairs "
+           "shown: an interval excluding 0 is a real difference.")
+render.chart(figures.interval_dots(diffs, "label", "Pairwise differences", "difference",
+                                   "95% Bonferroni-corrected bootstrap intervals", reference=0.0), "pairwise differences")
+render.table(diffs.drop(columns=["label", "estimate"]), "pairwise differences")
+
+st.subheader("Rank intervals")
+method = st.selectbox("Rank by", list(lc.RANK_METHODS), format_func=lc.RANK_METHODS.get, key="lb_rank")
+ranked = lc.ranks(key, method, n_boot, seed, source).sort_values("rank")
+st.caption("Rank on the observed data (1 = best) with the 95% interval of the rank over bootstrap replicates.")
+render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate=ranked["rank"]), "label",
+                                   f"Rank by {lc.RANK_METHODS[method]}", "rank", "95% bootstrap intervals"),
+             "rank intervals")
+render.table(ranked, "rank intervals")
