@@ -328,3 +328,60 @@ def holdout_coverage_width(summary_by_model: pd.DataFrame, level: float = 0.95) 
     low = float(np.nanmin(np.append(rows["coverage"].to_numpy(dtype=float), level)))
     fig.update_yaxes(range=[max(0.0, low - 0.05), 1.01])
     return fig
+
+
+#: colour of the ternary map's "too close to call" zone
+TERNARY_GRAY = "#a0aec0"
+
+
+def ternary_figure(
+    map_frame: pd.DataFrame,
+    categories: tuple[str, str, str] | None = None,
+    title: str = "Which model wins under which category weighting",
+    marker_size: float | None = None,
+) -> go.Figure:
+    """Ternary task-weighting map (paper, Section 3.3) from :func:`evalcore.weighting.ternary_map` output.
+
+    One ``go.Scatterternary`` trace (and legend entry) per winning model, coloured by winner, plus one gray trace
+    for the points where the top two are within ``z`` standard errors ("too close to call"). Axes ``a, b, c`` are
+    the weights ``w1, w2, w3`` of ``categories`` (default ``map_frame.attrs["categories"]``). Hover shows the
+    weights, winner, runner-up, the margin and its standard error. Also accepts the column names of
+    ``ternary_winner_map`` (``diff``, ``gray``).
+    """
+    frame = map_frame.rename(columns={"diff": "margin", "gray": "too_close"})
+    cats = tuple(categories or frame.attrs.get("categories") or ("w1", "w2", "w3"))
+    z = frame.attrs.get("z")
+    if marker_size is None:
+        n = max(len(frame), 1)
+        marker_size = float(np.clip(11.0 / np.sqrt(n) * 30, 3, 18))  # ~4.6 at 1% steps (5,151 points)
+    hover = (f"{cats[0]} %{{a:.2f}} · {cats[1]} %{{b:.2f}} · {cats[2]} %{{c:.2f}}<br>"
+             "winner %{customdata[0]}<br>runner-up %{customdata[1]}<br>"
+             "difference %{customdata[2]:.4f} (SE %{customdata[3]:.4f})<extra>%{fullData.name}</extra>")
+    fig = go.Figure()
+    clear = frame[~frame["too_close"].astype(bool)]
+    counts = clear["winner"].value_counts()
+    for i, model in enumerate(counts.index):
+        part = clear[clear["winner"] == model]
+        fig.add_trace(go.Scatterternary(
+            a=part["w1"], b=part["w2"], c=part["w3"], mode="markers", name=str(model),
+            marker={"color": color(i), "size": marker_size, "symbol": "square", "line": {"width": 0}},
+            customdata=np.stack([part["winner"], part["runner_up"], part["margin"], part["se"]], axis=1),
+            hovertemplate=hover))
+    gray = frame[frame["too_close"].astype(bool)]
+    if len(gray):
+        fig.add_trace(go.Scatterternary(
+            a=gray["w1"], b=gray["w2"], c=gray["w3"], mode="markers",
+            name="too close to call" + (f" (within {z:g} SE)" if z is not None else ""),
+            marker={"color": TERNARY_GRAY, "size": marker_size, "symbol": "square", "line": {"width": 0}},
+            customdata=np.stack([gray["winner"], gray["runner_up"], gray["margin"], gray["se"]], axis=1),
+            hovertemplate=hover))
+    subtitle = ("colour: best weighted score; gray: top two within "
+                + (f"z = {z:g}" if z is not None else "z") + " standard errors of their difference")
+    fig.update_layout(
+        template=_TEMPLATE, title=_title(title, subtitle), height=560,
+        margin={"l": 40, "r": 40, "t": 90, "b": 40}, legend={"title": {"text": "winner"}, "itemsizing": "constant"},
+        ternary={"sum": 1,
+                 "aaxis": {"title": {"text": f"w {cats[0]}"}, "min": 0, "linewidth": 1, "ticks": "outside"},
+                 "baxis": {"title": {"text": f"w {cats[1]}"}, "min": 0, "linewidth": 1, "ticks": "outside"},
+                 "caxis": {"title": {"text": f"w {cats[2]}"}, "min": 0, "linewidth": 1, "ticks": "outside"}})
+    return fig
