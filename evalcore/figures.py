@@ -340,15 +340,14 @@ def ternary_figure(
     title: str = "Which model wins under which category weighting",
     marker_size: float | None = None,
 ) -> go.Figure:
-    """Ternary task-weighting map (paper, Section 3.3) from :func:`evalcore.weighting.ternary_map` output.
+    """Ternary task-weighting map (paper, Section 3.3) from :func:`evalcore.weighting.ternary_winner_map` output.
 
     One ``go.Scatterternary`` trace (and legend entry) per winning model, coloured by winner, plus one gray trace
     for the points where the top two are within ``z`` standard errors ("too close to call"). Axes ``a, b, c`` are
     the weights ``w1, w2, w3`` of ``categories`` (default ``map_frame.attrs["categories"]``). Hover shows the
-    weights, winner, runner-up, the margin and its standard error. Also accepts the column names of
-    ``ternary_winner_map`` (``diff``, ``gray``).
+    weights, winner, runner-up, the difference and its standard error.
     """
-    frame = map_frame.rename(columns={"diff": "margin", "gray": "too_close"})
+    frame = map_frame
     cats = tuple(categories or frame.attrs.get("categories") or ("w1", "w2", "w3"))
     z = frame.attrs.get("z")
     if marker_size is None:
@@ -358,22 +357,22 @@ def ternary_figure(
              "winner %{customdata[0]}<br>runner-up %{customdata[1]}<br>"
              "difference %{customdata[2]:.4f} (SE %{customdata[3]:.4f})<extra>%{fullData.name}</extra>")
     fig = go.Figure()
-    clear = frame[~frame["too_close"].astype(bool)]
+    clear = frame[~frame["gray"].astype(bool)]
     counts = clear["winner"].value_counts()
     for i, model in enumerate(counts.index):
         part = clear[clear["winner"] == model]
         fig.add_trace(go.Scatterternary(
             a=part["w1"], b=part["w2"], c=part["w3"], mode="markers", name=str(model),
             marker={"color": color(i), "size": marker_size, "symbol": "square", "line": {"width": 0}},
-            customdata=np.stack([part["winner"], part["runner_up"], part["margin"], part["se"]], axis=1),
+            customdata=np.stack([part["winner"], part["runner_up"], part["diff"], part["se"]], axis=1),
             hovertemplate=hover))
-    gray = frame[frame["too_close"].astype(bool)]
+    gray = frame[frame["gray"].astype(bool)]
     if len(gray):
         fig.add_trace(go.Scatterternary(
             a=gray["w1"], b=gray["w2"], c=gray["w3"], mode="markers",
             name="too close to call" + (f" (within {z:g} SE)" if z is not None else ""),
             marker={"color": TERNARY_GRAY, "size": marker_size, "symbol": "square", "line": {"width": 0}},
-            customdata=np.stack([gray["winner"], gray["runner_up"], gray["margin"], gray["se"]], axis=1),
+            customdata=np.stack([gray["winner"], gray["runner_up"], gray["diff"], gray["se"]], axis=1),
             hovertemplate=hover))
     subtitle = ("colour: best weighted score; gray: top two within "
                 + (f"z = {z:g}" if z is not None else "z") + " standard errors of their difference")

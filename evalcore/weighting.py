@@ -327,13 +327,13 @@ def _pick_categories(st: CategoryStats, categories: Sequence[str] | None) -> lis
     return [have.index(c) for c in cats]
 
 
-def ternary_map(
+def ternary_winner_map(
     data: pd.DataFrame,
+    categories: Sequence[str] | None = None,
     step: float = 0.01,
-    z: float = 1.0,
+    z: float = 2.0,
     se_source: str = "binomial",
     normalized: bool = False,
-    categories: Sequence[str] | None = None,
     rho: float = 0.0,
     n_boot: int = 2000,
     seed: int = 0,
@@ -343,9 +343,9 @@ def ternary_map(
     Grid: all ``(w1, w2, w3)`` in multiples of ``step`` summing to 1 (``(n+1)(n+2)/2`` points, ``n = 1/step``);
     ``w1, w2, w3`` weigh ``categories`` in the order given (default: the data's three categories in order of first
     appearance; stored in ``frame.attrs["categories"]``). Per point: ``winner`` = argmax of ``S_i(w)`` (ties go
-    to the model listed first in the data), ``runner_up`` the second, ``margin = S_winner - S_runner_up >= 0``,
-    ``se`` the standard error of that difference, ``too_close = margin < z * se`` (the paper's gray zone; an exact
-    tie is always too close). ``se``: ``"binomial"`` = ``sqrt(Var[S_a] + Var[S_b] - 2 rho sqrt(Var[S_a]
+    to the model listed first in the data), ``runner_up`` the second, ``diff = S_winner - S_runner_up >= 0``,
+    ``se`` the standard error of that difference, ``gray = diff < z * se`` (the paper's "too close to call" zone; an
+    exact tie is always gray; z = 2 under independence by default). ``se``: ``"binomial"`` = ``sqrt(Var[S_a] + Var[S_b] - 2 rho sqrt(Var[S_a]
     Var[S_b]))`` with the Appendix's binomial variances (``rho = 0``: the paper's plots; the paper's alternative
     is ``z = 2 sqrt(1/2)`` at ``rho = 0``); ``"bootstrap"`` = ``sqrt(w' Cov[pbar_a - pbar_b] w)`` from the summary
     bootstrap (``rho`` ignored). ``normalized`` uses the paper's normalized accuracies. Raises
@@ -374,7 +374,7 @@ def ternary_map(
         d = cov[a, :, a, :] + cov[b, :, b, :] - cov[a, :, b, :] - cov[b, :, a, :]  # (G, 3, 3)
         var_d = np.einsum("gi,gij,gj->g", grid, d, grid)
     se = np.sqrt(np.maximum(var_d, 0.0))
-    too_close = (margin < z * se) | (margin <= 0)
+    gray = (margin < z * se) | (margin <= 0)
     names = np.asarray(st.models, dtype=object)
     frame = pd.DataFrame({
         "w1": grid[:, 0],
@@ -382,9 +382,9 @@ def ternary_map(
         "w3": grid[:, 2],
         "winner": names[a],
         "runner_up": names[b],
-        "margin": margin,
+        "diff": margin,
         "se": se,
-        "too_close": too_close,
+        "gray": gray,
     })
     frame.attrs.update({
         "categories": tuple(st.categories[i] for i in pick),
@@ -394,15 +394,3 @@ def ternary_map(
         "rho": float(rho),
     })
     return frame
-
-
-def ternary_winner_map(
-    data: pd.DataFrame, categories: Sequence[str] | None = None, step: float = 0.01, z: float = 2.0, **kwargs
-) -> pd.DataFrame:
-    """:func:`ternary_map` with the column names of the issue's API contract (``diff`` for ``margin``, ``gray``
-    for ``too_close``) and the paper's default ``z = 2``. Columns: w1, w2, w3, winner, runner_up, diff, se, gray."""
-    out = ternary_map(data, step=step, z=z, categories=categories, **kwargs)
-    attrs = dict(out.attrs)
-    out = out.rename(columns={"margin": "diff", "too_close": "gray"})
-    out.attrs.update(attrs)
-    return out

@@ -21,7 +21,6 @@ from evalcore.weighting import (
     correlation_factor,
     difference_se,
     simplex_grid,
-    ternary_map,
     ternary_winner_map,
     weighted_scores,
 )
@@ -126,7 +125,7 @@ def _random_summary(seed: int, n_models: int = 6) -> pd.DataFrame:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_winners_match_brute_force_argmax(seed):
     data = _random_summary(seed)
-    got = ternary_map(data, step=0.05, z=2.0)
+    got = ternary_winner_map(data, step=0.05, z=2.0)
     assert len(got) == 231
     assert got.attrs["categories"] == ("nat", "spec", "str")
     models = list(dict.fromkeys(data.model))
@@ -145,9 +144,9 @@ def test_winners_match_brute_force_argmax(seed):
         best = max(models, key=lambda m: scores[m])
         second = max((m for m in models if m != best), key=lambda m: scores[m])
         assert row.winner == best and row.runner_up == second
-        assert row.margin == pytest.approx(scores[best] - scores[second], abs=1e-12)
+        assert row.diff == pytest.approx(scores[best] - scores[second], abs=1e-12)
         assert row.se == pytest.approx(math.sqrt(vs[best] + vs[second]), rel=1e-9)
-        assert row.too_close == (row.margin < 2.0 * row.se)
+        assert row.gray == (row.diff < 2.0 * row.se)
 
 
 def test_gray_zone_when_within_z_standard_errors():
@@ -159,54 +158,54 @@ def test_gray_zone_when_within_z_standard_errors():
     se_corner = math.sqrt(0.25 / 10_000 + 0.49 * 0.51 / 10_000)  # 0.0070704...
     ratio = 0.01 / se_corner  # the difference is ~1.414 SE at the corner w_a = 1
     for z, gray in ((1.0, False), (2.0, True)):
-        m = ternary_map(data, step=0.1, z=z)
+        m = ternary_winner_map(data, step=0.1, z=z)
         corner = m[m.w1 == 1].iloc[0]
         assert corner.winner == "A" and corner.runner_up == "B"
-        assert corner.margin == pytest.approx(0.01)
+        assert corner["diff"] == pytest.approx(0.01)
         assert corner.se == pytest.approx(se_corner, rel=1e-12)
-        assert bool(corner.too_close) is gray, (z, ratio)
+        assert bool(corner.gray) is gray, (z, ratio)
         # where w_a = 0 the models tie exactly: always too close to call, even at z = 0
-        assert m[m.w1 == 0].too_close.all()
+        assert m[m.w1 == 0].gray.all()
     # along the edge w_b + w_c = 1 - w_a the margin is 0.01 w_a and SE ~ sqrt(w_a^2 (.25+.2499) + ...)/100:
     # at z = 1 exactly the points with margin >= SE are clear
-    m = ternary_map(data, step=0.1, z=1.0)
-    clear = m[~m.too_close]
-    assert (clear.margin >= clear.se).all() and (m[m.too_close].margin < m[m.too_close].se).all()
+    m = ternary_winner_map(data, step=0.1, z=1.0)
+    clear = m[~m.gray]
+    assert (clear["diff"] >= clear.se).all() and (m[m.gray]["diff"] < m[m.gray].se).all()
     assert len(clear) > 0
     # the paper's z = 2 sqrt(1/2) for correlated models equals z = 2 with rho = 0.5 when variances are ~equal
-    a = ternary_map(data, step=0.1, z=2 * math.sqrt(0.5))
-    b = ternary_map(data, step=0.1, z=2.0, rho=0.5)
-    assert (a.too_close == b.too_close).mean() > 0.95
+    a = ternary_winner_map(data, step=0.1, z=2 * math.sqrt(0.5))
+    b = ternary_winner_map(data, step=0.1, z=2.0, rho=0.5)
+    assert (a.gray == b.gray).mean() > 0.95
 
 
 def test_one_or_four_categories_explained(tiny):
     one = tiny.assign(category="all")
     with pytest.raises(EvalDataError, match="three task categories"):
-        ternary_map(one)
+        ternary_winner_map(one)
     four = tiny.copy()
     four.loc[four.task == "t2", "category"] = "extra"
     with pytest.raises(EvalDataError, match="pick three"):
-        ternary_map(four)
-    m = ternary_map(four, step=0.5, categories=["extra", "natural", "structured"])
+        ternary_winner_map(four)
+    m = ternary_winner_map(four, step=0.5, categories=["extra", "natural", "structured"])
     assert m.attrs["categories"] == ("extra", "natural", "structured")
     corner = m[m.w1 == 1].iloc[0]  # 'extra' = t2 only: A 0.5, B 0.75
-    assert corner.winner == "B" and corner.margin == pytest.approx(0.25)
+    assert corner.winner == "B" and corner["diff"] == pytest.approx(0.25)
     with pytest.raises(EvalDataError, match="exactly three"):
-        ternary_map(four, categories=["extra", "natural"])
+        ternary_winner_map(four, categories=["extra", "natural"])
     with pytest.raises(ValueError):
-        ternary_map(tiny, se_source="bayes")
+        ternary_winner_map(tiny, se_source="bayes")
 
 
 def test_figure_has_a_trace_per_winner_and_a_gray_zone():
     data = _random_summary(0)
-    m = ternary_map(data, step=0.05, z=2.0)
+    m = ternary_winner_map(data, step=0.05, z=2.0)
     fig = ternary_figure(m)
     assert all(isinstance(t, go.Scatterternary) for t in fig.data)
     names = [t.name for t in fig.data]
-    winners = set(m.loc[~m.too_close, "winner"])
-    assert set(names[:-1]) == winners if m.too_close.any() else set(names) == winners
+    winners = set(m.loc[~m.gray, "winner"])
+    assert set(names[:-1]) == winners if m.gray.any() else set(names) == winners
     assert sum(len(t.a) for t in fig.data) == len(m)
-    if m.too_close.any():
+    if m.gray.any():
         assert fig.data[-1].marker.color == TERNARY_GRAY and "too close" in fig.data[-1].name
     assert fig.layout.ternary.caxis.title.text == "w str"
     # the issue's column names are accepted too
@@ -227,38 +226,38 @@ def vtab(shared_file) -> pd.DataFrame:
 def test_vtab_rotation_wins_when_structured_tasks_dominate(vtab, z, normalized):
     """Paper, Section 3.3 (Figures 3 and 4): 'A robust result across all of these plots is that when structured
     images are weighted heavily in the aggregation, Rotation is suggested as the best performing model.'"""
-    m = ternary_map(vtab, step=0.01, z=z, normalized=normalized, categories=["natural", "specialized", "structured"])
+    m = ternary_winner_map(vtab, step=0.01, z=z, normalized=normalized, categories=["natural", "specialized", "structured"])
     corner = m[np.isclose(m.w3, 1.0)].iloc[0]
-    assert corner.winner == "Rotation" and not corner.too_close
+    assert corner.winner == "Rotation" and not corner.gray
     near = m[m.w3 >= 0.95 - 1e-9]  # 21 grid points around the structured corner
     assert len(near) == 21
-    assert (near.winner == "Rotation").all() and not near.too_close.any()
+    assert (near.winner == "Rotation").all() and not near.gray.any()
     # Rotation (6th overall) wins nowhere near the natural corner
     assert not (m[m.w3 <= 0.5].winner == "Rotation").any()
 
 
 def test_vtab_natural_corner_is_too_close_between_the_supervised_models(vtab):
     # paper: no meaningful difference between Sup-Rotation-100% and Sup-Exemplar-100% for many weightings
-    m = ternary_map(vtab, step=0.01, z=2.0)
+    m = ternary_winner_map(vtab, step=0.01, z=2.0)
     corner = m[np.isclose(m.w1, 1.0)].iloc[0]
     assert {corner.winner, corner.runner_up} == {"Sup-Exemplar-100%", "Sup-Rotation-100%"}
-    assert corner.too_close
+    assert corner.gray
     # raw accuracies: outside Rotation's corner the clear winner is Sup-Rotation-100%
-    clear = m[~m.too_close]
+    clear = m[~m.gray]
     assert set(clear.winner) == {"Rotation", "Sup-Rotation-100%"}
 
 
 def test_vtab_bootstrap_standard_errors_agree_with_binomial(vtab):
-    a = ternary_map(vtab, step=0.05, z=2.0)
-    b = ternary_map(vtab, step=0.05, z=2.0, se_source="bootstrap", n_boot=2000, seed=0)
+    a = ternary_winner_map(vtab, step=0.05, z=2.0)
+    b = ternary_winner_map(vtab, step=0.05, z=2.0, se_source="bootstrap", n_boot=2000, seed=0)
     assert (a.winner == b.winner).all()
     assert np.allclose(b.se / a.se, 1.0, atol=0.1)
 
 
 def test_vtab_ternary_map_timing(vtab):
-    ternary_map(vtab, step=0.01)  # warm-up
+    ternary_winner_map(vtab, step=0.01)  # warm-up
     start = time.perf_counter()
-    m = ternary_map(vtab, step=0.01, z=2.0)
+    m = ternary_winner_map(vtab, step=0.01, z=2.0)
     elapsed = time.perf_counter() - start
     print(f"\nternary map, 16 models x 19 tasks, 1% grid ({len(m)} points): {elapsed * 1000:.1f} ms "
           "(issue's benchmark: < 500 ms)")
