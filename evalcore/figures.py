@@ -378,7 +378,7 @@ def ternary_figure(
                 + (f"z = {z:g}" if z is not None else "z") + " standard errors of their difference")
     fig.update_layout(
         template=_TEMPLATE, title=_title(title, subtitle), height=560,
-        margin={"l": 40, "r": 40, "t": 90, "b": 40}, legend={"title": {"text": "winner"}, "itemsizing": "constant"},
+        margin={"l": 40, "r": 40, "t": 120, "b": 40}, legend={"title": {"text": "winner"}, "itemsizing": "constant"},
         ternary={"sum": 1,
                  "aaxis": {"title": {"text": f"w {cats[0]}"}, "min": 0, "linewidth": 1, "ticks": "outside"},
                  "baxis": {"title": {"text": f"w {cats[1]}"}, "min": 0, "linewidth": 1, "ticks": "outside"},

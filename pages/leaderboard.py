@@ -91,3 +91,31 @@ render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate
                                    f"Rank by {lc.RANK_METHODS[method]}", "rank", "95% bootstrap intervals"),
              "rank intervals")
 render.table(ranked, "rank intervals")
+
+st.subheader("Task-weighting map")
+summary = summary_from_log(rows) if kind == LOG else rows
+categories = sorted(summary["category"].unique())
+if len(categories) < 3:
+    st.info(f"The weighting map needs three task categories; this data has {len(categories)} "
+            f"({', '.join(categories)}). With fewer there is no trade-off between categories to map.")
+    st.stop()
+t1, t2, t3 = st.columns(3)
+chosen = t1.multiselect("Three categories", categories, default=categories[:3], max_selections=3, key="lb_cats")
+z = t2.select_slider("Gray zone: within z standard errors", [1.0, 1.4, 2.0, 3.0], value=2.0, key="lb_z",
+                     help="z = 2 under independence; z = 2·sqrt(1/2) ≈ 1.4 allows for correlation between models.")
+se_source = t3.radio("Standard errors", ["binomial", "bootstrap"], horizontal=True, key="lb_se")
+if len(chosen) != 3:
+    st.info("Choose exactly three categories.")
+    st.stop()
+try:
+    wmap = lc.weighting_map(key, tuple(chosen), z, se_source, normalized, seed, summary)
+except EvalDataError as exc:
+    st.error(str(exc))
+    st.stop()
+st.caption(f"Each point is one weighting of the three categories (1% steps); its colour is the model with the best "
+           f"weighted score. Gray: the top two are within {z:g} standard errors of their difference ({se_source} "
+           "standard errors), too close to call.")
+render.chart(figures.ternary_figure(wmap), "task weighting map")
+share = (wmap.assign(region=wmap["winner"].where(~wmap["gray"], "too close to call"))
+         .groupby("region").size().rename("share of weightings").div(len(wmap)).reset_index())
+render.table(share, "task weighting map regions")

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import aggregate
+from evalcore.weighting import ternary_winner_map
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
                 "avg_rank_noise": "average rank, N(0,1)-point noise", "avg_rank_bins": "average rank, 1-point bins"}
@@ -24,3 +25,10 @@ def ranks(key: tuple, method: str, n_boot: int, seed: int, _data: pd.DataFrame) 
 @st.cache_resource(max_entries=32, show_spinner="Bootstrapping pairwise differences...")
 def differences(key: tuple, models: tuple[str, ...], n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
     return aggregate.pairwise_differences(_data, models=list(models), level=0.95, n_boot=n_boot, seed=seed)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Computing the task-weighting map...")
+def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: str, normalized: bool, seed: int,
+                  _summary: pd.DataFrame) -> pd.DataFrame:
+    return ternary_winner_map(_summary, categories=list(categories), step=0.01, z=z, se_source=se_source,
+                              normalized=normalized, seed=seed)

@@ -255,7 +255,7 @@ def check_leaderboard_page(at: AppTest, expected: pd.DataFrame | None) -> None:
     assert not texts(at.error)
     board = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
     assert ((board["ci_low"] <= board["estimate"] + 1e-12) & (board["estimate"] <= board["ci_high"] + 1e-12)).all()
-    assert len(charts(at)) == 3  # overall scores, pairwise differences, rank intervals
+    assert len(charts(at)) == 4  # overall scores, pairwise differences, rank intervals, task-weighting map
     assert any("bootstrap percentile intervals" in c for c in texts(at.caption))
     assert_tables_downloadable(at)
     if expected is not None:
