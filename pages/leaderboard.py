@@ -45,21 +45,16 @@ with st.expander("Settings", icon=":material/settings:"):
                                 "maximum over models and replicates (the paper's choice).")
 
 source = rows
-how = ("paired bootstrap: the examples of each task resampled jointly for all models" if kind == LOG
-       else "binomial resampling of each (model, task) count")
 try:
     table = lc.board(key, level, n_boot, seed, normalized, source)
 except EvalDataError as exc:
-    if kind != LOG:
-        st.error(str(exc))
-        st.stop()
-    source, key = summary_from_log(rows), (*key, "summary")  # say so and fall back on the per-task counts
-    how = f"binomial resampling of each (model, task) count, because {exc}"
-    try:
-        table = lc.board(key, level, n_boot, seed, normalized, source)
-    except EvalDataError as exc2:
-        st.error(str(exc2))
-        st.stop()
+    st.error(str(exc))
+    st.stop()
+if table.attrs.get("paired"):
+    how = "paired bootstrap: the examples of each task resampled jointly for all models, keeping their correlation"
+else:
+    note = table.attrs.get("bootstrap_note", "")
+    how = "binomial resampling of each (model, task) count" + (f" ({note})" if note else "")
 st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
            f"seed {seed}. Scores are {'normalized' if normalized else 'raw'} accuracies.")
 

@@ -7,7 +7,6 @@ Paper: "Statistical Uncertainty Quantification for Aggregate Performance Metrics
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -254,11 +253,6 @@ def test_vtab_bootstrap_standard_errors_agree_with_binomial(vtab):
     assert np.allclose(b.se / a.se, 1.0, atol=0.1)
 
 
-def test_vtab_ternary_map_timing(vtab):
-    ternary_winner_map(vtab, step=0.01)  # warm-up
-    start = time.perf_counter()
+def test_vtab_ternary_map_at_one_percent_has_every_grid_point(vtab):
     m = ternary_winner_map(vtab, step=0.01, z=2.0)
-    elapsed = time.perf_counter() - start
-    print(f"\nternary map, 16 models x 19 tasks, 1% grid ({len(m)} points): {elapsed * 1000:.1f} ms "
-          "(issue's benchmark: < 500 ms)")
-    assert len(m) == 5151
+    assert len(m) == 5151  # (100 + 1)(100 + 2) / 2
