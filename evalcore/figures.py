@@ -384,3 +384,24 @@ def ternary_figure(
                  "baxis": {"title": {"text": f"w {cats[1]}"}, "min": 0, "linewidth": 1, "ticks": "outside"},
                  "caxis": {"title": {"text": f"w {cats[2]}"}, "min": 0, "linewidth": 1, "ticks": "outside"}})
     return fig
+
+
+def rank_probability_bars(probabilities: pd.DataFrame, subtitle: str = "") -> go.Figure:
+    """Stacked bars of the posterior probability of each rank per model (paper, Figure 5).
+
+    ``probabilities``: :func:`evalcore.bayes.posterior_rank_probabilities` output (model, rank, probability);
+    models are listed by their probability of rank 1, most likely winner on top.
+    """
+    wide = probabilities.pivot(index="model", columns="rank", values="probability").fillna(0.0)
+    wide = wide.sort_values(by=list(wide.columns), ascending=False)
+    fig = go.Figure()
+    for i, rank in enumerate(wide.columns):
+        fig.add_trace(go.Bar(
+            y=wide.index, x=wide[rank], orientation="h", name=f"rank {rank}", marker_color=color(i),
+            hovertemplate=f"%{{y}}: P(rank {rank}) = %{{x:.3f}}<extra></extra>"))
+    fig.update_layout(template=_TEMPLATE, barmode="stack", height=max(260, 110 + 30 * len(wide)),
+                      title=_title("Posterior rank probabilities", subtitle), xaxis_title="probability",
+                      legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 20, "t": 70, "b": 40})
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(autorange="reversed", type="category")
+    return fig

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from evalcore import figures
+from evalcore import bayes, figures
 from evalcore.data import EvalDataError
 from evalcore.schema import BATTLES, LOG
 from evalcore.summaries import summary_from_log
@@ -86,6 +86,26 @@ render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate
                                    f"Rank by {lc.RANK_METHODS[method]}", "rank", "95% bootstrap intervals"),
              "rank intervals")
 render.table(ranked, "rank intervals")
+
+st.subheader("Bayesian hierarchical model")
+st.caption("Beta-binomial model per model across tasks (paper Section 2.2): Y ~ Binomial(N, theta), theta ~ "
+           "Beta(alpha, beta), Exponential(1/10000) priors; Gibbs sampling with slice steps, 4 chains.")
+if st.toggle("Fit the Bayesian model", key="lb_bayes"):
+    draws = st.select_slider("Draws per chain", [1000, 2000, 5000], value=2000, key="lb_draws")
+    summary_b = summary_from_log(rows) if kind == LOG else rows
+    fitted = lc.bayes_fit(key, draws, seed, summary_b)
+    bboard = bayes.bayes_leaderboard(fitted, level=level)
+    st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (the paper's Table 7), "
+               f"{draws:,} draws per chain (first half burn-in), seed {seed}. Convergence: largest R-hat "
+               f"{bboard['rhat'].max():.3f}, smallest effective sample size {bboard['ess'].min():,.0f}.")
+    bwide = bboard[bboard["scope"] != "task"].assign(
+        value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
+    render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")
+    render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
+    probs = bayes.posterior_rank_probabilities(fitted)
+    render.chart(figures.rank_probability_bars(probs, "overall score (plain mean of tasks) under the posterior"),
+                 "posterior rank probabilities")
+    render.table(probs, "posterior rank probabilities")
 
 st.subheader("Task-weighting map")
 summary = summary_from_log(rows) if kind == LOG else rows

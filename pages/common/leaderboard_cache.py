@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import aggregate
+from evalcore import aggregate, bayes
 from evalcore.weighting import ternary_winner_map
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
@@ -32,3 +32,8 @@ def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: 
                   _summary: pd.DataFrame) -> pd.DataFrame:
     return ternary_winner_map(_summary, categories=list(categories), step=0.01, z=z, se_source=se_source,
                               normalized=normalized, seed=seed)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Sampling the Bayesian hierarchical model (Gibbs, 4 chains)...")
+def bayes_fit(key: tuple, draws: int, seed: int, _summary: pd.DataFrame) -> bayes.GibbsDraws:
+    return bayes.fit(_summary, draws=draws, chains=4, seed=seed)

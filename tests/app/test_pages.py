@@ -672,3 +672,18 @@ def test_subgroups_page_on_an_upload_and_its_holdout_study():
     assert summary.loc[summary["method"] == "DT", "mse_ratio_vs_DT"].item() == pytest.approx(1.0)
     assert len(charts(at)) == 4  # forest, shrinkage, holdout MSE ratios, coverage vs width
     assert any("50 repetitions" in c for c in texts(at.caption))
+
+
+def test_leaderboard_bayesian_model_on_request():
+    at = open_app()
+    goto(at, "leaderboard")
+    assert not any("R-hat" in c for c in texts(at.caption))  # not fitted until asked
+    at.toggle(key="lb_bayes").set_value(True)
+    at.run()
+    assert not at.exception and not texts(at.error)
+    assert any("R-hat" in c and "posterior predictive" in c for c in texts(at.caption))
+    board = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high", "rhat", "ess")
+    assert board["estimate"].between(0, 1).all() and (board["ci_low"] <= board["ci_high"]).all()
+    probs = table_with(at, "model", "rank", "probability")
+    assert probs.groupby("model")["probability"].sum().to_numpy() == pytest.approx(1.0)
+    assert len(charts(at)) == 5  # + posterior rank probabilities

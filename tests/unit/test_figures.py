@@ -59,3 +59,12 @@ def test_selective_curves_thin_long_curves_but_keep_the_end(model_data):
     assert lines[0].x[0] == pytest.approx(figures.MIN_ANSWERED / 2000)  # the first 19 points are left out
     assert len(lines[1].x) == 100 - (figures.MIN_ANSWERED - 1)
     assert np.all(np.diff(lines[0].x) > 0)
+
+
+def test_rank_probability_bars_stack_to_one_and_list_the_likely_winner_first():
+    probs = pd.DataFrame({"model": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "probability": [0.3, 0.7, 0.7, 0.3]})
+    fig = figures.rank_probability_bars(probs, "sub")
+    assert [t.name for t in fig.data] == ["rank 1", "rank 2"]
+    assert list(fig.data[0].y) == ["b", "a"] and list(fig.data[0].x) == [0.7, 0.3]
+    assert np.allclose(np.sum([t.x for t in fig.data], axis=0), 1.0)
+    assert fig.layout.barmode == "stack"
