@@ -19,6 +19,13 @@ Benchmarks (``--only`` takes these names):
   the max abs error against the per-value reference solver ``_cva_direct``;
 * ``holdout-mmlu``: ``evalcore.holdout.holdout_study`` with 200 repetitions on MMLU-Pro (29 LLMs, 91 subgroups; at
   most 3 repeats), with its MSE ratios, coverage and width (skipped without ../shared/data).
+* ``boot-summary``: ``evalcore.aggregate.bootstrap_summary(n_boot=10000)`` of the VTAB-1k leaderboard (16 x 19;
+  skipped without ../shared/data);
+* ``boot-paired``: ``evalcore.aggregate.bootstrap_replicates(n_boot=2000)`` of a simulated paired VTAB-sized log
+  (16 models, 387,904 examples, 19 tasks; built once, untimed), with the speed-up over naive index resampling;
+* ``bhm-5000``: ``evalcore.bayes.fit(draws=5000, chains=4)`` on VTAB-1k (skipped without ../shared/data);
+* ``ternary-1pct``: ``evalcore.weighting.ternary_winner_map(step=0.01, z=2.0)`` on VTAB-1k (skipped without
+  ../shared/data).
 """
 
 from __future__ import annotations
@@ -238,6 +245,76 @@ def bench_holdout_mmlu(repeats: int) -> list[Result]:
     return [Result("holdout-mmlu", what, samples, 120.0, note=note)]
 
 
+def _vtab():
+    """The VTAB-1k leaderboard loaded with ``load_eval_log``, or None when ../shared/data is absent."""
+    from benchmarks.aggregate import vtab_path
+    from evalcore.data import load_eval_log
+
+    path = vtab_path()
+    return None if path is None else load_eval_log(path)
+
+
+def bench_boot_summary(repeats: int) -> list[Result]:
+    from evalcore.aggregate import bootstrap_summary
+
+    what = "`bootstrap_summary(n_boot=10000)` (binomial bootstrap) of VTAB-1k, 16 models x 19 tasks"
+    vtab = _vtab()
+    if vtab is None:
+        return [Result("boot-summary", what, target=1.0, note="skipped: ../shared/data/vtab_1k.csv is absent")]
+    return [Result("boot-summary", what, time_calls(partial(bootstrap_summary, vtab, n_boot=10000), repeats), 1.0)]
+
+
+NAIVE_REPLICATES = 20  # naive index resampling is timed on 20 replicates and scaled to 2,000
+
+
+def bench_boot_paired(repeats: int) -> list[Result]:
+    import statistics
+
+    from benchmarks.aggregate import correctness_matrices, naive_resampling, paired_log
+    from evalcore.aggregate import bootstrap_replicates
+
+    start = time.perf_counter()
+    log = paired_log()
+    n_examples = int(log.groupby("task", observed=True)["example_id"].nunique().sum())
+    print(f"  built the {len(log):,}-row paired log in {time.perf_counter() - start:.1f} s", flush=True)
+    rep = bootstrap_replicates(log, n_boot=2)  # untimed check that the log gets the paired bootstrap
+    samples = time_calls(partial(bootstrap_replicates, log, n_boot=2000), repeats)
+    mats = correctness_matrices(log)
+    naive = time_calls(partial(naive_resampling, mats, NAIVE_REPLICATES), min(repeats, 3))
+    scaled = statistics.median(naive) * 2000 / NAIVE_REPLICATES
+    speedup = scaled / statistics.median(samples)
+    what = (f"`bootstrap_replicates(n_boot=2000)` (paired bootstrap) of a simulated paired log: "
+            f"{log['model'].nunique()} models x {n_examples:,} examples in {log['task'].nunique()} tasks (VTAB "
+            f"test-set sizes; {len(log):,} rows, Categorical columns), includes reading and checking the log; "
+            f"the log is built once, untimed")
+    note = (f"paired={rep.paired}; naive index resampling (`C[:, idx].mean(axis=1)` per replicate and task): "
+            f"{statistics.median(naive):.2f} s for {NAIVE_REPLICATES} replicates (median of {len(naive)}), i.e. "
+            f"{scaled:.0f} s scaled to 2,000: speed-up x{speedup:.1f}")
+    return [Result("boot-paired", what, samples, 10.0, note=note)]
+
+
+def bench_bhm(repeats: int) -> list[Result]:
+    from evalcore.bayes import fit
+
+    what = "`evalcore.bayes.fit(draws=5000, chains=4, seed=0)` (Gibbs, beta-binomial BHM) on VTAB-1k, 16 x 19"
+    vtab = _vtab()
+    if vtab is None:
+        return [Result("bhm-5000", what, target=5.0, note="skipped: ../shared/data/vtab_1k.csv is absent")]
+    samples = time_calls(partial(fit, vtab, draws=5000, chains=4, seed=0), repeats)
+    return [Result("bhm-5000", what, samples, 5.0)]
+
+
+def bench_ternary(repeats: int) -> list[Result]:
+    from evalcore.weighting import ternary_winner_map
+
+    what = "`ternary_winner_map(step=0.01, z=2.0)` (5,151 weight vectors, binomial SE) on VTAB-1k, 16 x 19"
+    vtab = _vtab()
+    if vtab is None:
+        return [Result("ternary-1pct", what, target=0.5, note="skipped: ../shared/data/vtab_1k.csv is absent")]
+    samples = time_calls(partial(ternary_winner_map, vtab, step=0.01, z=2.0), repeats)
+    return [Result("ternary-1pct", what, samples, 0.5)]
+
+
 # ------------------------------------------------------------------------------------------------ runner
 
 
@@ -254,6 +331,10 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "eb-1000": (bench_eb, False),
         "cva-1000": (bench_cva, False),
         "holdout-mmlu": (bench_holdout_mmlu, False),
+        "boot-summary": (bench_boot_summary, False),
+        "boot-paired": (bench_boot_paired, False),
+        "bhm-5000": (bench_bhm, False),
+        "ternary-1pct": (bench_ternary, False),
     }
 
 
