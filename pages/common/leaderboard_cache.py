@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from evalcore import aggregate, bayes
+from evalcore import aggregate, bayes, publication
 from evalcore.weighting import ternary_winner_map
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
@@ -37,3 +37,9 @@ def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: 
 @st.cache_resource(max_entries=16, show_spinner="Sampling the Bayesian hierarchical model (Gibbs, 4 chains)...")
 def bayes_fit(key: tuple, draws: int, seed: int, _summary: pd.DataFrame) -> bayes.GibbsDraws:
     return bayes.fit(_summary, draws=draws, chains=4, seed=seed)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Drawing the publication version...")
+def static_map(key: tuple, categories: tuple[str, ...], z: float, se_source: str, normalized: bool, seed: int,
+               fmt: str, _map: pd.DataFrame) -> bytes:
+    return publication.figure_bytes(publication.ternary_static(_map), fmt)

@@ -258,6 +258,8 @@ def check_leaderboard_page(at: AppTest, expected: pd.DataFrame | None) -> None:
     n_categories = board.loc[board["scope"] == "category", "name"].nunique()
     if n_categories >= 3:
         assert len(charts(at)) == 4  # overall scores, pairwise differences, rank intervals, task-weighting map
+        static = [b for b in at.get("download_button") if "static map" in b.label]
+        assert len(static) == 1 and "python-ternary" in static[0].label
     else:  # no trade-off between categories to map: explained instead
         assert len(charts(at)) == 3 and any("needs three task categories" in t for t in texts(at.info))
     assert any("bootstrap percentile intervals" in c for c in texts(at.caption))
