@@ -198,6 +198,25 @@ def _cross_fit(units: pd.DataFrame, covariates: tuple, metric: str, regressor: s
     return out[RESULT_COLUMNS]
 
 
+def fit_summary(table: pd.DataFrame) -> pd.DataFrame:
+    r"""Per model, how the EB fit went, from :func:`empirical_bayes` output.
+
+    Columns: model, units, median_n, sr_r2, mean_shrinkage, A_min, A_max, kappa_min, kappa_max (A and kappa over
+    the two cross-fitting folds). ``sr_r2`` is the n-weighted out-of-fold :math:`R^2` of the synthetic regression
+    against the direct estimates, :math:`1 - \sum_g n_g (Z_g - \hat f_g)^2 / \sum_g n_g (Z_g - \bar Z)^2` with
+    :math:`\bar Z` the n-weighted mean; sampling noise in :math:`Z_g` keeps it below 1.
+    """
+    fit = table.groupby("model", as_index=False, sort=True).agg(
+        units=("group", "size"), median_n=("n", "median"), mean_shrinkage=("shrinkage", "mean"),
+        A_min=("A", "min"), A_max=("A", "max"), kappa_min=("kappa", "min"), kappa_max=("kappa", "max"))
+    r2 = []
+    for _, g in table.groupby("model", sort=True):
+        mean = np.average(g["direct"], weights=g["n"])
+        r2.append(1 - (g["n"] * (g["direct"] - g["synthetic"]) ** 2).sum() / (g["n"] * (g["direct"] - mean) ** 2).sum())
+    fit.insert(3, "sr_r2", r2)
+    return fit
+
+
 # ----------------------------------------------------------------------------------------------------------------
 
 

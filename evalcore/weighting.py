@@ -58,7 +58,6 @@ __all__ = [
     "weighted_scores",
     "difference_se",
     "correlation_factor",
-    "ternary_map",
     "ternary_winner_map",
 ]
 

@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from evalcore import bayes, figures
+from evalcore import figures
 from evalcore.data import EvalDataError
 from evalcore.schema import BATTLES, LOG
-from evalcore.summaries import summary_from_log
 from pages.common import data_source as ds
 from pages.common import leaderboard_cache as lc
 from pages.common import render, selection
@@ -87,14 +86,14 @@ render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate
              "rank intervals")
 render.table(ranked, "rank intervals")
 
+summary = lc.summary(key, rows) if kind == LOG else rows
+
 st.subheader("Bayesian hierarchical model")
 st.caption("Beta-binomial model per model across tasks (paper Section 2.2): Y ~ Binomial(N, theta), theta ~ "
            "Beta(alpha, beta), Exponential(1/10000) priors; Gibbs sampling with slice steps, 4 chains.")
 if st.toggle("Fit the Bayesian model", key="lb_bayes"):
     draws = st.select_slider("Draws per chain", [1000, 2000, 5000], value=2000, key="lb_draws")
-    summary_b = summary_from_log(rows) if kind == LOG else rows
-    fitted = lc.bayes_fit(key, draws, seed, summary_b)
-    bboard = bayes.bayes_leaderboard(fitted, level=level)
+    bboard, probs = lc.bayes_tables(key, draws, seed, level, summary)
     st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (the paper's Table 7), "
                f"{draws:,} draws per chain (first half burn-in), seed {seed}. Convergence: largest R-hat "
                f"{bboard['rhat'].max():.3f}, smallest effective sample size {bboard['ess'].min():,.0f}.")
@@ -102,13 +101,11 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
         value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
     render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")
     render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
-    probs = bayes.posterior_rank_probabilities(fitted)
     render.chart(figures.rank_probability_bars(probs, "overall score (plain mean of tasks) under the posterior"),
                  "posterior rank probabilities")
     render.table(probs, "posterior rank probabilities")
 
 st.subheader("Task-weighting map")
-summary = summary_from_log(rows) if kind == LOG else rows
 categories = sorted(summary["category"].unique())
 if len(categories) < 3:
     st.info(f"The weighting map needs three task categories; this data has {len(categories)} "

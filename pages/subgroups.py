@@ -1,6 +1,5 @@
 """Subgroups page: direct vs synthetic-regression vs empirical Bayes estimates per subgroup, and a holdout study."""
 
-import pandas as pd
 import streamlit as st
 
 from evalcore import figures
@@ -8,7 +7,7 @@ from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
 from evalcore.holdout import summarize
 from evalcore.schema import LOG
-from evalcore.subgroups import REGRESSORS
+from evalcore.subgroups import REGRESSORS, fit_summary
 from evalcore.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -74,12 +73,7 @@ st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar 
         "time.", icon=":material/info:")
 
 st.subheader("Fit")
-fit = table.groupby("model", as_index=False).agg(
-    units=("group", "size"), median_n=("n", "median"), mean_shrinkage=("shrinkage", "mean"),
-    A_min=("A", "min"), A_max=("A", "max"), kappa_min=("kappa", "min"), kappa_max=("kappa", "max"))
-fit.insert(3, "sr_r2", [1 - ((g["direct"] - g["synthetic"]) ** 2 * g["n"]).sum()
-                        / ((g["direct"] - (g["direct"] * g["n"]).sum() / g["n"].sum()) ** 2 * g["n"]).sum()
-                        for _, g in table.groupby("model", sort=True)])
+fit = fit_summary(table)
 st.caption("sr_r2: how much of the spread of the direct estimates the synthetic regression predicts out of fold "
            "(weighted by n; noise caps it below 1). A: variance of the true subgroup values around the synthetic "
            "regression, fitted on each of the two cross-fitting folds (min and max shown); kappa: their kurtosis; "

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import aggregate, bayes, publication
+from evalcore.summaries import summary_from_log
 from evalcore.weighting import ternary_winner_map
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
@@ -34,9 +35,18 @@ def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: 
                               normalized=normalized, seed=seed)
 
 
+@st.cache_resource(max_entries=16, show_spinner="Summarising the log per (model, task)...")
+def summary(key: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
+    """Per-task counts of a per-example log (for the Bayesian model and the weighting map)."""
+    return summary_from_log(_rows)
+
+
 @st.cache_resource(max_entries=16, show_spinner="Sampling the Bayesian hierarchical model (Gibbs, 4 chains)...")
-def bayes_fit(key: tuple, draws: int, seed: int, _summary: pd.DataFrame) -> bayes.GibbsDraws:
-    return bayes.fit(_summary, draws=draws, chains=4, seed=seed)
+def bayes_tables(key: tuple, draws: int, seed: int, level: float,
+                 _summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Bayesian leaderboard (with R-hat and ESS) and the posterior rank probabilities of one Gibbs fit."""
+    fitted = bayes.fit(_summary, draws=draws, chains=4, seed=seed)
+    return bayes.bayes_leaderboard(fitted, level=level), bayes.posterior_rank_probabilities(fitted)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Drawing the publication version...")

@@ -491,3 +491,15 @@ def test_mmlu_pro_subsample_eb_is_closer_to_the_full_data_truth_than_direct(shar
     assert np.mean(eb_mse) / np.mean(dt_mse) < 0.9
     assert max(e / d for e, d in zip(eb_mse, dt_mse)) < 1.0
     assert np.mean(cover) >= 0.85
+
+
+def test_fit_summary_r2_by_hand():
+    from evalcore.subgroups import fit_summary
+
+    table = pd.DataFrame({"model": ["m"] * 3, "group": ["a", "b", "c"], "n": [1, 1, 2],
+                          "direct": [0.2, 0.6, 0.5], "synthetic": [0.3, 0.5, 0.5], "shrinkage": [0.5, 0.5, 0.2],
+                          "A": [0.01, 0.02, 0.02], "kappa": [3.0, 5.0, 5.0]})
+    row = fit_summary(table).iloc[0]
+    # weighted mean 0.45; residual SS 0.01 + 0.01 + 0 = 0.02; total SS 0.0625 + 0.0225 + 2 * 0.0025 = 0.09
+    assert row["sr_r2"] == pytest.approx(1 - 0.02 / 0.09)
+    assert (row["units"], row["A_min"], row["A_max"], row["kappa_max"]) == (3, 0.01, 0.02, 5.0)
