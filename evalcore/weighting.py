@@ -34,9 +34,8 @@ Public API
 ``weighted_scores(data, weights) -> DataFrame`` model, score, se;
 ``difference_se(data, model_a, model_b, weights, rho) -> DifferenceSE``;
 ``correlation_factor(k, rho) -> float`` the paper's reduction factor;
-``ternary_map(data, step, z, se_source, normalized, categories, rho) -> DataFrame`` w1, w2, w3, winner,
-runner_up, margin, se, too_close (names of the three categories in ``frame.attrs["categories"]``);
-``ternary_winner_map(data, categories, step, z) -> DataFrame`` the issue's column names (diff, gray).
+``ternary_winner_map(data, categories, step=0.01, z=2.0, se_source, normalized, rho) -> DataFrame`` w1, w2, w3,
+winner, runner_up, diff, se, gray (names of the three categories in ``frame.attrs["categories"]``).
 """
 
 from __future__ import annotations
