@@ -42,7 +42,8 @@ Public API
 ----------
 ``bootstrap_replicates(data, n_boot, seed) -> Replicates`` the replicates with the model / task order;
 ``bootstrap_summary(data, n_boot, seed) -> ndarray (n_boot, n_models, n_tasks)``;
-``leaderboard(data, level, n_boot, seed, normalized) -> DataFrame`` model, scope, name, estimate, ci_low, ci_high;
+``normalization_bounds(replicates, bounds) -> (low, high)`` per task (bootstrap min/max or chance/ceiling);
+``leaderboard(data, level, n_boot, seed, normalized, bounds) -> DataFrame`` model, scope, name, estimate, ci_low, ci_high;
 ``rank_intervals(data, method, level, n_boot, seed) -> DataFrame`` model, method, rank, ci_low, ci_high, mean_rank;
 ``pairwise_differences(data, models, level, n_boot, seed) -> DataFrame`` model_a, model_b, diff, ci_low, ci_high.
 """
@@ -53,7 +54,7 @@ import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,6 +67,7 @@ __all__ = [
     "RANK_METHODS",
     "bootstrap_replicates",
     "bootstrap_summary",
+    "normalization_bounds",
     "leaderboard",
     "rank_intervals",
     "pairwise_differences",
@@ -181,6 +183,11 @@ def _check_level(level: float) -> None:
 def _check_n_boot(n_boot: int) -> None:
     if int(n_boot) != n_boot or n_boot < 2:
         raise ValueError(f"n_boot must be a whole number >= 2, got {n_boot}.")
+
+
+def _check_bounds(normalized: bool, bounds: Mapping[str, tuple[float, float]] | None) -> None:
+    if bounds is not None and not normalized:
+        raise ValueError("bounds (chance, ceiling per task) only apply to normalized accuracy: pass normalized=True.")
 
 
 def _interval(samples: np.ndarray, level: float, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -399,16 +406,49 @@ def bootstrap_summary(data: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> 
     return bootstrap_replicates(data, n_boot=n_boot, seed=seed).values
 
 
-def _normalize(rep: Replicates) -> tuple[np.ndarray, np.ndarray]:
+def normalization_bounds(
+    rep: Replicates, bounds: Mapping[str, tuple[float, float]] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``low_j`` and ``high_j`` of the normalized accuracy ``(p - low_j) / (high_j - low_j)`` (paper, Section 2.4).
+
+    ``bounds=None``: the minimum / maximum of task ``j``'s accuracy over all models and bootstrap replicates (the
+    paper's choice), observed accuracies included so that every normalized value lies in [0, 1].
+    ``bounds={task: (chance, ceiling)}``: the user's values for every task, ``0 <= chance < ceiling <= 1`` (a model
+    below chance then scores below 0). Raises :class:`~evalcore.reading.EvalDataError` naming the tasks without
+    bounds or with invalid ones.
+    """
+    if bounds is None:
+        low = np.minimum(rep.values.min(axis=(0, 1)), rep.observed.min(axis=0))
+        high = np.maximum(rep.values.max(axis=(0, 1)), rep.observed.max(axis=0))
+        return low, high
+    given = {str(t): v for t, v in bounds.items()}
+    missing = [t for t in rep.tasks if t not in given]
+    if missing:
+        raise EvalDataError(
+            f"No chance/ceiling given for task(s) {', '.join(repr(t) for t in missing[:_SHOWN])}"
+            f"{' ...' if len(missing) > _SHOWN else ''}: give (chance, ceiling) for every task."
+        )
+    pairs = np.array([tuple(given[t]) for t in rep.tasks], dtype=float).reshape(len(rep.tasks), 2)
+    low, high = pairs[:, 0], pairs[:, 1]
+    bad = ~np.isfinite(low) | ~np.isfinite(high) | (low < 0) | (high > 1) | (low >= high)
+    if bad.any():
+        shown = ", ".join(f"'{rep.tasks[j]}' ({low[j]:g}, {high[j]:g})" for j in np.flatnonzero(bad)[:_SHOWN])
+        raise EvalDataError(
+            f"Invalid chance/ceiling for task(s) {shown}: expected 0 <= chance < ceiling <= 1 (fractions)."
+        )
+    return low, high
+
+
+def _normalize(
+    rep: Replicates, bounds: Mapping[str, tuple[float, float]] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Normalized observed and replicated accuracies (paper, Section 2.4, BigBench's (raw - low) / (high - low)).
 
-    ``low_j`` / ``high_j`` = minimum / maximum of task ``j``'s accuracy over all models and bootstrap replicates
-    (the paper's choice), with the observed accuracies included so that every value lies in [0, 1]. A task whose
-    low equals its high (all models and replicates identical, e.g. all 0) cannot separate models: its
-    normalized value is set to 0 rather than 0/0.
+    ``low_j`` / ``high_j`` from :func:`normalization_bounds`. A task whose bootstrap low equals its high (all
+    models and replicates identical, e.g. all 0) cannot separate models: its normalized value is set to 0 rather
+    than 0/0.
     """
-    low = np.minimum(rep.values.min(axis=(0, 1)), rep.observed.min(axis=0))
-    high = np.maximum(rep.values.max(axis=(0, 1)), rep.observed.max(axis=0))
+    low, high = normalization_bounds(rep, bounds)
     span = high - low
     safe = np.where(span > 0, span, 1.0)
     obs = np.where(span > 0, (rep.observed - low) / safe, 0.0)
@@ -420,7 +460,12 @@ def _normalize(rep: Replicates) -> tuple[np.ndarray, np.ndarray]:
 
 
 def leaderboard(
-    data: pd.DataFrame, level: float = 0.834, n_boot: int = 2000, seed: int = 0, normalized: bool = False
+    data: pd.DataFrame,
+    level: float = 0.834,
+    n_boot: int = 2000,
+    seed: int = 0,
+    normalized: bool = False,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Per-task, per-category and overall accuracy with bootstrap percentile intervals (paper, Tables 6 and 9).
 
@@ -435,11 +480,13 @@ def leaderboard(
     ``(1+level)/2`` quantiles of the same statistic over the bootstrap replicates (Section 2.1). ``level``
     defaults to 83.4% (Goldstein & Healy, 1995; Section 3.1). ``normalized=True`` replaces every accuracy by
     ``(p - low_j) / (high_j - low_j)`` with ``low_j`` / ``high_j`` the bootstrap min / max of task ``j`` over
-    models and replicates (Section 2.4), before aggregating.
+    models and replicates (Section 2.4), before aggregating; with ``bounds={task: (chance, ceiling)}`` the user's
+    values replace the bootstrap ones (scores below chance are then negative and are not clipped).
     """
     _check_level(level)
+    _check_bounds(normalized, bounds)
     rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
-    obs, vals = _normalize(rep) if normalized else (rep.observed, rep.values)
+    obs, vals = _normalize(rep, bounds) if normalized else (rep.observed, rep.values)
     cats = np.asarray(rep.categories)
     names: list[str] = list(rep.tasks)
     scopes: list[str] = ["task"] * len(rep.tasks)
@@ -457,14 +504,16 @@ def leaderboard(
     scopes.append("overall")
     est = np.concatenate(est_cols, axis=1)  # (M, S)
     lo, hi = _interval(np.concatenate(rep_cols, axis=2), level)  # (M, S)
+    if bounds is None:  # accuracies and bootstrap-normalized values live in [0, 1]
+        lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
     m, s = est.shape
     return _mark(pd.DataFrame({
         "model": np.repeat(np.asarray(rep.models, dtype=object), s),
         "scope": np.tile(np.asarray(scopes, dtype=object), m),
         "name": np.tile(np.asarray(names, dtype=object), m),
         "estimate": est.ravel(),
-        "ci_low": np.clip(lo.ravel(), 0.0, 1.0),
-        "ci_high": np.clip(hi.ravel(), 0.0, 1.0),
+        "ci_low": lo.ravel(),
+        "ci_high": hi.ravel(),
     }), rep)
 
 

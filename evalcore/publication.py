@@ -7,6 +7,7 @@ Builders return a ``matplotlib.figure.Figure`` made without pyplot (no global st
 from __future__ import annotations
 
 import io
+import warnings
 
 import pandas as pd
 import ternary
@@ -32,15 +33,17 @@ def ternary_static(map_frame: pd.DataFrame, categories: tuple[str, str, str] | N
     step = float(map_frame["w1"].diff().abs().replace(0, float("nan")).min() or 0.01)
     size = max(4.0, 18 * (0.01 / step) ** -2) if step > 0 else 6.0
     clear = map_frame[~map_frame["gray"].astype(bool)]
-    for i, model in enumerate(clear["winner"].value_counts().index):  # colours as in figures.ternary_figure
-        part = clear[clear["winner"] == model]
-        tax.scatter((part[["w1", "w2", "w3"]].to_numpy() * SCALE).tolist(), marker="h", s=size, linewidths=0,
-                    color=color(i), label=str(model))
+    layers = [(clear[clear["winner"] == model], color(i), str(model))  # colours as in figures.ternary_figure
+              for i, model in enumerate(clear["winner"].value_counts().index)]
     gray = map_frame[map_frame["gray"].astype(bool)]
     if len(gray):
         z = map_frame.attrs.get("z")
-        tax.scatter((gray[["w1", "w2", "w3"]].to_numpy() * SCALE).tolist(), marker="h", s=size, linewidths=0,
-                    color=TERNARY_GRAY, label="too close to call" + (f" (within {z:g} SE)" if z else ""))
+        layers.append((gray, TERNARY_GRAY, "too close to call" + (f" (within {z:g} SE)" if z else "")))
+    for part, fill, label in layers:
+        with warnings.catch_warnings():  # python-ternary always passes vmin/vmax, which matplotlib flags unused
+            warnings.filterwarnings("ignore", message="No data for colormapping", category=UserWarning)
+            tax.scatter((part[["w1", "w2", "w3"]].to_numpy() * SCALE).tolist(), marker="h", s=size, linewidths=0,
+                        color=fill, label=label)
     tax.boundary(linewidth=1.0)
     tax.gridlines(multiple=SCALE // 10, color="white", linewidth=0.4)
     tax.ticks(axis="lbr", multiple=SCALE // 5, linewidth=1, offset=0.02, tick_formats="%d%%")

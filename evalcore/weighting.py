@@ -30,11 +30,13 @@ All accuracies are fractions in [0, 1].
 
 Public API
 ----------
-``category_table(data, normalized, n_boot, seed) -> CategoryStats`` category means, variances, covariances;
-``weighted_scores(data, weights) -> DataFrame`` model, score, se;
+``category_table(data, normalized, se_source, n_boot, seed, bounds, posterior) -> CategoryStats`` category means,
+variances, covariances (binomial, bootstrap or Bayesian);
+``weighted_scores(data, weights, normalized, level, bounds, n_boot, seed) -> DataFrame`` model, score, se, ci_low, ci_high;
 ``difference_se(data, model_a, model_b, weights, rho) -> DifferenceSE``;
 ``correlation_factor(k, rho) -> float`` the paper's reduction factor;
-``ternary_winner_map(data, categories, step=0.01, z=2.0, se_source, normalized, rho) -> DataFrame`` w1, w2, w3,
+``ternary_winner_map(data, categories, step=0.01, z=2.0, se_source, normalized, rho, n_boot, seed, bounds,
+posterior) -> DataFrame`` w1, w2, w3,
 winner, runner_up, diff, se, gray (names of the three categories in ``frame.attrs["categories"]``).
 """
 
@@ -45,8 +47,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
 
-from .aggregate import _matrices, _normalize, bootstrap_replicates
+from .aggregate import _check_bounds, _check_level, _matrices, bootstrap_replicates, normalization_bounds
+from .bayes import GibbsDraws, fit
 from .reading import EvalDataError
 
 __all__ = [
@@ -61,7 +65,7 @@ __all__ = [
 ]
 
 #: where the standard errors of the ternary map come from
-SE_SOURCES = ("binomial", "bootstrap")
+SE_SOURCES = ("binomial", "bootstrap", "bayes")
 
 _WEIGHT_TOL = 1e-6
 
@@ -136,56 +140,66 @@ def _check_rho(rho: float) -> None:
         raise ValueError(f"rho is a correlation and must lie in [-1, 1], got {rho}.")
 
 
-def _binomial_stats(data: pd.DataFrame, normalized: bool, n_boot: int, seed: int, source: str) -> CategoryStats:
-    models, tasks, task_cats, n, k = _matrices(data)
-    cats = tuple(dict.fromkeys(task_cats))
-    cat_arr = np.asarray(task_cats)
-    p = k / n
-    span = np.ones(len(tasks))
-    values = None
-    if normalized or source == "bootstrap":
-        rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
-        if normalized:
-            p, values = _normalize(rep)
-            low = np.minimum(rep.values.min(axis=(0, 1)), rep.observed.min(axis=0))
-            high = np.maximum(rep.values.max(axis=(0, 1)), rep.observed.max(axis=0))
-            span = np.where(high - low > 0, high - low, np.inf)  # constant task: normalized value 0, variance 0
-        else:
-            values = rep.values
-    # membership matrix A (T, C) with A[j, c] = 1/K_c for j in c: category means = p @ A
-    member = (cat_arr[:, None] == np.asarray(cats)[None, :]).astype(float)
-    counts = member.sum(axis=0)
-    avg = member / counts
-    means = p @ avg
-    m, c = means.shape
-    if source == "binomial":
-        raw = k / n
-        task_var = raw * (1 - raw) / n / span[None, :] ** 2  # (M, T); normalization is linear per task
-        var = task_var @ (avg ** 2)  # (1/K_c^2) sum_j Var[p_ij]
-        cov = np.zeros((m, c, m, c))
-        ii, cc = np.meshgrid(np.arange(m), np.arange(c), indexing="ij")
-        cov[ii, cc, ii, cc] = var
-    else:
-        reps = (values @ avg).reshape(values.shape[0], m * c)  # (B, M*C)
-        cov = np.cov(reps, rowvar=False).reshape(m, c, m, c)
-    return CategoryStats(models, cats, tuple(int(x) for x in counts), means, cov, source)
-
-
 def category_table(
-    data: pd.DataFrame, normalized: bool = False, se_source: str = "binomial", n_boot: int = 2000, seed: int = 0
+    data: pd.DataFrame,
+    normalized: bool = False,
+    se_source: str = "binomial",
+    n_boot: int = 2000,
+    seed: int = 0,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    posterior: GibbsDraws | None = None,
 ) -> CategoryStats:
     """Category means ``pbar_ic`` and their (co)variances from a summary table (model, task, category, n, n_correct).
 
     ``se_source="binomial"``: ``Var[pbar_ic] = (1/K_c^2) sum_{j in c} p_ij (1 - p_ij) / N_j`` (Appendix),
     independent across categories and models. ``se_source="bootstrap"``: the empirical covariance of the category
     means over ``n_boot`` binomial bootstrap replicates (:func:`evalcore.aggregate.bootstrap_replicates`).
+    ``se_source="bayes"``: the posterior covariance of the category means of ``theta_ij`` under the hierarchical
+    beta-binomial model (Section 2.2; ``posterior`` = the draws of :func:`evalcore.bayes.fit`, fitted here with
+    2,000 draws x 4 chains and ``seed`` when omitted). The means are the observed ones for every source, so the
+    winner regions of the map do not move with the standard-error source, only the gray zone does.
     ``normalized=True`` uses the paper's normalized accuracy ``(p - low_j) / (high_j - low_j)`` (low / high = the
-    bootstrap minimum / maximum over models and replicates, as in :func:`evalcore.aggregate.leaderboard`); the
-    binomial variance is then divided by ``(high_j - low_j)^2``.
+    bootstrap minimum / maximum over models and replicates, as in :func:`evalcore.aggregate.leaderboard`, or the
+    user's ``bounds={task: (chance, ceiling)}``); the normalization is linear per task, so variances are divided
+    by ``(high_j - low_j)^2``.
     """
     if se_source not in SE_SOURCES:
         raise ValueError(f"Unknown se_source '{se_source}': choose one of {', '.join(SE_SOURCES)}.")
-    return _binomial_stats(data, normalized=normalized, n_boot=n_boot, seed=seed, source=se_source)
+    _check_bounds(normalized, bounds)
+    models, tasks, task_cats, n, k = _matrices(data)
+    cats = tuple(dict.fromkeys(task_cats))
+    raw = k / n
+    low, span = np.zeros(len(tasks)), np.ones(len(tasks))
+    rep = None
+    if normalized or se_source == "bootstrap":
+        rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
+    if normalized:
+        lo, hi = normalization_bounds(rep, bounds)
+        low = lo
+        span = np.where(hi - lo > 0, hi - lo, np.inf)  # constant task: normalized value 0, variance 0
+    # membership matrix A (T, C) with A[j, c] = 1/K_c for j in c: category means = p @ A
+    member = (np.asarray(task_cats)[:, None] == np.asarray(cats)[None, :]).astype(float)
+    counts = member.sum(axis=0)
+    avg = member / counts
+    means = ((raw - low) / span) @ avg
+    m, c = means.shape
+    if se_source == "binomial":
+        task_var = raw * (1 - raw) / n / span[None, :] ** 2  # (M, T)
+        var = task_var @ (avg ** 2)  # (1/K_c^2) sum_j Var[p_ij]
+        cov = np.zeros((m, c, m, c))
+        ii, cc = np.meshgrid(np.arange(m), np.arange(c), indexing="ij")
+        cov[ii, cc, ii, cc] = var
+    else:
+        if se_source == "bootstrap":
+            values = rep.values
+        else:
+            g = posterior if posterior is not None else fit(data, draws=2000, chains=4, seed=seed)
+            if g.models != models or g.tasks != tasks:
+                raise ValueError("posterior was fitted on other models or tasks than data.")
+            values = g.theta.reshape(-1, m, len(tasks))
+        reps = (((values - low) / span) @ avg).reshape(values.shape[0], m * c)  # (B, M*C)
+        cov = np.cov(reps, rowvar=False).reshape(m, c, m, c)
+    return CategoryStats(models, cats, tuple(int(x) for x in counts), means, cov, se_source)
 
 
 def _weight_vector(weights: Mapping[str, float] | Sequence[float], categories: tuple[str, ...]) -> np.ndarray:
@@ -216,22 +230,32 @@ def _weight_vector(weights: Mapping[str, float] | Sequence[float], categories: t
 
 
 def weighted_scores(
-    data: pd.DataFrame, weights: Mapping[str, float] | Sequence[float], normalized: bool = False
+    data: pd.DataFrame,
+    weights: Mapping[str, float] | Sequence[float],
+    normalized: bool = False,
+    level: float = 0.834,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Weighted aggregate ``S_i(w) = sum_c w_c pbar_ic`` with its binomial standard error, one row per model.
 
     ``weights``: ``{category: weight}`` (omitted categories weigh 0) or a sequence in the order of first
     appearance of the categories in ``data``; non-negative and summing to 1.
     ``se = sqrt(sum_c w_c^2 Var[pbar_ic])`` with ``Var[pbar_ic] = (1/K_c^2) sum_{j in c} p_ij (1 - p_ij) / N_j``
-    (independence across tasks, binomial per task). Columns: model, score, se (data order of models).
+    (independence across tasks, binomial per task); the interval is the normal one ``score -/+ z se`` with
+    ``z = Phi^-1((1 + level) / 2)`` (83.4% by default, as the leaderboard's single-model intervals).
+    Columns: model, score, se, ci_low, ci_high (data order of models). ``n_boot`` / ``seed``: the bootstrap that
+    gives the normalization bounds when ``normalized`` without ``bounds``.
     """
-    st = category_table(data, normalized=normalized)
+    _check_level(level)
+    st = category_table(data, normalized=normalized, bounds=bounds, n_boot=n_boot, seed=seed)
     w = _weight_vector(weights, st.categories)
-    return pd.DataFrame({
-        "model": list(st.models),
-        "score": st.means @ w,
-        "se": np.sqrt(st.var @ w ** 2),
-    })
+    score = st.means @ w
+    se = np.sqrt(st.var @ w ** 2)
+    z = float(norm.ppf((1 + level) / 2))
+    return pd.DataFrame({"model": list(st.models), "score": score, "se": se,
+                         "ci_low": score - z * se, "ci_high": score + z * se})
 
 
 def difference_se(
@@ -335,6 +359,8 @@ def ternary_winner_map(
     rho: float = 0.0,
     n_boot: int = 2000,
     seed: int = 0,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    posterior: GibbsDraws | None = None,
 ) -> pd.DataFrame:
     """Winner of the weighted aggregate at every point of the weight simplex over three categories (Section 3.3).
 
@@ -346,13 +372,16 @@ def ternary_winner_map(
     exact tie is always gray; z = 2 under independence by default). ``se``: ``"binomial"`` = ``sqrt(Var[S_a] + Var[S_b] - 2 rho sqrt(Var[S_a]
     Var[S_b]))`` with the Appendix's binomial variances (``rho = 0``: the paper's plots; the paper's alternative
     is ``z = 2 sqrt(1/2)`` at ``rho = 0``); ``"bootstrap"`` = ``sqrt(w' Cov[pbar_a - pbar_b] w)`` from the summary
-    bootstrap (``rho`` ignored). ``normalized`` uses the paper's normalized accuracies. Raises
+    bootstrap, ``"bayes"`` = the same from the posterior draws of the hierarchical model (``posterior``, see
+    :func:`category_table`; ``rho`` ignored for both). ``normalized`` uses the paper's normalized accuracies
+    (``bounds``: the user's chance/ceiling per task). Raises
     :class:`~evalcore.reading.EvalDataError` unless exactly three categories are in play.
     """
     if not np.isfinite(z) or z < 0:
         raise ValueError(f"z must be a non-negative number of standard errors, got {z}.")
     _check_rho(rho)
-    st = category_table(data, normalized=normalized, se_source=se_source, n_boot=n_boot, seed=seed)
+    st = category_table(data, normalized=normalized, se_source=se_source, n_boot=n_boot, seed=seed, bounds=bounds,
+                        posterior=posterior)
     pick = _pick_categories(st, categories)
     grid = simplex_grid(step)  # (G, 3)
     means = st.means[:, pick]  # (M, 3)

@@ -1,5 +1,6 @@
 """Leaderboard page: task, category and overall scores with bootstrap intervals, pairwise differences, rank intervals."""
 
+import pandas as pd
 import streamlit as st
 
 from evalcore import figures
@@ -31,6 +32,7 @@ if len(sel.models) < 2:
 
 rows = selection.apply(data.frame, sel, kind)
 key = (data.key, sel.models, sel.tasks, sel.groups)
+tasks = [str(t) for t in pd.unique(rows["task"].astype(str))]
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
     level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,
@@ -39,13 +41,25 @@ with st.expander("Settings", icon=":material/settings:"):
                                   "(Goldstein & Healy).")
     n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
-    normalized = c4.toggle("Normalized accuracy", key="lb_norm",
-                           help="(raw - low) / (high - low) per task, with low/high the bootstrap minimum and "
-                                "maximum over models and replicates (the paper's choice).")
+    norm = c4.selectbox("Scores", list(lc.NORMALIZATIONS), format_func=lc.NORMALIZATIONS.get, key="lb_norm",
+                        help="Normalized accuracy = (raw - low) / (high - low) per task: low/high the bootstrap "
+                             "minimum and maximum over models and replicates (the paper's choice), or your chance "
+                             "level and ceiling for each task.")
+    bounds: tuple = ()
+    if norm == "chance":
+        st.caption("Chance level and ceiling per task, as fractions (e.g. chance 0.1 for a 10-class task). A model "
+                   "below chance gets a negative normalized score.")
+        edited = st.data_editor(pd.DataFrame({"task": tasks, "chance": 0.0, "ceiling": 1.0}), key="lb_bounds",
+                                hide_index=True, disabled=["task"], num_rows="fixed",
+                                column_config={"chance": st.column_config.NumberColumn(min_value=0.0, max_value=1.0),
+                                               "ceiling": st.column_config.NumberColumn(min_value=0.0,
+                                                                                        max_value=1.0)})
+        bounds = tuple(zip(edited["task"], edited["chance"].astype(float), edited["ceiling"].astype(float)))
+normalized = norm != "raw"
 
 source = rows
 try:
-    table = lc.board(key, level, n_boot, seed, normalized, source)
+    table = lc.board(key, level, n_boot, seed, norm, bounds, source)
 except EvalDataError as exc:
     st.error(str(exc))
     st.stop()
@@ -55,7 +69,7 @@ else:
     note = table.attrs.get("bootstrap_note", "")
     how = "binomial resampling of each (model, task) count" + (f" ({note})" if note else "")
 st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
-           f"seed {seed}. Scores are {'normalized' if normalized else 'raw'} accuracies.")
+           f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}.")
 
 overall = table[table["scope"] == "overall"].sort_values("estimate", ascending=False)
 render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score", "score",
@@ -69,10 +83,10 @@ render.table(table, "leaderboard (long, all tasks)")
 st.subheader("Pairwise differences")
 top = st.slider("Compare the top k models", 2, min(8, len(overall)), min(3, len(overall)), key="lb_top")
 models = tuple(overall["model"].head(top))
-diffs = lc.differences((*key, normalized), models, n_boot, seed, source)
+diffs = lc.differences(key, models, n_boot, seed, source)
 diffs = diffs.assign(label=diffs["model_a"] + " − " + diffs["model_b"], estimate=diffs["diff"])
-st.caption(f"Difference of overall scores with 95% intervals, Bonferroni-corrected over the {len(diffs)} pairs "
-           "shown: an interval excluding 0 is a real difference.")
+st.caption(f"Difference of overall raw accuracies with 95% intervals, Bonferroni-corrected over the {len(diffs)} "
+           "pairs shown: an interval excluding 0 is a real difference.")
 render.chart(figures.interval_dots(diffs, "label", "Pairwise differences", "difference",
                                    "95% Bonferroni-corrected bootstrap intervals", reference=0.0), "pairwise differences")
 render.table(diffs.drop(columns=["label", "estimate"]), "pairwise differences")
@@ -87,51 +101,94 @@ render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate
 render.table(ranked, "rank intervals")
 
 summary = lc.summary(key, rows) if kind == LOG else rows
+categories = [str(c) for c in pd.unique(summary["category"].astype(str))]
+task_share = summary.drop_duplicates("task")["category"].astype(str).value_counts(normalize=True)
+
+st.subheader("Weighted scores")
+st.caption("S(w) = Σ w_c × (mean accuracy over category c's tasks). The default weights (each category's share of "
+           "the tasks) give the plain mean of tasks; weights are rescaled to sum to 1.")
+cols = st.columns(min(len(categories), 4))
+raw_w = {c: cols[i % len(cols)].number_input(c, 0.0, 1.0, float(task_share[c]), 0.05, format="%.3f",
+                                                    key=f"lb_w_{c}")
+         for i, c in enumerate(categories)}
+if sum(raw_w.values()) <= 0:
+    st.warning("All category weights are 0: give at least one category a positive weight.")
+    st.stop()
+weights = tuple((c, v / sum(raw_w.values())) for c, v in raw_w.items())
+scores = lc.weighted(key, weights, level, n_boot, seed, norm, bounds, summary).sort_values("score", ascending=False)
+shown_w = ", ".join(f"{c} {w:.2f}" for c, w in weights)
+st.caption(f"Weights {shown_w}. Intervals: {figures.percent(level)} normal intervals score ± z·SE with the binomial "
+           "standard error, tasks independent.")
+render.chart(figures.interval_dots(scores.assign(label=scores["model"], estimate=scores["score"]), "label",
+                                   "Weighted score", "score", f"{figures.percent(level)} intervals · {shown_w}"),
+             "weighted score")
+render.table(scores, "weighted scores")
 
 st.subheader("Bayesian hierarchical model")
 st.caption("Beta-binomial model per model across tasks (paper Section 2.2): Y ~ Binomial(N, theta), theta ~ "
-           "Beta(alpha, beta), Exponential(1/10000) priors; Gibbs sampling with slice steps, 4 chains.")
+           "Beta(alpha, beta); Gibbs sampling with slice steps, 4 chains.")
+draws, prior = 2000, ()
 if st.toggle("Fit the Bayesian model", key="lb_bayes"):
-    draws = st.select_slider("Draws per chain", [1000, 2000, 5000], value=2000, key="lb_draws")
-    bboard, probs = lc.bayes_tables(key, draws, seed, level, summary)
+    b1, b2 = st.columns(2)
+    draws = b1.select_slider("Draws per chain", [1000, 2000, 5000], value=2000, key="lb_draws")
+    prior_kind = b2.radio("Priors on alpha and beta", ["exponential", "normal"], horizontal=True, key="lb_prior",
+                          format_func={"exponential": "Exponential(rate 1/10000) (paper)",
+                                       "normal": "Normal(mean, sd) truncated at 0"}.get)
+    if prior_kind == "normal":
+        st.caption("Per model: alpha and beta act like prior counts of correct and wrong answers (the paper's "
+                   "simulation uses N(2000, 10)).")
+        edited = st.data_editor(pd.DataFrame({"model": list(sel.models), "alpha_mean": 10.0, "alpha_sd": 100.0,
+                                              "beta_mean": 10.0, "beta_sd": 100.0}),
+                                key="lb_prior_table", hide_index=True, disabled=["model"], num_rows="fixed")
+        prior = tuple(edited.itertuples(index=False, name=None))
+    try:
+        bboard = lc.bayes_board(key, draws, seed, prior, level, summary)
+    except (EvalDataError, ValueError) as exc:
+        st.error(f"Cannot fit the Bayesian model: {exc}")
+        st.stop()
+    probs = lc.rank_probabilities(key, draws, seed, prior, weights, summary)
+    prior_text = "truncated normal priors (your table)" if prior else "Exponential(1/10000) priors"
     st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (the paper's Table 7), "
-               f"{draws:,} draws per chain (first half burn-in), seed {seed}. Convergence: largest R-hat "
-               f"{bboard['rhat'].max():.3f}, smallest effective sample size {bboard['ess'].min():,.0f}.")
+               f"{draws:,} draws per chain (first half burn-in), {prior_text}, seed {seed}. Convergence: largest "
+               f"R-hat {bboard['rhat'].max():.3f}, smallest effective sample size {bboard['ess'].min():,.0f}.")
     bwide = bboard[bboard["scope"] != "task"].assign(
         value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
     render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")
     render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
-    render.chart(figures.rank_probability_bars(probs, "overall score (plain mean of tasks) under the posterior"),
+    render.chart(figures.rank_probability_bars(probs, f"weighted score under the posterior · {shown_w}"),
                  "posterior rank probabilities")
     render.table(probs, "posterior rank probabilities")
 
 st.subheader("Task-weighting map")
-categories = sorted(summary["category"].unique())
 if len(categories) < 3:
     st.info(f"The weighting map needs three task categories; this data has {len(categories)} "
             f"({', '.join(categories)}). With fewer there is no trade-off between categories to map.")
     st.stop()
+SE_LABELS = {"binomial": "binomial", "bootstrap": "bootstrap", "bayes": "Bayesian posterior"}
 t1, t2, t3 = st.columns(3)
 chosen = t1.multiselect("Three categories", categories, default=categories[:3], max_selections=3, key="lb_cats")
 z = t2.select_slider("Gray zone: within z standard errors", [1.0, 1.4, 2.0, 3.0], value=2.0, key="lb_z",
                      help="z = 2 under independence; z = 2·sqrt(1/2) ≈ 1.4 allows for correlation between models.")
-se_source = t3.radio("Standard errors", ["binomial", "bootstrap"], horizontal=True, key="lb_se")
+se_source = t3.radio("Standard errors", list(SE_LABELS), format_func=SE_LABELS.get, horizontal=True, key="lb_se")
 if len(chosen) != 3:
     st.info("Choose exactly three categories.")
     st.stop()
 try:
-    wmap = lc.weighting_map(key, tuple(chosen), z, se_source, normalized, seed, summary)
-except EvalDataError as exc:
+    map_key = (key, tuple(chosen), z, se_source, n_boot, seed, norm, bounds, draws, prior)
+    wmap = lc.weighting_map(*map_key, summary)
+except (EvalDataError, ValueError) as exc:
     st.error(str(exc))
     st.stop()
+se_text = {"binomial": "binomial standard errors, tasks and models independent",
+           "bootstrap": f"standard errors from the {n_boot:,} bootstrap replicates",
+           "bayes": f"posterior standard deviations of the Bayesian model ({draws:,} draws per chain)"}[se_source]
 st.caption(f"Each point is one weighting of the three categories (1% steps); its colour is the model with the best "
-           f"weighted score. Gray: the top two are within {z:g} standard errors of their difference ({se_source} "
-           "standard errors), too close to call.")
+           f"weighted score. Gray: the top two are within {z:g} standard errors of their difference ({se_text}), "
+           "too close to call.")
 render.chart(figures.ternary_figure(wmap), "task weighting map")
 p1, p2 = st.columns([1, 3])
 fmt = p1.radio("Publication version", ["png", "svg", "pdf"], format_func=str.upper, horizontal=True, key="lb_fmt")
-p2.download_button(f"Download the static map ({fmt.upper()}, python-ternary)",
-                   lc.static_map(key, tuple(chosen), z, se_source, normalized, seed, fmt, wmap),
+p2.download_button(f"Download the static map ({fmt.upper()}, python-ternary)", lc.static_map((map_key, fmt), fmt, wmap),
                    file_name=f"task-weighting-map.{fmt}", key="lb_static", icon=":material/download:")
 share = (wmap.assign(region=wmap["winner"].where(~wmap["gray"], "too close to call"))
          .groupby("region").size().rename("share of weightings").div(len(wmap)).reset_index())

@@ -130,11 +130,12 @@ def sidebar_captions(at: AppTest) -> list[str]:
 
 
 def assert_tables_downloadable(at: AppTest) -> None:
-    """Every table shown on the page has a CSV download button."""
+    """Every table shown on the page has a CSV download button (input tables, st.data_editor, are not results)."""
     labels = [b.label for b in at.get("download_button")]
     csv = [label for label in labels if "(CSV)" in label]  # other downloads (figure files) may sit beside them
-    assert len(at.dataframe) > 0
-    assert len(csv) >= len(at.dataframe), f"{len(at.dataframe)} tables but CSV downloads {labels}"
+    shown = [d for d in at.dataframe if d.editing_mode == "read_only"]
+    assert len(shown) > 0
+    assert len(csv) >= len(shown), f"{len(shown)} tables but CSV downloads {labels}"
 
 
 def by_model(frame: pd.DataFrame, column: str) -> dict[str, float]:
@@ -256,11 +257,11 @@ def check_leaderboard_page(at: AppTest, expected: pd.DataFrame | None) -> None:
     assert ((board["ci_low"] <= board["estimate"] + 1e-12) & (board["estimate"] <= board["ci_high"] + 1e-12)).all()
     n_categories = board.loc[board["scope"] == "category", "name"].nunique()
     if n_categories >= 3:
-        assert len(charts(at)) == 4  # overall scores, pairwise differences, rank intervals, task-weighting map
+        assert len(charts(at)) == 5  # overall, pairwise differences, rank intervals, weighted score, weighting map
         static = [b for b in at.get("download_button") if "static map" in b.label]
         assert len(static) == 1 and "python-ternary" in static[0].label
     else:  # no trade-off between categories to map: explained instead
-        assert len(charts(at)) == 3 and any("needs three task categories" in t for t in texts(at.info))
+        assert len(charts(at)) == 4 and any("needs three task categories" in t for t in texts(at.info))
     assert any("bootstrap percentile intervals" in c for c in texts(at.caption))
     assert_tables_downloadable(at)
     if expected is not None:
@@ -687,4 +688,62 @@ def test_leaderboard_bayesian_model_on_request():
     assert board["estimate"].between(0, 1).all() and (board["ci_low"] <= board["ci_high"]).all()
     probs = table_with(at, "model", "rank", "probability")
     assert probs.groupby("model")["probability"].sum().to_numpy() == pytest.approx(1.0)
-    assert len(charts(at)) == 5  # + posterior rank probabilities
+    assert len(charts(at)) == 6  # + posterior rank probabilities
+
+
+def test_vtab_summary_upload_through_the_leaderboard(shared_file):
+    """The real VTAB-1k leaderboard uploaded as a summary: Table 6, weights, chance/ceiling, Bayesian gray zone."""
+    at = open_app()
+    upload(at, "vtab_1k.csv", shared_file("vtab_1k.csv").read_bytes())
+    assert report_counts(at)[0] == "summary"
+    goto(at, "leaderboard")
+    assert not texts(at.error)
+    table_with(at, "model", "natural", "specialized", "structured", "overall")  # the wide leaderboard is shown
+    long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high").set_index(["model", "name"])
+    for cell, published in ((("Sup-Rotation-100%", "overall"), (68.0, 67.8, 68.1)),  # Table 6
+                            (("Rotation", "structured"), (57.3, 57.0, 57.6))):
+        shown = np.round(100 * long.loc[cell, ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float), 1)
+        assert shown[0] == published[0] and shown[1:] == pytest.approx(published[1:], abs=0.1 + 1e-9), cell
+
+    # all weight on the structured tasks: Rotation comes first (the paper's Section 3.3)
+    for category, value in (("natural", 0.0), ("specialized", 0.0), ("structured", 1.0)):
+        at.number_input(key=f"lb_w_{category}").set_value(value)
+    at.run()
+    scores = table_with(at, "model", "score", "se", "ci_low", "ci_high")
+    assert scores.iloc[0]["model"] == "Rotation"
+    assert any("structured 1.00" in c for c in texts(at.caption))
+
+    # chance/ceiling normalization: chance 0.5 on one task moves that task's score to (p - 0.5) / 0.5
+    at.selectbox(key="lb_norm").set_value("chance")
+    at.run()
+    long = table_with(at, "model", "scope", "name", "estimate").set_index(["model", "name"])
+    task = long.index.get_level_values("name")[0]
+    raw = long.at[("Rotation", task), "estimate"]
+    at.session_state["lb_bounds"] = {"edited_rows": {0: {"chance": 0.5}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not texts(at.error)
+    long = table_with(at, "model", "scope", "name", "estimate").set_index(["model", "name"])
+    assert long.at[("Rotation", task), "estimate"] == pytest.approx((raw - 0.5) / 0.5)
+    assert any("your chance and ceiling" in c for c in texts(at.caption))
+    at.session_state["lb_bounds"] = {"edited_rows": {0: {"chance": 1.0}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert any("0 <= chance < ceiling <= 1" in e for e in texts(at.error))  # explained, not a traceback
+    at.selectbox(key="lb_norm").set_value("raw")
+    at.run()
+
+    # the gray zone from the Bayesian posterior, with user-given truncated normal priors
+    at.radio(key="lb_se").set_value("bayes")
+    at.run()
+    assert not texts(at.error)
+    assert any("posterior standard deviations of the Bayesian model" in c for c in texts(at.caption))
+    at.toggle(key="lb_bayes").set_value(True)
+    at.run()
+    at.select_slider(key="lb_draws").set_value(1000)
+    at.radio(key="lb_prior").set_value("normal")
+    at.run()
+    assert not texts(at.error)
+    assert any("truncated normal priors" in c for c in texts(at.caption))
+    probs = table_with(at, "model", "rank", "probability")
+    first = probs[probs["rank"] == 1].set_index("model")["probability"]
+    assert first.idxmax() == "Rotation"  # weights still all on structured tasks (the paper's Figure 5)
+    assert_tables_downloadable(at)

@@ -198,3 +198,24 @@ def test_chart_format_svg(page: Page):
     expect_charts(page, 4)
     expect(radio.get_by_role("radio", name="SVG")).to_be_checked()
     screenshot(page, "svg-calibration")
+
+
+def test_vtab_summary_leaderboard(page: Page, shared_file):
+    """The real VTAB-1k summary through the uploader: leaderboard charts, the Bayesian gray zone, static map file."""
+    path = shared_file("vtab_1k.csv")
+    open_app(page)
+    upload(page, path)
+    expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text("summary")
+    goto_page(page, "Leaderboard")
+    expect_charts(page, 5)  # overall, pairwise, ranks, weighted score, weighting map
+    expect(page.locator(PLOTLY).first).to_contain_text("Sup-Rotation-100%")
+    page.get_by_text("Bayesian posterior", exact=True).click()
+    wait_idle(page)
+    expect(page.get_by_text(re.compile("posterior standard deviations of the Bayesian model"))).to_be_visible()
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    with page.expect_download() as info:
+        page.get_by_role("button", name=re.compile(r"Download the static map \(PNG")).click()
+    download = info.value
+    assert download.suggested_filename == "task-weighting-map.png"
+    assert Path(download.path()).read_bytes().startswith(b"\x89PNG")
+    screenshot(page, "vtab-leaderboard")

@@ -317,3 +317,20 @@ def test_task_where_every_model_scores_zero_normalizes_without_nan():
     board = leaderboard(data, n_boot=100, normalized=True)
     assert board.notna().all().all()
     assert (board[board.name == "t1"].estimate == 0).all()
+
+
+def test_user_chance_and_ceiling_normalize_linearly():
+    # two tasks with 4-way and 2-way chance: normalized = (p - chance) / (1 - chance), intervals transform alike
+    data = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": ["four", "two"] * 2, "category": "c",
+                         "n": [200, 100, 200, 100], "n_correct": [100, 90, 40, 55]})
+    bounds = {"four": (0.25, 1.0), "two": (0.5, 1.0)}
+    raw = leaderboard(data, n_boot=500, seed=4).set_index(["model", "name"])
+    norm = leaderboard(data, n_boot=500, seed=4, normalized=True, bounds=bounds).set_index(["model", "name"])
+    assert norm.at[("a", "four"), "estimate"] == pytest.approx((0.5 - 0.25) / 0.75)
+    assert norm.at[("b", "four"), "estimate"] == pytest.approx((0.2 - 0.25) / 0.75)  # below chance: negative
+    assert norm.at[("b", "four"), "ci_high"] == pytest.approx((raw.at[("b", "four"), "ci_high"] - 0.25) / 0.75)
+    assert norm.at[("a", "overall"), "estimate"] == pytest.approx(((0.5 - 0.25) / 0.75 + (0.9 - 0.5) / 0.5) / 2)
+    with pytest.raises(EvalDataError, match="No chance/ceiling given for task\\(s\\) 'two'"):
+        leaderboard(data, normalized=True, bounds={"four": (0.25, 1.0)})
+    with pytest.raises(EvalDataError, match="'two' \\(0.5, 0.4\\)"):
+        leaderboard(data, normalized=True, bounds={"four": (0.25, 1.0), "two": (0.5, 0.4)})

@@ -50,7 +50,7 @@ def test_weighted_scores_hand_computed(tiny):
     # A: natural (0.8 + 0.5)/2 = 0.65, specialized 0.75, structured 0.5 -> 0.5*0.65 + 0.25*0.75 + 0.25*0.5 = 0.6375
     # B: natural (0.6 + 0.75)/2 = 0.675, specialized 0.5, structured 0.8 -> 0.6625
     out = weighted_scores(tiny, W).set_index("model")
-    assert list(out.columns) == ["score", "se"]
+    assert list(out.columns) == ["score", "se", "ci_low", "ci_high"]
     assert out.at["A", "score"] == pytest.approx(0.6375, abs=1e-12)
     assert out.at["B", "score"] == pytest.approx(0.6625, abs=1e-12)
     assert VAR_A == pytest.approx(0.00051015625, abs=1e-15)
@@ -63,6 +63,44 @@ def test_weighted_scores_hand_computed(tiny):
     corner = weighted_scores(tiny, {"structured": 1.0}).set_index("model")
     assert corner.at["B", "score"] == pytest.approx(0.8)
     assert corner.at["B", "se"] == pytest.approx(math.sqrt(0.8 * 0.2 / 50))
+    # 83.4% normal interval by default: z = Phi^-1(0.917) = 1.38517 (Goldstein & Healy), 95% gives z = 1.95996
+    assert out.at["A", "ci_high"] - out.at["A", "score"] == pytest.approx(1.385172 * math.sqrt(VAR_A), rel=1e-6)
+    wide = weighted_scores(tiny, W, level=0.95).set_index("model")
+    assert wide.at["B", "score"] - wide.at["B", "ci_low"] == pytest.approx(1.959964 * math.sqrt(VAR_B), rel=1e-6)
+
+
+def test_chance_and_ceiling_normalization_by_hand(tiny):
+    # chance 0.5 and ceiling 1 on every task: normalized = (p - 0.5) / 0.5, variance / 0.25
+    bounds = {t: (0.5, 1.0) for t in tiny.task.unique()}
+    out = weighted_scores(tiny, W, normalized=True, bounds=bounds).set_index("model")
+    assert out.at["A", "score"] == pytest.approx((0.6375 - 0.5) / 0.5, abs=1e-12)
+    assert out.at["B", "se"] == pytest.approx(math.sqrt(VAR_B) / 0.5, rel=1e-12)
+    below = weighted_scores(tiny, {"structured": 1.0}, normalized=True,
+                            bounds={t: (0.6, 1.0) for t in tiny.task.unique()}).set_index("model")
+    assert below.at["A", "score"] == pytest.approx((0.5 - 0.6) / 0.4)  # below chance: negative, kept
+    with pytest.raises(EvalDataError, match="No chance/ceiling given for task"):
+        weighted_scores(tiny, W, normalized=True, bounds={"t1": (0.0, 1.0)})
+    with pytest.raises(EvalDataError, match="0 <= chance < ceiling <= 1"):
+        weighted_scores(tiny, W, normalized=True, bounds={t: (0.7, 0.7) for t in tiny.task.unique()})
+    with pytest.raises(ValueError, match="normalized=True"):
+        weighted_scores(tiny, W, bounds=bounds)
+
+
+def test_bayesian_standard_errors_come_from_the_posterior(tiny):
+    from evalcore.bayes import fit
+
+    draws = fit(tiny, draws=2000, chains=4, seed=3)
+    m = ternary_winner_map(tiny, step=0.05, se_source="bayes", posterior=draws)
+    b = ternary_winner_map(tiny, step=0.05)
+    assert (m.winner == b.winner).all()  # regions come from the observed means; only the gray zone may change
+    # at the 'structured' corner the SE is the posterior sd of theta_A - theta_B on that single task
+    corner = m[m.w3 == 1].iloc[0]
+    theta = draws.theta.reshape(-1, 2, draws.theta.shape[-1])
+    j = list(draws.tasks).index("t4")
+    assert corner.se == pytest.approx(np.std(theta[:, 0, j] - theta[:, 1, j], ddof=1), rel=1e-9)
+    assert m.attrs["se_source"] == "bayes"
+    with pytest.raises(ValueError, match="other models or tasks"):
+        ternary_winner_map(tiny.assign(task=tiny.task + "x"), step=0.05, se_source="bayes", posterior=draws)
 
 
 def test_difference_se_and_the_papers_correlation_factor(tiny):
@@ -191,8 +229,8 @@ def test_one_or_four_categories_explained(tiny):
     assert corner.winner == "B" and corner["diff"] == pytest.approx(0.25)
     with pytest.raises(EvalDataError, match="exactly three"):
         ternary_winner_map(four, categories=["extra", "natural"])
-    with pytest.raises(ValueError):
-        ternary_winner_map(tiny, se_source="bayes")
+    with pytest.raises(ValueError, match="Unknown se_source"):
+        ternary_winner_map(tiny, se_source="posterior")
 
 
 def test_figure_has_a_trace_per_winner_and_a_gray_zone():
