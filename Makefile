@@ -31,6 +31,7 @@ test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not e2e"
 
 bench: $(VENV)/.test-installed
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-bench.txt
 	$(BIN)/python -m benchmarks.run
 
 clean:

@@ -13,6 +13,7 @@ PAGES = [
     st.Page("pages/calibration.py", title="Calibration", icon=":material/target:"),
     st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
+    st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
 ]
 page = st.navigation(PAGES)
 

@@ -25,7 +25,13 @@ Benchmarks (``--only`` takes these names):
   (16 models, 387,904 examples, 19 tasks; built once, untimed), with the speed-up over naive index resampling;
 * ``bhm-5000``: ``evalcore.bayes.fit(draws=5000, chains=4)`` on VTAB-1k (skipped without ../shared/data);
 * ``ternary-1pct``: ``evalcore.weighting.ternary_winner_map(step=0.01, z=2.0)`` on VTAB-1k (skipped without
-  ../shared/data).
+  ../shared/data);
+* ``strata-1m``: ``evalcore.sampling.kmeans_strata`` (10 strata) of 1,000,000 simulated Beta(5, 1) confidences,
+  with sklearn ``KMeans(n_init=10)``'s time and both WCSS (and ssepy's stratification when installed);
+* ``sample-estimate``: ``allocate_budget`` (Neyman) + ``draw_sample`` + ``estimate`` (DF), N = 1,000,000,
+  n = 1,000 (ssepy's equivalent steps in the note when installed);
+* ``efficiency-50``: ``evalcore.sampling.design_efficiency`` over 50 budgets, N = 1,000,000 (see
+  :mod:`benchmarks.sampling`; ``requirements-bench.txt`` pins the optional ssepy).
 """
 
 from __future__ import annotations
@@ -315,6 +321,12 @@ def bench_ternary(repeats: int) -> list[Result]:
     return [Result("ternary-1pct", what, samples, 0.5)]
 
 
+def bench_sampling(name: str, repeats: int) -> list[Result]:
+    from benchmarks import sampling
+
+    return sampling.BENCHMARKS[name](repeats)
+
+
 # ------------------------------------------------------------------------------------------------ runner
 
 
@@ -335,6 +347,9 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "boot-paired": (bench_boot_paired, False),
         "bhm-5000": (bench_bhm, False),
         "ternary-1pct": (bench_ternary, False),
+        "strata-1m": (partial(bench_sampling, "strata-1m"), False),
+        "sample-estimate": (partial(bench_sampling, "sample-estimate"), False),
+        "efficiency-50": (partial(bench_sampling, "efficiency-50"), False),
     }
 
 

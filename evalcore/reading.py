@@ -12,6 +12,7 @@ import csv
 import gzip
 import io
 import re
+import warnings
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Union
@@ -184,10 +185,18 @@ def _read_text(data: bytes) -> pd.DataFrame:
     if ragged:
         raise _ragged_error(*ragged, delim)
     try:
-        # index_col=False: a trailing delimiter must not turn the first column into the index
-        frame = pd.read_csv(
-            io.BytesIO(data), sep=delim, engine="c", low_memory=False, encoding="utf-8", index_col=False
-        )
+        # index_col=False: a trailing delimiter must not turn the first column into the index; pandas' warning
+        # that values beyond the header's columns would be dropped is turned into an error (no silent loss)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                io.BytesIO(data), sep=delim, engine="c", low_memory=False, encoding="utf-8", index_col=False
+            )
+    except pd.errors.ParserWarning as exc:
+        raise EvalDataError(
+            "Some lines have more values than the header has columns, and the extra values would be lost: check "
+            "the delimiter and the quotes around values that contain it."
+        ) from exc
     except pd.errors.EmptyDataError as exc:
         raise EvalDataError("The file is empty: expected a header row and at least one data row.") from exc
     except pd.errors.ParserError as exc:

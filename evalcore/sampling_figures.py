@@ -25,8 +25,8 @@ DESIGN_LABELS = {
 }
 
 
-def strata_histogram(proxy: np.ndarray, strata: np.ndarray, bins: int = 50, title: str = "Strata on the proxy"
-                     ) -> go.Figure:
+def strata_histogram(proxy: np.ndarray, strata: np.ndarray, bins: int = 50, title: str = "Strata on the proxy",
+                     basis: str = "exact 1-D k-means on the proxy") -> go.Figure:
     """Histogram of the proxy with each stratum in its own colour (stacked bars of shared bins).
 
     The data are binned here (``numpy.histogram`` on ``bins`` equal-width bins over the proxy's range), so the
@@ -46,7 +46,7 @@ def strata_histogram(proxy: np.ndarray, strata: np.ndarray, bins: int = 50, titl
             hovertemplate=(f"stratum {h + 1}: " + "%{customdata[0]:,} examples, proxy "
                            "%{customdata[1]:.3f}–%{customdata[2]:.3f}<br>bin %{x:.3f}: %{y:,}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, barmode="stack", bargap=0, height=340,
-                      title=_title(title, f"{len(np.unique(strata))} strata by exact 1-D k-means on the proxy"),
+                      title=_title(title, f"{len(np.unique(strata))} strata by {basis}"),
                       xaxis_title="proxy (predicted probability of a correct answer)", yaxis_title="examples",
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
     return fig

@@ -747,3 +747,110 @@ def test_vtab_summary_upload_through_the_leaderboard(shared_file):
     first = probs[probs["rank"] == 1].set_index("model")["probability"]
     assert first.idxmax() == "Rotation"  # weights still all on structured tasks (the paper's Figure 5)
     assert_tables_downloadable(at)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# labeling budget
+
+
+def goto_sampling(at: AppTest) -> AppTest:
+    at.switch_page("pages/sampling.py")
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Labeling budget"]
+    return at
+
+
+def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
+    at = open_app()
+    load_demo(at, "sklearn")
+    goto_sampling(at)
+    assert not texts(at.error)
+    budget = at.number_input(key="sp_budget").value
+    alloc = table_with(at, "stratum", "N_h", "proportional", "neyman (actual, from the proxy)",
+                       "neyman (ideal, from the labels)")
+    for column in ("proportional", "neyman (actual, from the proxy)", "neyman (ideal, from the labels)"):
+        assert alloc[column].sum() == budget and (alloc[column] >= 2).all() and (alloc[column] <= alloc["N_h"]).all()
+    precision = table_with(at, "budget", "design", "estimator", "predicted_mse", "relative_efficiency")
+    baseline = precision[(precision["design"] == "srs") & (precision["estimator"] == "ht")]
+    assert baseline["relative_efficiency"].item() == pytest.approx(1.0)
+    needed = table_with(at, "design", "estimator", "labels_needed")
+    assert len(needed) == 6
+    picked = table_with(at, "example_id", "proxy", "stratum")
+    assert len(picked) == budget and picked["example_id"].is_unique
+    ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high")
+    assert list(ests["estimator"]) == ["ht", "df", "df_tuned"]
+    assert ((ests["ci_low"] < ests["estimate"]) & (ests["estimate"] < ests["ci_high"])).all()
+    assert any("Dotted line: the pool's true accuracy" in c for c in texts(at.caption))
+    assert len(charts(at)) == 4  # strata, allocation, efficiency curves, estimates
+
+    at.select_slider(key="sp_reps").set_value(200)
+    at.multiselect(key="sp_mc_budgets").set_value([100, 500])
+    at.button(key="sp_mc_run").click()
+    at.run()
+    assert not at.exception and not texts(at.error)
+    mc = table_with(at, "budget", "design", "estimator", "mse", "mse_se", "coverage", "predicted_mse")
+    assert len(mc) == 12 and mc["coverage"].between(0.6, 1.0).all()
+    baseline = mc[(mc["design"] == "srs") & (mc["estimator"] == "ht")]
+    assert baseline["coverage"].between(0.85, 1.0).all()  # 200 samples: coverage SE ~ 0.015
+    assert len(charts(at)) == 5
+    assert_tables_downloadable(at)
+
+
+def test_labeling_budget_labels_uploaded_for_the_selected_examples():
+    at = open_app()  # the synthetic demo: 40% of the rows labeled
+    goto_sampling(at)
+    at.number_input(key="sp_budget").set_value(60)
+    at.slider(key="sp_strata").set_value(5)
+    at.run()
+    assert not texts(at.error)
+    picked = table_with(at, "example_id", "proxy", "stratum")
+    assert len(picked) == 60
+    assert any("selected examples have no label yet" in i for i in texts(at.info))
+
+    # the annotators' answers for exactly the selected ids: the estimates appear
+    rng = np.random.default_rng(1)
+    answers = pd.DataFrame({"example_id": picked["example_id"], "correct": rng.integers(0, 2, len(picked))})
+    at.file_uploader(key="sp_labels").set_value(("labels.csv", csv_bytes(answers), "text/csv"))
+    at.run()
+    assert not at.exception and not texts(at.error)
+    ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high").set_index("estimator")
+    # HT under proportional allocation: the stratified mean of the uploaded labels, weights N_h / N
+    counts = picked.groupby("stratum")["example_id"].size()
+    alloc = table_with(at, "stratum", "N_h", "proportional").set_index("stratum")
+    assert (counts == alloc["proportional"]).all()
+    strata_means = answers.assign(stratum=picked["stratum"].to_numpy()).groupby("stratum")["correct"].mean()
+    weights = alloc["N_h"] / alloc["N_h"].sum()
+    assert ests.at["ht", "estimate"] == pytest.approx(float((weights * strata_means).sum()))
+
+    # an id that was not selected is refused with its name
+    wrong = pd.concat([answers, pd.DataFrame({"example_id": ["not-selected-1"], "correct": [1]})])
+    at.file_uploader(key="sp_labels").set_value(("labels.csv", csv_bytes(wrong), "text/csv"))
+    at.run()
+    assert not at.exception
+    assert any("not selected for labeling: 'not-selected-1'" in e for e in texts(at.error))
+
+
+def test_labeling_budget_explains_what_it_needs():
+    at = open_app()
+    load_demo(at, "battles")
+    goto_sampling(at)
+    assert any("needs a per-example log with 0/1 correctness" in i for i in texts(at.info))
+    at = open_app()
+    goto_sampling(at)
+    at.number_input(key="sp_budget").set_value(15)  # fewer than 2 per stratum for 10 strata
+    at.run()
+    assert not at.exception
+    assert any("reduce the number of strata" in e for e in texts(at.error))
+
+
+def test_labeling_budget_strata_from_features_and_groups():
+    at = open_app()
+    load_demo(at, "sklearn")
+    goto_sampling(at)
+    for basis in ("features", "groups"):
+        at.selectbox(key="sp_basis").set_value(basis)
+        at.run()
+        assert not at.exception and not texts(at.error), basis
+        alloc = table_with(at, "stratum", "N_h", "proportional")
+        assert alloc["proportional"].sum() == at.number_input(key="sp_budget").value

@@ -62,9 +62,10 @@ def test_demo_pages_render(page: Page):
     expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
     expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text(
         re.compile(r"demo · Synthetic benchmark.*a log table with [\d,]+ rows and 5 models"))
-    expect(page.locator(NAV_LINK)).to_have_count(5)
+    expect(page.locator(NAV_LINK)).to_have_count(6)
 
-    for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 3)):
+    for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5),
+                          ("Labeling budget", 3)):
         goto_page(page, title)
         if charts:
             expect_charts(page, charts)
@@ -219,3 +220,22 @@ def test_vtab_summary_leaderboard(page: Page, shared_file):
     assert download.suggested_filename == "task-weighting-map.png"
     assert Path(download.path()).read_bytes().startswith(b"\x89PNG")
     screenshot(page, "vtab-leaderboard")
+
+
+def test_labeling_budget_download_the_examples_to_label(page: Page):
+    """The sklearn demo (fully labeled) on the Labeling-budget page: charts, then the list for the annotators."""
+    open_app(page)
+    page.get_by_role("combobox").first.click()  # the demo picker
+    page.get_by_role("option", name=re.compile("scikit-learn")).click()
+    page.get_by_role("button", name="Load demo").click()
+    wait_idle(page)
+    goto_page(page, "Labeling budget")
+    expect_charts(page, 4)  # strata, allocation, efficiency curves, estimates
+    budget = int(page.get_by_label("Labels you can afford (budget n)").input_value())
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download examples to label (CSV)").click()
+    picked = pd.read_csv(info.value.path())
+    assert list(picked.columns) == ["example_id", "proxy", "stratum"]
+    assert len(picked) == budget and picked["example_id"].is_unique
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    screenshot(page, "labeling-budget")

@@ -355,3 +355,9 @@ def test_lone_carriage_returns_are_line_breaks():
     frame = read_table(b"model,correct\rA,1\rB,0\r")
     assert frame.to_dict("list") == {"model": ["A", "B"], "correct": [1, 0]}
     read_table(b"\r,\x01\r,\x01")  # a blank first line, then a header and a row of two fields: no warning, no error
+
+
+def test_values_beyond_the_header_are_an_error_not_a_silent_loss():
+    # found by hypothesis: pandas would warn and drop the values past the header's columns
+    with pytest.raises(EvalDataError, match="more values than the header has columns"):
+        read_table(b'\x01""",\n,,\x01"')

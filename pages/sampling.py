@@ -1,0 +1,190 @@
+"""Labeling-budget page: stratify on the proxy, allocate the budget, pick the examples, estimate after labeling."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from scipy.stats import norm
+
+from evalcore import figures, sampling, sampling_figures
+from evalcore.annotation import read_labels
+from evalcore.clustering import feature_columns
+from evalcore.data import EvalDataError
+from evalcore.reading import read_table
+from evalcore.schema import LOG
+from pages.common import data_source as ds
+from pages.common import render, selection
+from pages.common import sampling_cache as sc
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
+
+ESTIMATORS = {"ht": "HT (plain stratified mean)", "df": "DF (difference estimator, proxy-assisted)",
+              "df_tuned": "DF with tuned coefficient (PPI++-style)"}
+
+st.title("Labeling budget")
+st.caption("A large pool with model predictions, labels for only n examples: which examples to label, how much "
+           "precision each design buys, and the estimate with its interval once the labels are back "
+           "(Fogliato et al., stratification on predicted performance).")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+sel = selection.current(data)
+kind = data.report.kind
+frame_cols = set(data.frame.columns)
+sources = [s for s in ("confidence", "proxy") if s in frame_cols and data.frame[s].notna().any()]
+if kind != LOG or "correct" not in frame_cols or not sources:
+    st.info("This page needs a per-example log with 0/1 correctness (`correct`, labeled or not) and a proxy of it: "
+            "the model's `confidence` or a surrogate's `proxy` column. Load a demo or upload such a log on the "
+            "Data page.")
+    st.stop()
+if "confidence" in sources:
+    sources.append("calibrated")
+
+rows = selection.apply(data.frame, sel, kind)
+c1, c2, c3 = st.columns(3)
+model = c1.selectbox("Model", list(sel.models), key="sp_model")
+tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())
+task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) > 1 else "all tasks"
+source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
+with st.expander("Settings", icon=":material/settings:"):
+    s0, s1, s2, s3 = st.columns(4)
+    bases = ["proxy"] + (["features"] if feature_columns(rows) else []) + (
+        ["groups"] if rows["group"].nunique() > 1 else [])
+    basis = s0.selectbox("Strata from", bases, format_func=sc.STRATA_BASES.get, key="sp_basis")
+    n_strata = s1.slider("Strata", 2, 20, 10, key="sp_strata", disabled=basis == "groups",
+                         help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels each.")
+    seed = int(s2.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
+    level = s3.select_slider("Interval level", selection.LEVELS, value=0.95, format_func=figures.percent,
+                             key="sp_level")
+alpha = 1 - level
+
+key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
+skey = (*key, basis)  # what depends on the strata
+try:
+    pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, rows)
+    if pool["proxy"].isna().any():
+        missing = int(pool["proxy"].isna().sum())
+        raise EvalDataError(f"{missing:,} of {len(pool):,} examples of {model} have no {source} value: every example "
+                            "of the pool needs a proxy (fill the column or choose another proxy).")
+    strata = sc.strata(key, basis, n_strata, seed, pool)
+except EvalDataError as exc:
+    st.error(str(exc))
+    st.stop()
+n_pool, labeled = len(pool), int(pool["z"].notna().sum())
+fully_labeled = labeled == n_pool
+st.caption(f"Pool: {n_pool:,} examples of {model} ({task}); {labeled:,} already labeled"
+           f"{' (all: the Monte Carlo check below is available)' if fully_labeled else ''}. Proxy: "
+           f"{sc.PROXY_SOURCES[source]}. {len(np.unique(strata))} strata from {sc.STRATA_BASES[basis]}. Seed {seed}.")
+
+budget = int(st.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
+                             key="sp_budget"))
+
+st.subheader("Strata")
+render.chart(sampling_figures.strata_histogram(pool["proxy"].to_numpy(), strata, basis=sc.STRATA_BASES[basis]),
+             "strata on the proxy")
+
+st.subheader("Budget allocation")
+try:
+    alloc = sc.allocations(skey, n_strata, seed, budget, pool, strata)
+except EvalDataError as exc:
+    st.error(str(exc))
+    st.stop()
+st.caption("Proportional: n_h ∝ N_h. Neyman: n_h ∝ N_h·S_h, with S_h the proxy's plug-in spread "
+           "sqrt(p̄_h(1 − p̄_h)) (actual)" + (" or the labels' own spread (ideal)" if fully_labeled else "") +
+           ". Integer budgets by largest remainder, at least 2 per stratum.")
+render.chart(sampling_figures.allocation_bars(alloc.drop(columns=["proxy_mean"])), "budget per stratum")
+render.table(alloc, "budget per stratum")
+
+st.subheader("Predicted precision")
+grid = np.unique(np.geomspace(2 * len(np.unique(strata)), min(n_pool, max(5000, 2 * budget)), 50).astype(int))
+curves = sc.efficiency(skey, n_strata, seed, tuple(int(b) for b in grid), pool, strata)
+st.caption("Relative efficiency = predicted MSE / MSE of the plain average of a simple random sample (SRS + HT), "
+           "with the proxy in place of the unknown labels (the paper's eqs. 3–5 and 8). 0.5 = the same precision "
+           "with half the labels; it is only as good as the proxy's calibration.")
+render.chart(sampling_figures.efficiency_curves(curves), "relative efficiency by budget")
+at_budget = sc.efficiency(skey, n_strata, seed, (budget,), pool, strata)
+at_budget = at_budget.assign(predicted_se=np.sqrt(at_budget["predicted_mse"]))
+render.table(at_budget, "predicted precision at the budget")
+width = st.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
+                        format="%.3f", key="sp_width")
+st.caption(f"Labels each design needs for a {figures.percent(level)} interval no wider than {width:.3f} "
+           f"(± {width / 2:.3f}), by the same predicted variances.")
+render.table(sc.needed(skey, n_strata, seed, float(width), alpha, pool, strata), "labels needed")
+
+st.subheader("Examples to label")
+design = st.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=1, horizontal=True,
+                  key="sp_design", help="The paper's recommendation: stratified with proportional allocation.")
+try:
+    chosen, used = sc.sample(skey, n_strata, seed, budget, design, pool, strata)
+except EvalDataError as exc:
+    st.error(str(exc))
+    st.stop()
+picked = pool.iloc[chosen][["example_id", "proxy"]].assign(stratum=used[chosen] + 1)
+st.caption(f"{len(picked):,} examples drawn at random within each stratum (seed {seed}); send this list to the "
+           "annotators, then upload their labels below.")
+render.table(picked, "examples to label")
+
+st.subheader("Estimate after labeling")
+upload = st.file_uploader("Labels from the annotators (CSV with example_id and correct)", key="sp_labels",
+                          type=["csv", "tsv", "txt", "gz", "parquet"])
+labels = pool["z"].iloc[chosen].to_numpy(dtype=float)
+if upload is not None:
+    try:
+        given = read_labels(read_table(upload.getvalue()), picked["example_id"])
+    except EvalDataError as exc:
+        st.error(str(exc))
+        st.stop()
+    from_file = picked["example_id"].map(given).to_numpy(dtype=float)
+    labels = np.where(np.isfinite(from_file), from_file, labels)
+missing = int(np.isnan(labels).sum())
+if missing:
+    st.info(f"{missing:,} of the {len(picked):,} selected examples have no label yet: download the list above, "
+            "have them labeled, and upload the labels here.")
+else:
+    z = pool["z"].to_numpy(dtype=float).copy()
+    z[chosen] = labels
+    try:
+        ests = pd.DataFrame([
+            {"estimator": name, "estimate": e.estimate, "se": e.se, "ci_low": e.ci_low, "ci_high": e.ci_high,
+             "coefficient": e.coefficient, "n": e.n}
+            for name in ESTIMATORS
+            for e in [sampling.estimate(z, chosen, used, proxy=pool["proxy"].to_numpy(), estimator=name,
+                                        alpha=alpha)]])
+    except EvalDataError as exc:
+        st.error(str(exc))
+        st.stop()
+    truth = float(np.mean(pool["z"])) if fully_labeled else None
+    st.caption(f"{figures.percent(level)} normal intervals from the design-based variance with the finite-population "
+               f"correction: over repeated draws of the sample, {figures.percent(level)} of such intervals contain "
+               "the pool's accuracy." + (f" Dotted line: the pool's true accuracy {truth:.4f}." if truth else ""))
+    render.chart(figures.interval_dots(ests.assign(label=ests["estimator"].map(ESTIMATORS)), "label",
+                                       f"Accuracy of {model}", "accuracy", f"{sc.DESIGNS[design]}, n = {len(picked)}",
+                                       reference=truth), "estimates after labeling")
+    render.table(ests, "estimates after labeling")
+
+if fully_labeled:
+    st.subheader("Monte Carlo check")
+    st.caption("The pool is fully labeled, so repeated sampling shows each design's real MSE and interval coverage "
+               "(the paper's Figure 1 and Table 1), next to the predictions above. Runs on all cores.")
+    m1, m2 = st.columns(2)
+    reps = m1.select_slider("Samples per design and budget", [200, 500, 1000, 2000, 5000], value=1000,
+                            key="sp_reps")
+    choices = [b for b in (50, 100, 200, 500, 1000, 2000, 5000) if 2 * len(np.unique(strata)) <= b <= n_pool // 2]
+    budgets = m2.multiselect("Budgets", choices, default=[b for b in (100, 500, 1000) if b in choices] or choices[:3],
+                             key="sp_mc_budgets")
+    if st.button("Run the Monte Carlo check", icon=":material/science:", key="sp_mc_run") and budgets:
+        st.session_state["sp_mc"] = (skey, n_strata, seed, tuple(sorted(budgets)), reps, alpha)
+    spec = st.session_state.get("sp_mc")
+    if spec is not None and spec[0] == skey and spec[1:] == (n_strata, seed, tuple(sorted(budgets)), reps, alpha):
+        try:
+            mc = sc.monte_carlo(*spec, pool, strata)
+        except EvalDataError as exc:
+            st.error(str(exc))
+            st.stop()
+        z_crit = norm.ppf(1 - alpha / 2)
+        st.caption(f"{reps:,} samples per design and budget, seed {seed}. Bands: ±2 Monte Carlo standard errors of "
+                   f"the MSE; coverage of the {figures.percent(level)} intervals (z = {z_crit:.2f}) should be near "
+                   f"{figures.percent(level)}.")
+        render.chart(sampling_figures.monte_carlo_curves(mc, level), "monte carlo mse")
+        render.table(mc, "monte carlo results")
