@@ -362,8 +362,10 @@ def _continuous(target: np.ndarray, nh: np.ndarray, budget: int) -> np.ndarray:
     bps = np.unique(np.concatenate([lower[pos] / t[pos], upper[pos] / t[pos], [0.0]]))
     vals = np.array([total(b) for b in bps])
     j = int(np.searchsorted(vals, budget, side="left"))
-    if j >= bps.size:
-        return upper.copy()
+    if j >= bps.size:  # every stratum with t_h > 0 is full: the rest of the budget goes ∝ N_h to the others
+        full = np.where(pos, upper, 0.0)
+        others = np.where(ne & ~pos, nh, 0)
+        return full + _continuous(others.astype(float), others, budget - int(full.sum()))
     if j == 0 or vals[j] == budget:
         lam = bps[j]
     else:

@@ -97,7 +97,8 @@ render.chart(sampling_figures.allocation_bars(alloc.drop(columns=["proxy_mean"])
 render.table(alloc, "budget per stratum")
 
 st.subheader("Predicted precision")
-grid = np.unique(np.geomspace(2 * len(np.unique(strata)), min(n_pool, max(5000, 2 * budget)), 50).astype(int))
+low = 2 * len(np.unique(strata))
+grid = np.unique(np.geomspace(low, max(low + 1, min(n_pool // 2, max(5000, 2 * budget))), 50).astype(int))
 curves = sc.efficiency(skey, n_strata, seed, tuple(int(b) for b in grid), pool, strata)
 st.caption("Relative efficiency = predicted MSE / MSE of the plain average of a simple random sample (SRS + HT), "
            "with the proxy in place of the unknown labels (the paper's eqs. 3–5 and 8). 0.5 = the same precision "

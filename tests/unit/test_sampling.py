@@ -343,3 +343,13 @@ def test_interval_coverage_and_tuned_df():
     mse = {k: float(np.mean(np.square(v))) for k, v in err.items()}
     assert mse["useless"] < 1.1 * mse["ht"]
     assert mse["perfect"] < 0.01 * mse["ht"]
+
+
+def test_neyman_budget_beyond_the_informative_strata_goes_to_the_others():
+    # strata 0-1 have spread, stratum 2 (proxy 1.0) has none: with 100 labels the first two are taken whole
+    # (30 + 20) and the remaining 50 go to the spread-less stratum, never taken back from the informative ones
+    strata = np.repeat([0, 1, 2], [30, 20, 200])
+    proxy = np.repeat([0.5, 0.8, 1.0], [30, 20, 200])
+    alloc = allocate_budget(strata, 100, "neyman", proxy=proxy)
+    assert alloc.tolist() == [30, 20, 50]
+    assert allocate_budget(strata, 40, "neyman", proxy=proxy)[2] == 2
