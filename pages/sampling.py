@@ -77,6 +77,10 @@ st.caption(f"Pool: {n_pool:,} examples of {model} ({task}); {labeled:,} already 
            f"{' (all: the Monte Carlo check below is available)' if fully_labeled else ''}. Proxy: "
            f"{sc.PROXY_SOURCES[source]}. {len(np.unique(strata))} strata from {sc.STRATA_BASES[basis]}. Seed {seed}.")
 
+if source == "calibrated":
+    st.caption("Calibrated on the rows that already have a label, cross-fitted: no example's calibrated value uses "
+               "its own label. For a strictly unbiased DF estimate, label new examples rather than re-using the "
+               "calibration rows.")
 budget = int(st.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
                              key="sp_budget"))
 
