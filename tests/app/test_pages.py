@@ -854,3 +854,14 @@ def test_labeling_budget_strata_from_features_and_groups():
         assert not at.exception and not texts(at.error), basis
         alloc = table_with(at, "stratum", "N_h", "proportional")
         assert alloc["proportional"].sum() == at.number_input(key="sp_budget").value
+
+
+def test_labeling_budget_with_the_cross_fitted_calibrated_proxy():
+    at = open_app()  # synthetic demo: 40% labeled rows to calibrate on
+    goto_sampling(at)
+    at.selectbox(key="sp_proxy").set_value("calibrated")
+    at.run()
+    assert not at.exception and not texts(at.error)
+    assert any("cross-fitted: no example's calibrated value uses its own label" in c for c in texts(at.caption))
+    picked = table_with(at, "example_id", "proxy", "stratum")
+    assert picked["proxy"].between(0, 1).all() and len(picked) == at.number_input(key="sp_budget").value
