@@ -46,6 +46,7 @@ Public API
 ``feature_strata(features, n_strata, seed, proxy) -> int array`` k-means on feature vectors;
 ``group_strata(groups) -> int array`` existing groups as strata;
 ``stratum_spread(strata, proxy, estimator, metric, proxy_sq) -> float array`` plug-in ``S_h``;
+``stratum_variance(strata, values) -> float array`` the exact ``S_h^2`` of known values (ideal spreads);
 ``allocate_budget(strata, budget, method, proxy, estimator, metric, proxy_sq, spread) -> int array`` ``n_h``;
 ``draw_sample(strata, allocation, seed) -> int array`` sorted indices of a stratified SRS;
 ``estimate(z, sample_index, strata, proxy, estimator, alpha) -> Estimate`` HT / DF / tuned DF with interval;
@@ -66,6 +67,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from .kmeans1d import kmeans_1d
+from .proxy import check_proxy
 from .reading import EvalDataError
 
 __all__ = [
@@ -76,6 +78,7 @@ __all__ = [
     "feature_strata",
     "group_strata",
     "stratum_spread",
+    "stratum_variance",
     "allocate_budget",
     "draw_sample",
     "estimate",
@@ -241,10 +244,10 @@ def _sums(strata: np.ndarray, size: int, *columns: np.ndarray) -> list[np.ndarra
     return [np.bincount(strata, weights=c, minlength=size) for c in columns]
 
 
-def _stratum_variance(strata, values) -> np.ndarray:
+def stratum_variance(strata, values) -> np.ndarray:
     """Finite-population variance ``S_h^2`` (divisor ``N_h - 1``; 0 for N_h <= 1) of ``values`` per stratum.
 
-    Used for the *ideal* spreads: ``sqrt(_stratum_variance(strata, z))`` for HT and of ``z - proxy`` for DF are
+    Used for the *ideal* spreads: ``sqrt(stratum_variance(strata, z))`` for HT and of ``z - proxy`` for DF are
     the exact ``S_h`` of Section 4.1 (pass them as ``spread`` to :func:`allocate_budget` / :func:`predicted_mse`).
     """
     s, nh = _strata(strata)
@@ -275,14 +278,11 @@ def _spread_from_sums(nh, sum_p, sum_p2, sum_q, sum_pq, estimator: str, metric: 
     return np.maximum(var, 0.0)
 
 
-def _spread_parts(proxy, s, nh, metric, proxy_sq, need_df=True):
+def _spread_parts(proxy, s, nh, metric, proxy_sq):
     """Per-stratum sums needed by the plug-in spreads (computed once, reused for many budgets)."""
     p = _values(proxy, s.size, "proxy")
-    if metric == "accuracy" and ((p < 0) | (p > 1)).any():
-        raise EvalDataError(
-            "For accuracy the proxy must be a probability of being correct in [0, 1]; values outside at "
-            f"positions {_positions((p < 0) | (p > 1))}."
-        )
+    if metric == "accuracy":
+        check_proxy(p, metric)
     q = None if proxy_sq is None else _values(proxy_sq, s.size, "proxy_sq")
     cols = [p, p * p]
     if q is not None:

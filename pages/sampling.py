@@ -63,10 +63,6 @@ key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
 skey = (*key, basis)  # what depends on the strata
 try:
     pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, rows)
-    if pool["proxy"].isna().any():
-        missing = int(pool["proxy"].isna().sum())
-        raise EvalDataError(f"{missing:,} of {len(pool):,} examples of {model} have no {source} value: every example "
-                            "of the pool needs a proxy (fill the column or choose another proxy).")
     strata = sc.strata(key, basis, n_strata, seed, pool)
 except EvalDataError as exc:
     st.error(str(exc))

@@ -11,8 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import sampling
+from evalcore.reading import EvalDataError
 from evalcore.clustering import feature_columns
-from evalcore.proxy import calibrate_crossfit
+from evalcore.proxy import calibrate_crossfit, check_proxy
 
 from .store import compute_with_progress
 
@@ -26,7 +27,7 @@ DESIGNS = {"srs": "simple random sample", "proportional": "stratified, proportio
 
 @st.cache_resource(max_entries=16, show_spinner="Preparing the pool...")
 def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy.
+    """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy, group, features.
 
     ``source="calibrated"`` calibrates the confidence on the rows that already have a label, cross-fitted
     (:func:`evalcore.proxy.calibrate_crossfit`): no example's calibrated value uses its own label.
@@ -39,6 +40,11 @@ def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows
         proxy = calibrate_crossfit(rows["confidence"].to_numpy(dtype=float), z, np.isfinite(z), seed=seed).values
     else:
         proxy = rows[source].to_numpy(dtype=float)
+    try:  # every example of the pool needs a probability of being correct
+        check_proxy(proxy, "accuracy")
+    except EvalDataError as exc:
+        raise EvalDataError(f"Pool of {model} ({task or 'all tasks'}), proxy '{source}' (positions count this "
+                            f"model's examples from 0): {exc}") from exc
     features = rows[feature_columns(rows)].reset_index(drop=True)
     return pd.concat([pd.DataFrame({"example_id": rows["example_id"].astype(str).to_numpy(), "z": z, "proxy": proxy,
                                     "group": rows["group"].astype(str).to_numpy()}), features], axis=1)
@@ -71,7 +77,7 @@ def allocations(key: tuple, n_strata: int, seed: int, budget: int, _pool: pd.Dat
     })
     z = _pool["z"].to_numpy()
     if np.isfinite(z).all():
-        spread = np.array([z[_strata == h].std(ddof=1) if n > 1 else 0.0 for h, n in enumerate(n_h)])
+        spread = np.sqrt(sampling.stratum_variance(_strata, z))
         table["neyman (ideal, from the labels)"] = sampling.allocate_budget(_strata, budget, "neyman",
                                                                             spread=spread)
     return table

@@ -865,3 +865,13 @@ def test_labeling_budget_with_the_cross_fitted_calibrated_proxy():
     assert any("cross-fitted: no example's calibrated value uses its own label" in c for c in texts(at.caption))
     picked = table_with(at, "example_id", "proxy", "stratum")
     assert picked["proxy"].between(0, 1).all() and len(picked) == at.number_input(key="sp_budget").value
+
+
+def test_labeling_budget_pool_without_a_proxy_for_some_examples_is_explained():
+    log = small_log()
+    log.loc[log.index[:2], "confidence"] = None  # m-alpha's first two examples have no confidence
+    at = open_app()
+    upload(at, "no_proxy.csv", csv_bytes(log))
+    goto_sampling(at)
+    assert not at.exception
+    assert any("Pool of m-alpha" in e and "missing or infinite at positions 0, 1" in e for e in texts(at.error))

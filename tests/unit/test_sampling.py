@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.reading import EvalDataError
 from evalcore.sampling import (
-    _stratum_variance,
+    stratum_variance,
     allocate_budget,
     design_efficiency,
     draw_sample,
@@ -124,7 +124,7 @@ def test_design_variance_matches_monte_carlo(design, estimator):
     n = 120
     strata = np.zeros(z.size, int) if design == "srs" else kmeans_strata(proxy, 4)
     values = z if estimator == "ht" else z - proxy
-    spread = np.sqrt(_stratum_variance(strata, values))  # the exact S_h of Z (HT) or Z - Zhat (DF)
+    spread = np.sqrt(stratum_variance(strata, values))  # the exact S_h of Z (HT) or Z - Zhat (DF)
     if design == "srs":
         alloc = np.array([n])
     else:
@@ -149,7 +149,7 @@ def test_design_variance_monte_carlo_with_public_functions():
     # the same check with draw_sample + estimate (fewer replicates, so a looser tolerance)
     z, proxy = _population(2000, seed=4)
     strata = kmeans_strata(proxy, 3)
-    spread = np.sqrt(_stratum_variance(strata, z))
+    spread = np.sqrt(stratum_variance(strata, z))
     alloc = allocate_budget(strata, 60, "proportional")
     vals = _mc_variance(z, proxy, strata, alloc, "ht", 3000, 0)
     assert np.var(vals, ddof=1) == pytest.approx(predicted_mse(proxy, strata, alloc, spread=spread), rel=0.1)
@@ -159,8 +159,8 @@ def test_proposition_1_ordering_with_exact_spread():
     z, proxy = _population(20000, seed=2)
     strata = kmeans_strata(proxy, 6)
     for estimator, values in (("ht", z), ("df", z - proxy)):
-        spread = np.sqrt(_stratum_variance(strata, values))
-        srs_spread = np.sqrt(_stratum_variance(np.zeros(z.size, int), values))
+        spread = np.sqrt(stratum_variance(strata, values))
+        srs_spread = np.sqrt(stratum_variance(np.zeros(z.size, int), values))
         for n in (100, 500, 2000):
             v_srs = predicted_mse(proxy, np.zeros(z.size, int), [n], estimator, spread=srs_spread)
             v_p = predicted_mse(proxy, strata, allocate_budget(strata, n, "proportional"), estimator, spread=spread)
