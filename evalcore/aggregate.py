@@ -43,6 +43,8 @@ Public API
 ``bootstrap_replicates(data, n_boot, seed) -> Replicates`` the replicates with the model / task order;
 ``bootstrap_summary(data, n_boot, seed) -> ndarray (n_boot, n_models, n_tasks)``;
 ``normalization_bounds(replicates, bounds) -> (low, high)`` per task (bootstrap min/max or chance/ceiling);
+``with_aggregates(values, categories)``, ``long_board(models, tasks, categories, **columns)`` the task / category /
+overall layout shared with :mod:`evalcore.bayes`;
 ``leaderboard(data, level, n_boot, seed, normalized, bounds) -> DataFrame`` model, scope, name, estimate, ci_low, ci_high;
 ``rank_intervals(data, method, level, n_boot, seed) -> DataFrame`` model, method, rank, ci_low, ci_high, mean_rank;
 ``pairwise_differences(data, models, level, n_boot, seed) -> DataFrame`` model_a, model_b, diff, ci_low, ci_high.
@@ -68,6 +70,8 @@ __all__ = [
     "bootstrap_replicates",
     "bootstrap_summary",
     "normalization_bounds",
+    "with_aggregates",
+    "long_board",
     "leaderboard",
     "rank_intervals",
     "pairwise_differences",
@@ -456,6 +460,28 @@ def _normalize(
     return obs, vals
 
 
+def with_aggregates(values: np.ndarray, categories: Sequence[str]) -> np.ndarray:
+    """``values`` (..., n_tasks) followed along the last axis by each category's plain mean of its tasks (categories
+    in order of first appearance) and by the overall plain mean of all tasks, as VTAB aggregates."""
+    cats = np.asarray(categories)
+    parts = [values] + [values[..., cats == c].mean(axis=-1, keepdims=True) for c in dict.fromkeys(categories)]
+    return np.concatenate(parts + [values.mean(axis=-1, keepdims=True)], axis=-1)
+
+
+def long_board(models: Sequence[str], tasks: Sequence[str], categories: Sequence[str],
+               **columns: np.ndarray) -> pd.DataFrame:
+    """One row per (model, scope, name) for (n_models, S) arrays laid out as :func:`with_aggregates`: columns
+    model, scope ("task" / "category" / "overall"), name, then ``columns`` in the order given."""
+    cat_names = list(dict.fromkeys(categories))
+    names = list(tasks) + cat_names + ["overall"]
+    scopes = ["task"] * len(tasks) + ["category"] * len(cat_names) + ["overall"]
+    m = len(models)
+    frame = {"model": np.repeat(np.asarray(models, dtype=object), len(names)),
+             "scope": np.tile(np.asarray(scopes, dtype=object), m),
+             "name": np.tile(np.asarray(names, dtype=object), m)}
+    return pd.DataFrame({**frame, **{k: np.asarray(v).ravel() for k, v in columns.items()}})
+
+
 # ---------------------------------------------------------------------------------------------- leaderboard
 
 
@@ -487,34 +513,11 @@ def leaderboard(
     _check_bounds(normalized, bounds)
     rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
     obs, vals = _normalize(rep, bounds) if normalized else (rep.observed, rep.values)
-    cats = np.asarray(rep.categories)
-    names: list[str] = list(rep.tasks)
-    scopes: list[str] = ["task"] * len(rep.tasks)
-    est_cols = [obs]
-    rep_cols = [vals]
-    for c in rep.category_names:
-        mask = cats == c
-        est_cols.append(obs[:, mask].mean(axis=1, keepdims=True))
-        rep_cols.append(vals[:, :, mask].mean(axis=2, keepdims=True))
-        names.append(c)
-        scopes.append("category")
-    est_cols.append(obs.mean(axis=1, keepdims=True))
-    rep_cols.append(vals.mean(axis=2, keepdims=True))
-    names.append("overall")
-    scopes.append("overall")
-    est = np.concatenate(est_cols, axis=1)  # (M, S)
-    lo, hi = _interval(np.concatenate(rep_cols, axis=2), level)  # (M, S)
+    est = with_aggregates(obs, rep.categories)  # (M, S)
+    lo, hi = _interval(with_aggregates(vals, rep.categories), level)  # (M, S)
     if bounds is None:  # accuracies and bootstrap-normalized values live in [0, 1]
         lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
-    m, s = est.shape
-    return _mark(pd.DataFrame({
-        "model": np.repeat(np.asarray(rep.models, dtype=object), s),
-        "scope": np.tile(np.asarray(scopes, dtype=object), m),
-        "name": np.tile(np.asarray(names, dtype=object), m),
-        "estimate": est.ravel(),
-        "ci_low": lo.ravel(),
-        "ci_high": hi.ravel(),
-    }), rep)
+    return _mark(long_board(rep.models, rep.tasks, rep.categories, estimate=est, ci_low=lo, ci_high=hi), rep)
 
 
 # ---------------------------------------------------------------------------------------------- ranks

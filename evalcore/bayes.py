@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from .aggregate import _check_level, _matrices
+from .aggregate import _check_level, _matrices, long_board, with_aggregates
 
 __all__ = [
     "DEFAULT_RATE",
@@ -419,13 +419,6 @@ def effective_sample_size(x: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- public tables
 
 
-def _aggregates(g: "GibbsDraws", values: np.ndarray) -> np.ndarray:
-    """Tasks, then category means, then the overall mean along the last axis of (chains, kept, M, J) values."""
-    cats = np.asarray(g.categories)
-    parts = [values] + [values[..., cats == c].mean(axis=-1, keepdims=True) for c in g.category_names]
-    return np.concatenate(parts + [values.mean(axis=-1, keepdims=True)], axis=-1)
-
-
 def _draws_of(data, draws, chains, seed, prior, burn) -> GibbsDraws:
     if isinstance(data, GibbsDraws):
         return data
@@ -459,32 +452,20 @@ def bayes_leaderboard(
     if interval not in ("predictive", "posterior"):
         raise ValueError(f"interval must be 'predictive' or 'posterior', got {interval!r}.")
     g = _draws_of(data, draws, chains, seed, prior, burn)
-    stats = _aggregates(g, g.theta)
+    stats = with_aggregates(g.theta, g.categories)
     if interval == "predictive":
         if g.n is None:
             raise ValueError("predictive intervals need the counts n; these draws carry none.")
         rng = np.random.default_rng([g.seed, 1])
-        shown = _aggregates(g, rng.binomial(g.n.astype(np.int64), g.theta) / g.n)
+        shown = with_aggregates(rng.binomial(g.n.astype(np.int64), g.theta) / g.n, g.categories)
     else:
         shown = stats
-    names = list(g.tasks) + list(g.category_names) + ["overall"]
-    scopes = ["task"] * len(g.tasks) + ["category"] * len(g.category_names) + ["overall"]
     flat = shown.reshape(-1, *shown.shape[2:])
     lo, hi = np.quantile(flat, [(1 - level) / 2, (1 + level) / 2], axis=0)
     est = stats.mean(axis=(0, 1))
     rhat = split_rhat(stats)
     ess = effective_sample_size(stats)
-    m, s = est.shape
-    return pd.DataFrame({
-        "model": np.repeat(np.asarray(g.models, dtype=object), s),
-        "scope": np.tile(np.asarray(scopes, dtype=object), m),
-        "name": np.tile(np.asarray(names, dtype=object), m),
-        "estimate": est.ravel(),
-        "ci_low": lo.ravel(),
-        "ci_high": hi.ravel(),
-        "rhat": rhat.ravel(),
-        "ess": ess.ravel(),
-    })
+    return long_board(g.models, g.tasks, g.categories, estimate=est, ci_low=lo, ci_high=hi, rhat=rhat, ess=ess)
 
 
 def posterior_rank_probabilities(
