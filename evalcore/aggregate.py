@@ -43,6 +43,7 @@ Public API
 ``bootstrap_replicates(data, n_boot, seed) -> Replicates`` the replicates with the model / task order;
 ``bootstrap_summary(data, n_boot, seed) -> ndarray (n_boot, n_models, n_tasks)``;
 ``normalization_bounds(replicates, bounds) -> (low, high)`` per task (bootstrap min/max or chance/ceiling);
+``user_bounds(tasks, bounds) -> (low, high)`` the checked chance/ceiling values alone;
 ``with_aggregates(values, categories)``, ``long_board(models, tasks, categories, **columns)`` the task / category /
 overall layout shared with :mod:`evalcore.bayes`;
 ``leaderboard(data, level, n_boot, seed, normalized, bounds) -> DataFrame`` model, scope, name, estimate, ci_low, ci_high;
@@ -70,6 +71,7 @@ __all__ = [
     "bootstrap_replicates",
     "bootstrap_summary",
     "normalization_bounds",
+    "user_bounds",
     "with_aggregates",
     "long_board",
     "leaderboard",
@@ -425,18 +427,24 @@ def normalization_bounds(
         low = np.minimum(rep.values.min(axis=(0, 1)), rep.observed.min(axis=0))
         high = np.maximum(rep.values.max(axis=(0, 1)), rep.observed.max(axis=0))
         return low, high
+    return user_bounds(rep.tasks, bounds)
+
+
+def user_bounds(tasks: Sequence[str], bounds: Mapping[str, tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """The user's ``(chance, ceiling)`` per task as (low, high) arrays in ``tasks`` order, checked (see
+    :func:`normalization_bounds`); no bootstrap is needed for them."""
     given = {str(t): v for t, v in bounds.items()}
-    missing = [t for t in rep.tasks if t not in given]
+    missing = [t for t in tasks if t not in given]
     if missing:
         raise EvalDataError(
             f"No chance/ceiling given for task(s) {', '.join(repr(t) for t in missing[:_SHOWN])}"
             f"{' ...' if len(missing) > _SHOWN else ''}: give (chance, ceiling) for every task."
         )
-    pairs = np.array([tuple(given[t]) for t in rep.tasks], dtype=float).reshape(len(rep.tasks), 2)
+    pairs = np.array([tuple(given[t]) for t in tasks], dtype=float).reshape(len(tasks), 2)
     low, high = pairs[:, 0], pairs[:, 1]
     bad = ~np.isfinite(low) | ~np.isfinite(high) | (low < 0) | (high > 1) | (low >= high)
     if bad.any():
-        shown = ", ".join(f"'{rep.tasks[j]}' ({low[j]:g}, {high[j]:g})" for j in np.flatnonzero(bad)[:_SHOWN])
+        shown = ", ".join(f"'{tasks[j]}' ({low[j]:g}, {high[j]:g})" for j in np.flatnonzero(bad)[:_SHOWN])
         raise EvalDataError(
             f"Invalid chance/ceiling for task(s) {shown}: expected 0 <= chance < ceiling <= 1 (fractions)."
         )

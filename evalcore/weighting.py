@@ -49,7 +49,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from .aggregate import _check_bounds, _check_level, _matrices, bootstrap_replicates, normalization_bounds
+from .aggregate import (_check_bounds, _check_level, _matrices, bootstrap_replicates, normalization_bounds,
+                        user_bounds)
 from .bayes import GibbsDraws, fit
 from .reading import EvalDataError
 
@@ -170,13 +171,12 @@ def category_table(
     cats = tuple(dict.fromkeys(task_cats))
     raw = k / n
     low, span = np.zeros(len(tasks)), np.ones(len(tasks))
-    rep = None
-    if normalized or se_source == "bootstrap":
+    rep = None  # the bootstrap runs only when its replicates or its min/max are needed
+    if (normalized and bounds is None) or se_source == "bootstrap":
         rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
     if normalized:
-        lo, hi = normalization_bounds(rep, bounds)
-        low = lo
-        span = np.where(hi - lo > 0, hi - lo, np.inf)  # constant task: normalized value 0, variance 0
+        low, hi = user_bounds(tasks, bounds) if bounds is not None else normalization_bounds(rep)
+        span = np.where(hi - low > 0, hi - low, np.inf)  # constant task: normalized value 0, variance 0
     # membership matrix A (T, C) with A[j, c] = 1/K_c for j in c: category means = p @ A
     member = (np.asarray(task_cats)[:, None] == np.asarray(cats)[None, :]).astype(float)
     counts = member.sum(axis=0)
