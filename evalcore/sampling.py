@@ -58,7 +58,6 @@ Public API
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -67,6 +66,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from .kmeans1d import kmeans_1d
+from .parallel import random_subsets, seeded_map
 from .proxy import check_proxy
 from .reading import EvalDataError
 
@@ -769,46 +769,15 @@ def labels_needed(
 # ---------------------------------------------------------------------------------------------- Monte Carlo
 
 
-def _draw_rows(rng: np.random.Generator, size: int, k: int, reps: int) -> np.ndarray:
-    """(reps, k) positions in 0..size-1, each row a uniform random k-subset (without replacement)."""
-    if k == size:
-        return np.broadcast_to(np.arange(size), (reps, size))
-    if 4 * k >= size:
-        keys = rng.random((reps, size))
-        return np.argpartition(keys, k - 1, axis=1)[:, :k]
-    # sequential sampling by rejection: the first k distinct values of iid uniform draws are a uniform k-subset
-    m = k + int(2 * k * k / size) + 16
-    out = np.empty((reps, k), dtype=np.int64)
-    todo = np.arange(reps)
-    while todo.size:
-        draws = rng.integers(0, size, (todo.size, m))
-        order = np.argsort(draws, axis=1, kind="stable")
-        srt = np.take_along_axis(draws, order, axis=1)
-        dup_sorted = np.zeros_like(srt, dtype=bool)
-        dup_sorted[:, 1:] = srt[:, 1:] == srt[:, :-1]
-        dup = np.empty_like(dup_sorted)
-        np.put_along_axis(dup, order, dup_sorted, axis=1)
-        keep = ~dup
-        ok = keep.sum(axis=1) >= k
-        rows = np.flatnonzero(ok)
-        if rows.size:
-            kk = keep[rows] & (np.cumsum(keep[rows], axis=1) <= k)
-            out[todo[rows]] = draws[rows][kk].reshape(rows.size, k)
-        todo = todo[~ok]
-        m = m * 2
-    return out
-
-
-def _mc_unit(members, zr, pr, offset, nh, n_h, reps, seed_seq, q):
+def _mc_unit(members, zr, pr, offset, nh, n_h, reps, rng, q):
     """One work unit: ``reps`` stratified samples with allocation ``n_h``; HT and DF estimates and half-widths."""
-    rng = np.random.default_rng(seed_seq)
     hcount = nh.size
     means = {e: np.zeros((reps, hcount)) for e in ESTIMATORS}
     vars_ = {e: np.zeros((reps, hcount)) for e in ESTIMATORS}
     for h in range(hcount):
         if n_h[h] == 0:
             continue
-        pos = _draw_rows(rng, int(nh[h]), int(n_h[h]), reps)
+        pos = random_subsets(rng, int(nh[h]), int(n_h[h]), reps)
         idx = members[h][pos]
         zs = zr[idx]
         rs = zs - pr[idx]
@@ -852,8 +821,6 @@ def monte_carlo(
     run in parallel with joblib threads (``n_jobs=-1``: all cores); results do not depend on ``n_jobs``.
     ``progress(fraction)`` is called as chunks finish.
     """
-    from joblib import Parallel, delayed
-
     planner = _Planner(proxy, strata, n_strata, seed, metric, proxy_sq)
     zr = _values(z, planner.n, "metric z (labels for every example)")
     pr = planner.proxy
@@ -874,23 +841,14 @@ def monte_carlo(
         for e in ESTIMATORS:
             designs.append((b, "neyman", (e,)) + planner.allocation("neyman", e, b))
     chunks = [(d, c0, min(_CHUNK, reps - c0)) for d in range(len(designs)) for c0 in range(0, reps, _CHUNK)]
-    seqs = np.random.SeedSequence(seed).spawn(len(chunks))
 
-    def run(i):
+    def run(i, rng):
         d, _, size = chunks[i]
         _, design, _, nh, n_h = designs[d]
         members = members_srs if design == "srs" else members_strat
-        return _mc_unit(members, zr, pr, offset, nh, n_h, size, seqs[i], q)
+        return _mc_unit(members, zr, pr, offset, nh, n_h, size, rng, q)
 
-    workers = (os.cpu_count() or 1) if n_jobs in (-1, None) else max(int(n_jobs), 1)
-    results = [None] * len(chunks)
-    gen = Parallel(n_jobs=workers, prefer="threads", return_as="generator")(
-        delayed(run)(i) for i in range(len(chunks))
-    )
-    for i, res in enumerate(gen):
-        results[i] = res
-        if progress is not None:
-            progress((i + 1) / len(chunks))
+    results = seeded_map(run, len(chunks), seed, n_jobs=n_jobs, progress=progress)
 
     truth = float(zr.mean())
     collected: dict[tuple[int, str, str], list] = {}

@@ -132,14 +132,15 @@ def test_design_variance_matches_monte_carlo(design, estimator):
     predicted = predicted_mse(proxy, strata, alloc, estimator, spread=spread)
     # fast vectorised Monte Carlo through monte_carlo's machinery is tested elsewhere; here 20,000 replicates of
     # the plain estimator with the design's allocation
-    from evalcore.sampling import _draw_rows, _members, _combine
+    from evalcore.parallel import random_subsets
+    from evalcore.sampling import _members, _combine
 
     rng = np.random.default_rng(11)
     reps = 20000
     nh = np.bincount(strata)
     means = np.zeros((reps, nh.size))
     for h, m in enumerate(_members(strata, nh)):
-        pos = _draw_rows(rng, nh[h], int(alloc[h]), reps)
+        pos = random_subsets(rng, nh[h], int(alloc[h]), reps)
         means[:, h] = values[m[pos]].mean(axis=1)
     theta, _ = _combine(nh / nh.sum(), nh, alloc, means, np.zeros_like(means))
     assert np.var(theta, ddof=1) == pytest.approx(predicted, rel=0.05)
