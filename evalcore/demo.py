@@ -74,7 +74,7 @@ GROUP_EASE_SD = 0.6
 DIFFICULTY_SD = 1.0
 HINT_NOISE_SD = 0.6
 PROXY_NOISE_SD = 0.8
-JUDGE_NOISE_SD = 0.5
+JUDGE_NOISE_SD = 1.5
 JUDGE_POSITION_BIAS = 0.1
 
 
@@ -252,10 +252,13 @@ def pairwise_battles(
 ) -> Battles:
     """Battles between models with known Bradley-Terry strengths.
 
-    Ordered pairs (a, b), a != b, are drawn uniformly; b wins with probability
-    sigmoid(beta_b - beta_a). ``outcome`` (1.0 if b wins) is kept on a random ``human_fraction``
-    of the rows; ``judge`` is an AI judge's noisy probability that b wins, slightly biased
-    towards the second position.
+    Ordered pairs (a, b), a != b, are drawn uniformly. Each battle has a latent margin
+    ``u = beta_b - beta_a + L`` with ``L ~ Logistic(0, 1)`` (how much better b's answer is on this prompt); b wins
+    when ``u > 0``, i.e. with probability sigmoid(beta_b - beta_a) (Bradley-Terry). ``outcome`` (1.0 if b wins) is
+    kept on a random ``human_fraction`` of the rows; ``judge`` is an AI judge's probability that b wins,
+    ``sigmoid(u + JUDGE_POSITION_BIAS + e)`` with ``e ~ N(0, JUDGE_NOISE_SD^2)``: it reads the battle's own answers
+    (so it is informative beyond the pair of models, as PPI needs), noisily and slightly biased towards the
+    second position.
     """
     _check_n_models(n_models, 2, len(BATTLE_STRENGTHS))
     _check_fraction("human_fraction", human_fraction)
@@ -265,7 +268,8 @@ def pairwise_battles(
     a = rng.integers(0, n_models, size=n_battles)
     b = (a + rng.integers(1, n_models, size=n_battles)) % n_models  # uniform over b != a
     diff = beta[b] - beta[a]
-    b_wins = (rng.random(n_battles) < _sigmoid(diff)).astype(float)
+    margin = diff + rng.logistic(0.0, 1.0, size=n_battles)
+    b_wins = (margin > 0).astype(float)
     human = np.zeros(n_battles, dtype=bool)
     human[rng.choice(n_battles, size=round(human_fraction * n_battles), replace=False)] = True
     judge_noise = rng.normal(0.0, JUDGE_NOISE_SD, size=n_battles)
@@ -274,7 +278,7 @@ def pairwise_battles(
             "model_a": np.array(names)[a],
             "model_b": np.array(names)[b],
             "outcome": np.where(human, b_wins, np.nan),
-            "judge": _sigmoid(diff + JUDGE_POSITION_BIAS + judge_noise),
+            "judge": _sigmoid(margin + JUDGE_POSITION_BIAS + judge_noise),
         }
     )
     battles[["model_a", "model_b"]] = battles[["model_a", "model_b"]].astype(str)
