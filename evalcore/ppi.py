@@ -1,0 +1,391 @@
+r"""Prediction-powered inference (PPI, PPI++) for model metrics: unbiased estimates with a few human labels.
+
+Method: "AutoEval Done Right: Using Synthetic Data for Model Evaluation" (Boyeau et al.,
+``../shared/papers/autoeval-ppi.txt``), Section 2.2 (estimator (4), its covariance and intervals (5), the
+chi-square confidence set), Section 2.3 / Supplement C.2 (rankings from Bonferroni intervals with ties) and
+Supplement B (covariate shift, importance weights). Tuning of λ: PPI++ (Angelopoulos, Duchi & Zrnic 2023).
+
+Notation. ``y`` (n x M): the metric of each of M models on the n human-labeled examples (e.g. 0/1 correct);
+``yhat`` (n x M): the annotator's estimate of that metric on the same examples (the expected metric under the
+annotator's label distribution, eq. (3): for accuracy, the model's top-1 probability or a judge's probability that
+the answer is right); ``yhat_unlabeled`` (N x M): the annotator's estimate on N examples without labels.
+
+Estimator, per model m (eq. (4)):  ``mu_m = lam_m * mean_u(yhat_u[:, m]) + mean_i(w_i (y_im - lam_m yhat_im))``.
+
+Covariance of the estimate (Section 2.2): ``Sigma = Cov(Delta) / n + (lam lam^T) * Cov(yhat_u) / N`` with
+``Delta_im = w_i (y_im - lam_m yhat_im)``; sample covariances use the unbiased ``n - 1`` / ``N - 1`` divisors.
+Marginal intervals (5): ``mu_m +- z_{1-alpha/2} sqrt(Sigma_mm)``. ``lam = 0`` is the classical estimate
+``mean(w y)`` exactly; ``lam = 1`` is PPI.
+
+PPI++ tuning (``lam=None``), per model and clipped to [0, 1]:
+``lam_m = Cov_n(w y_m, w yhat_m) / ((1 + n/N) Var(pooled w yhat_m and yhat_u_m))`` where ``Cov_n`` divides by n
+and the pooled variance by ``n + N - 1`` -- the convention of the reference package ``ppi_py`` (its ``_calc_lam_glm``
+with an identity Hessian, ``optim_mode="element"``), so tuned λ agree with it to rounding.
+
+Conventions against ``ppi_py`` (documented differences). Point estimates are identical for a given λ. ``ppi_py``
+computes standard deviations with the 1/n divisor (``numpy.std``); evalcore uses the unbiased divisors, so its
+standard errors are larger by about ``sqrt(n / (n - 1))`` (0.05 % at n = 1,000; 0.5 % at n = 100).
+
+Effective sample size (Section 2.3): ``ESS_m = n * Var(classical_m) / Var(PPI_m)``, the number of labels the
+classical estimate would need for the same variance.
+
+Simultaneous intervals for the M-vector (Section 2.2): the chi-square ellipsoid
+``{mu : (mu_hat - mu)^T Sigma^{-1} (mu_hat - mu) <= chi2_{1-alpha, M}}`` projected on each coordinate
+(``+- sqrt(chi2_{1-alpha,M} Sigma_mm)``), or Bonferroni ``+- z_{1-alpha/(2M)} sqrt(Sigma_mm)``. Rankings with ties
+use the Bonferroni intervals (:mod:`evalcore.ranking`).
+
+Covariate shift (Supplement B): when the labeled inputs come from Q and the target is P, pass ``weights`` =
+``dP/dQ`` at the labeled inputs. Both terms of the rectifier are weighted, ``w (y - lam yhat)``: this keeps the
+estimate unbiased for any λ (the typeset eq. (7) weights only the metric term, which is unbiased only when the
+annotator's mean is the same under P and Q). ``self_normalize=True`` rescales the weights to mean 1 (self-normalized
+importance sampling, as in Table S1 and in ``ppi_py``).
+
+Stratified PPI (:func:`stratified_ppi_mean`): PPI++ within each stratum of a stratified labeling design, combined
+with the stratum shares ``W_h = (n_h + N_h) / (n + N)``: ``mu = sum_h W_h mu_h``, ``Sigma = sum_h W_h^2 Sigma_h``.
+
+Public API
+----------
+``classical_mean(y, alpha, weights, self_normalize) -> MeanEstimate``;
+``ppi_mean(y, yhat, yhat_unlabeled, alpha, lam, weights, self_normalize, bounds) -> MeanEstimate``;
+``stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha, lam, bounds) -> MeanEstimate``;
+``simultaneous_intervals(estimate, method) -> (low, high)``; ``rank_models(estimate) -> ranks``;
+``chi2_statistic(estimate, mu) -> float``; ``projected_precision(...)`` and ``labels_needed(...)``;
+``ppi_bradley_terry`` (re-exported from :mod:`evalcore.bradley_terry`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2, norm
+
+from .bradley_terry import ppi_bradley_terry
+from .ranking import bonferroni_z, rank_with_ties
+from .reading import EvalDataError
+
+__all__ = ["MeanEstimate", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
+           "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ppi_bradley_terry"]
+
+_SHOWN = 10
+SIMULTANEOUS = ("chi2", "bonferroni")
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    """Estimates of M metrics with their normal intervals (scalars when the input was 1-D).
+
+    ``cov`` is the M x M covariance of the estimate; ``ess`` the effective sample size (``n`` for the classical
+    estimate); ``lam`` the λ used per model (0 for classical); ``notes`` say when a fallback was taken;
+    ``detail`` holds per-stratum rows for :func:`stratified_ppi_mean`.
+    """
+
+    estimate: np.ndarray | float
+    ci_low: np.ndarray | float
+    ci_high: np.ndarray | float
+    se: np.ndarray | float
+    lam: np.ndarray | float
+    ess: np.ndarray | float
+    cov: np.ndarray
+    n: int
+    N: int
+    alpha: float
+    method: str
+    notes: tuple[str, ...] = ()
+    detail: pd.DataFrame | None = field(default=None, compare=False)
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+def _positions(mask: np.ndarray) -> str:
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(int(i)) for i in rows[:_SHOWN])
+    return shown + (f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else "")
+
+
+def as_matrix(values, name: str, columns: int | None = None) -> np.ndarray:
+    """``values`` as a finite float (rows x M) matrix; 1-D input is one model."""
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise EvalDataError(f"{name} must be a 1-D array (one model) or a 2-D array (examples x models); "
+                            f"got shape {arr.shape}.")
+    if columns is not None and arr.shape[1] != columns:
+        raise EvalDataError(f"{name} has {arr.shape[1]} model column(s) but the labels have {columns}: give one "
+                            "column per model, in the same order.")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        raise EvalDataError(f"{name} is missing or not finite at row positions {_positions(bad)}: every row needs a "
+                            "value for every model (fill or drop those rows).")
+    return arr
+
+
+def _check_bounds(arr: np.ndarray, name: str, bounds: tuple[float, float] | None) -> None:
+    if bounds is None or arr.size == 0:
+        return
+    low, high = bounds
+    bad = ((arr < low) | (arr > high)).any(axis=1)
+    if bad.any():
+        raise EvalDataError(f"{name} lies outside the metric's range [{low:g}, {high:g}] at row positions "
+                            f"{_positions(bad)}: give the annotator's expected metric on the metric's own scale "
+                            "(e.g. a probability of being correct for accuracy).")
+
+
+def _weights(weights, n: int, self_normalize: bool) -> tuple[np.ndarray, list[str]]:
+    if weights is None:
+        return np.ones(n), []
+    w = np.asarray(weights, dtype=float).reshape(-1)
+    if w.shape != (n,):
+        raise EvalDataError(f"weights must have one value per labeled example ({n}); got {w.size}.")
+    bad = ~np.isfinite(w) | (w <= 0)
+    if bad.any():
+        raise EvalDataError(f"Importance weights must be positive and finite; not at labeled positions "
+                            f"{_positions(bad)}.")
+    if self_normalize:
+        return w / w.mean(), ["Importance weights self-normalized to mean 1."]
+    return w, []
+
+
+def _labels(y, alpha: float) -> np.ndarray:
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    arr = as_matrix(y, "The labeled metric y")
+    if arr.shape[0] < 2:
+        raise EvalDataError(f"At least 2 labeled examples are needed for an interval; got n = {arr.shape[0]}. "
+                            "Label more examples.")
+    return arr
+
+
+# --------------------------------------------------------------------------- estimators
+
+
+def _result(estimate, cov, var_classical, lam, n, N, alpha, method, notes, squeeze, detail=None) -> MeanEstimate:
+    se = np.sqrt(np.diag(cov))
+    z = float(norm.ppf(1 - alpha / 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ess = np.where(se > 0, n * var_classical / se**2, np.inf if n else np.nan)
+    ess = np.where(var_classical == 0, float(n), ess)  # constant labels: nothing to gain, ESS = n
+
+    def out(a):
+        a = np.asarray(a, dtype=float)
+        return float(a[0]) if squeeze else a
+
+    return MeanEstimate(out(estimate), out(estimate - z * se), out(estimate + z * se), out(se), out(lam), out(ess),
+                        cov, int(n), int(N), float(alpha), method, tuple(notes), detail)
+
+
+def classical_mean(y, alpha: float = 0.1, weights=None, self_normalize: bool = False) -> MeanEstimate:
+    """Mean of the labeled metric, ``mean(w y)``, with ``Cov(w y) / n`` and a normal interval (λ = 0)."""
+    squeeze = np.ndim(y) == 1
+    arr = _labels(y, alpha)
+    w, notes = _weights(weights, arr.shape[0], self_normalize)
+    wy = w[:, None] * arr
+    cov = np.atleast_2d(np.cov(wy, rowvar=False)) / arr.shape[0]
+    return _result(wy.mean(axis=0), cov, np.diag(cov), np.zeros(arr.shape[1]), arr.shape[0], 0, alpha,
+                   "classical", notes, squeeze)
+
+
+def _tuned_lam(wy: np.ndarray, wyhat: np.ndarray, yhat_u: np.ndarray) -> np.ndarray:
+    """PPI++ λ per model: ``Cov_n(wy, wyhat) / ((1 + n/N) Var(pooled))``, clipped to [0, 1]; 0 if constant."""
+    n, N = wy.shape[0], yhat_u.shape[0]
+    cov_n = ((wy - wy.mean(axis=0)) * (wyhat - wyhat.mean(axis=0))).mean(axis=0)
+    both = np.concatenate([wyhat, yhat_u], axis=0)
+    pooled = both.var(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = cov_n / ((1 + n / N) * pooled)
+    return np.clip(np.where(np.ptp(both, axis=0) > 0, lam, 0.0), 0.0, 1.0)
+
+
+def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None, self_normalize: bool = False,
+             bounds: tuple[float, float] | None = None, names=None) -> MeanEstimate:
+    """PPI (``lam=1``), PPI++ (``lam=None``, tuned per model) or fixed-λ estimate of M metrics (eq. (4)).
+
+    ``lam`` may be a scalar or one value per model. ``bounds`` = the metric's range, e.g. ``(0, 1)`` for
+    accuracy: annotator values outside it are refused. ``names`` (one per model) are used in the notes. With no unlabeled examples (N = 0) the classical estimate is
+    returned, with a note saying so. An annotator that is constant gets λ = 0 under tuning (it carries no signal).
+    """
+    squeeze = np.ndim(y) == 1
+    arr = _labels(y, alpha)
+    n, M = arr.shape
+    pred = as_matrix(yhat, "The annotator's values on the labeled examples (yhat)", M)
+    if pred.shape[0] != n:
+        raise EvalDataError(f"yhat has {pred.shape[0]} rows but y has {n}: every labeled example needs the "
+                            "annotator's value.")
+    pred_u = as_matrix(yhat_unlabeled, "The annotator's values on the unlabeled examples (yhat_unlabeled)", M)
+    _check_bounds(pred, "yhat", bounds)
+    _check_bounds(pred_u, "yhat_unlabeled", bounds)
+    w, notes = _weights(weights, n, self_normalize)
+    wy, wyhat = w[:, None] * arr, w[:, None] * pred
+    var_classical = wy.var(axis=0, ddof=1) / n
+    N = pred_u.shape[0]
+    if N == 0:
+        notes = notes + ["No unlabeled examples (N = 0): PPI needs the annotator's values on unlabeled data; "
+                         "the classical estimate from the labels alone is shown."]
+        return _result(wy.mean(axis=0), np.atleast_2d(np.cov(wy, rowvar=False)) / n, var_classical,
+                       np.zeros(M), n, 0, alpha, "classical", notes, squeeze)
+    if lam is None:
+        lam_m = _tuned_lam(wy, wyhat, pred_u)
+        method = "ppi++"
+        constant = np.ptp(np.concatenate([wyhat, pred_u]), axis=0) == 0
+        if constant.any():
+            which = (", ".join(str(names[i]) for i in np.flatnonzero(constant)) if names is not None
+                     else f"model column(s) {_positions(constant)}")
+            notes = notes + [f"The annotator is constant for {which}: it carries no information, so PPI++ uses "
+                             "λ = 0 (the classical estimate) there."]
+    else:
+        lam_m = np.broadcast_to(np.asarray(lam, dtype=float), (M,)).copy()
+        if ((lam_m < 0) | (lam_m > 1)).any() or not np.isfinite(lam_m).all():
+            raise ValueError(f"lam must lie in [0, 1]; got {lam!r}.")
+        method = "ppi" if np.all(lam_m == 1) else ("classical" if np.all(lam_m == 0) else "ppi (fixed λ)")
+    delta = wy - lam_m * wyhat
+    estimate = lam_m * pred_u.mean(axis=0) + delta.mean(axis=0)
+    cov = np.atleast_2d(np.cov(delta, rowvar=False)) / n
+    if N > 1:
+        cov = cov + np.outer(lam_m, lam_m) * np.atleast_2d(np.cov(pred_u, rowvar=False)) / N
+    return _result(estimate, cov, var_classical, lam_m, n, N, alpha, method, notes, squeeze)
+
+
+def stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha: float = 0.1, lam=None,
+                        bounds: tuple[float, float] | None = None) -> MeanEstimate:
+    """PPI++ within the strata of a stratified labeling design, combined with the stratum shares.
+
+    Stratum ``h`` has ``n_h`` labeled and ``N_h`` unlabeled examples; its estimate ``mu_h`` is :func:`ppi_mean`
+    on its own examples (λ tuned per stratum and model when ``lam`` is None; classical when ``N_h = 0``). The
+    population share is ``W_h = (n_h + N_h) / (n + N)``; ``mu = sum_h W_h mu_h`` with covariance
+    ``sum_h W_h^2 Sigma_h``. ESS is relative to the classical stratified estimate ``sum_h W_h mean_h(y)`` of the
+    same design. ``detail`` lists stratum, model column, n_h, N_h, weight, estimate, se and λ.
+    """
+    squeeze = np.ndim(y) == 1
+    arr = _labels(y, alpha)
+    n, M = arr.shape
+    pred = as_matrix(yhat, "yhat", M)
+    pred_u = as_matrix(yhat_unlabeled, "yhat_unlabeled", M)
+    s = np.asarray(strata).reshape(-1)
+    s_u = np.asarray(strata_unlabeled).reshape(-1)
+    if s.shape[0] != n or s_u.shape[0] != pred_u.shape[0] or pred.shape[0] != n:
+        raise EvalDataError("strata must give one stratum per labeled example and strata_unlabeled one per "
+                            "unlabeled example.")
+    total = n + pred_u.shape[0]
+    labels = pd.unique(np.concatenate([s, s_u]))
+    estimate, cov, var_classical, lam_w = np.zeros(M), np.zeros((M, M)), np.zeros(M), np.zeros(M)
+    rows, notes = [], []
+    for h in labels:
+        lab, unl = s == h, s_u == h
+        if lab.sum() < 2:
+            raise EvalDataError(f"Stratum {h!r} has {int(lab.sum())} labeled example(s): every stratum needs at "
+                                "least 2 labels for a within-stratum variance (label more there, or merge strata).")
+        part = ppi_mean(arr[lab], pred[lab], pred_u[unl], alpha=alpha, lam=lam, bounds=bounds)
+        weight = (lab.sum() + unl.sum()) / total
+        estimate += weight * part.estimate
+        cov += weight**2 * part.cov
+        var_classical += weight**2 * arr[lab].var(axis=0, ddof=1) / lab.sum()
+        lam_w += weight * part.lam
+        notes += [f"stratum {h}: {note}" for note in part.notes]
+        for m in range(M):
+            rows.append({"stratum": h, "model_column": m, "n_h": int(lab.sum()), "N_h": int(unl.sum()),
+                         "weight": weight, "estimate": part.estimate[m], "se": part.se[m], "lam": part.lam[m]})
+    method = "stratified " + ("ppi++" if lam is None else "ppi")
+    return _result(estimate, cov, var_classical, lam_w, n, pred_u.shape[0], alpha, method, notes, squeeze,
+                   detail=pd.DataFrame(rows))
+
+
+# --------------------------------------------------------------------------- simultaneous inference
+
+
+def simultaneous_intervals(result: MeanEstimate, method: str = "bonferroni") -> tuple[np.ndarray, np.ndarray]:
+    """Intervals covering all M metrics at once with probability ``1 - alpha`` (asymptotically).
+
+    ``"chi2"``: projections of the chi-square confidence ellipsoid, ``+- sqrt(chi2_{1-alpha,M} Sigma_mm)``;
+    ``"bonferroni"``: ``+- z_{1-alpha/(2M)} sqrt(Sigma_mm)`` (narrower than the projections for M >= 2).
+    """
+    if method not in SIMULTANEOUS:
+        raise ValueError(f"method must be one of {SIMULTANEOUS}, got {method!r}.")
+    est = np.atleast_1d(np.asarray(result.estimate, dtype=float))
+    se = np.sqrt(np.diag(result.cov))
+    M = est.size
+    crit = np.sqrt(chi2.ppf(1 - result.alpha, M)) if method == "chi2" else bonferroni_z(result.alpha, M)
+    return est - crit * se, est + crit * se
+
+
+def rank_models(result: MeanEstimate) -> np.ndarray:
+    """Ranks with ties (1 = best, higher metric is better) from the Bonferroni intervals (Supplement C.2)."""
+    return rank_with_ties(*simultaneous_intervals(result, "bonferroni"))
+
+
+def chi2_statistic(result: MeanEstimate, mu) -> float:
+    """``(mu_hat - mu)^T Sigma^{-1} (mu_hat - mu)``: ``mu`` is in the chi-square set when <= chi2_{1-alpha,M}."""
+    diff = np.atleast_1d(np.asarray(result.estimate, dtype=float)) - np.atleast_1d(np.asarray(mu, dtype=float))
+    return float(diff @ np.linalg.solve(result.cov, diff))
+
+
+# --------------------------------------------------------------------------- planning from plug-in moments
+
+
+def _moments(y, yhat, yhat_unlabeled) -> dict[str, np.ndarray]:
+    arr = as_matrix(y, "y")
+    pred = as_matrix(yhat, "yhat", arr.shape[1])
+    pred_u = as_matrix(yhat_unlabeled, "yhat_unlabeled", arr.shape[1])
+    if arr.shape[0] < 2 or pred_u.shape[0] < 2:
+        raise EvalDataError("Projection needs at least 2 labeled and 2 unlabeled examples.")
+    cov = ((arr - arr.mean(0)) * (pred - pred.mean(0))).sum(0) / (arr.shape[0] - 1)
+    return {"var_y": arr.var(0, ddof=1), "cov": cov, "var_l": pred.var(0, ddof=1),
+            "var_u": pred_u.var(0, ddof=1), "pooled": np.concatenate([pred, pred_u]).var(0, ddof=1),
+            "total": arr.shape[0] + pred_u.shape[0]}
+
+
+def _projected_var(mom: dict, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(variance of PPI++, λ) for labeled sizes ``n`` (column) when the pool stays at ``total`` examples."""
+    n = np.asarray(n, dtype=float)[:, None]
+    N = np.maximum(mom["total"] - n, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(np.where(mom["pooled"] > 0, mom["cov"] / ((1 + n / N) * mom["pooled"]), 0.0), 0.0, 1.0)
+    var = (mom["var_y"] - 2 * lam * mom["cov"] + lam**2 * mom["var_l"]) / n + lam**2 * mom["var_u"] / N
+    return var, lam
+
+
+def projected_precision(y, yhat, yhat_unlabeled, n_grid, alpha: float = 0.1, models=None) -> pd.DataFrame:
+    """ESS and interval widths over labeled sizes ``n_grid`` from the plug-in moments of the current data.
+
+    The pool keeps its size ``T = n + N``: labeling ``n'`` examples leaves ``T - n'`` unlabeled. With
+    ``sigma_y^2``, ``c = Cov(y, yhat)``, ``s_l^2``/``s_u^2`` the annotator's variance on labeled/unlabeled examples
+    and λ(n') tuned as in PPI++: ``Var_PPI++(n') = (sigma_y^2 - 2 λ c + λ^2 s_l^2) / n' + λ^2 s_u^2 / (T - n')``,
+    ``Var_classical(n') = sigma_y^2 / n'``, ``ESS = sigma_y^2 / Var_PPI++``. Columns: model, n, ess, lam,
+    width_classical, width_ppi (full widths ``2 z sqrt(Var)``).
+    """
+    mom = _moments(y, yhat, yhat_unlabeled)
+    grid = np.asarray(sorted({int(v) for v in n_grid if 2 <= int(v) < mom["total"]}))
+    var, lam = _projected_var(mom, grid)
+    z = float(norm.ppf(1 - alpha / 2))
+    names = list(models) if models is not None else [str(m) for m in range(var.shape[1])]
+    frames = []
+    for m, name in enumerate(names):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ess = np.where(var[:, m] > 0, mom["var_y"][m] / var[:, m], grid)
+        frames.append(pd.DataFrame({"model": name, "n": grid, "ess": ess, "lam": lam[:, m],
+                                    "width_classical": 2 * z * np.sqrt(mom["var_y"][m] / grid),
+                                    "width_ppi": 2 * z * np.sqrt(var[:, m])}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def labels_needed(y, yhat, yhat_unlabeled, width: float, alpha: float = 0.1, models=None) -> pd.DataFrame:
+    """Labels needed for a full interval width ``width``, with the annotator (PPI++) and without (classical).
+
+    Classical: ``ceil((2 z sigma_y / width)^2)``. PPI++: the smallest ``n'`` in ``[2, T - 1]`` whose projected
+    width (:func:`projected_precision`) is at most ``width``, evaluated at every ``n'``; NaN when even labeling
+    the whole pool does not reach it. Columns: model, n_classical, n_ppi, labels_saved.
+    """
+    if not width > 0:
+        raise EvalDataError(f"The target width must be positive; got {width!r}.")
+    mom = _moments(y, yhat, yhat_unlabeled)
+    z = float(norm.ppf(1 - alpha / 2))
+    grid = np.arange(2, mom["total"])
+    var, _ = _projected_var(mom, grid)
+    ok = 2 * z * np.sqrt(var) <= width
+    names = list(models) if models is not None else [str(m) for m in range(var.shape[1])]
+    n_classical = np.ceil((2 * z * np.sqrt(mom["var_y"]) / width) ** 2)
+    n_ppi = np.where(ok.any(axis=0), grid[np.argmax(ok, axis=0)], np.nan)
+    return pd.DataFrame({"model": names, "n_classical": n_classical, "n_ppi": n_ppi,
+                         "labels_saved": n_classical - n_ppi})
