@@ -14,6 +14,7 @@ PAGES = [
     st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
     st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
+    st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),
 ]
 page = st.navigation(PAGES)
 

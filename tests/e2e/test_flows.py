@@ -62,10 +62,10 @@ def test_demo_pages_render(page: Page):
     expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
     expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text(
         re.compile(r"demo · Synthetic benchmark.*a log table with [\d,]+ rows and 5 models"))
-    expect(page.locator(NAV_LINK)).to_have_count(6)
+    expect(page.locator(NAV_LINK)).to_have_count(7)
 
     for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5),
-                          ("Labeling budget", 3)):
+                          ("Labeling budget", 3), ("AI-assisted evaluation", 1)):
         goto_page(page, title)
         if charts:
             expect_charts(page, charts)
@@ -239,3 +239,34 @@ def test_labeling_budget_download_the_examples_to_label(page: Page):
     assert len(picked) == budget and picked["example_id"].is_unique
     expect(page.locator(ERROR_ALERT)).to_have_count(0)
     screenshot(page, "labeling-budget")
+
+
+def test_ai_assisted_bradley_terry_and_ess_curves(page: Page):
+    """Battles demo: Bradley-Terry coefficients by three methods, downloaded as CSV; sklearn demo: ESS curves."""
+    open_app(page)
+    page.get_by_role("combobox").first.click()  # the demo picker
+    page.get_by_role("option", name=re.compile("Pairwise battles")).click()
+    page.get_by_role("button", name="Load demo").click()
+    wait_idle(page)
+    goto_page(page, "AI-assisted evaluation")
+    expect_charts(page, 1)
+    expect(page.locator(PLOTLY).first).to_contain_text("Bradley-Terry coefficients")
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download bradley-terry coefficients (CSV)").click()
+    table = pd.read_csv(info.value.path())
+    assert set(table["method"]) == {"classical (labels only)", "PPI (λ = 1)", "PPI++ (tuned λ)"}
+    reference = table[table["model"] == table["model"].min()]
+    assert (reference["coefficient"] == 0).all() and (reference["se"] == 0).all()
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    screenshot(page, "ai-assisted-bradley-terry")
+
+    goto_page(page, "Data")
+    page.get_by_role("combobox").first.click()
+    page.get_by_role("option", name=re.compile("scikit-learn")).click()
+    page.get_by_role("button", name="Load demo").click()
+    wait_idle(page)
+    goto_page(page, "AI-assisted evaluation")
+    expect_charts(page, 2)  # ESS curves and rank correlation (annotator quality sits in the second tab)
+    expect(page.locator(PLOTLY).first).to_contain_text("Effective sample size")
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    screenshot(page, "ai-assisted-ess-curves")

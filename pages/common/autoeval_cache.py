@@ -1,0 +1,85 @@
+"""Cached computations of the AI-assisted evaluation page, keyed by data digest + selection + parameters.
+
+``key`` identifies the examples x models matrices: (data digest, selection, task, metric, annotators, weights);
+frames and matrices are passed as underscore arguments so that they are not hashed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from evalcore import autoeval, ppi, ppi_curves
+from evalcore.sampling import kmeans_strata
+
+from .store import compute_with_progress
+
+DESIGNS = {"random": "labels drawn at random (PPI++)",
+           "groups": "stratified by the group column (stratified PPI++)",
+           "annotator": "stratified by k-means on the annotator (its mean over the models), as on the Labeling-budget "
+                         "page (stratified PPI++)"}
+
+
+@st.cache_resource(max_entries=16, show_spinner="Aligning examples and models...")
+def matrices(key: tuple, metric: str, annotators: tuple[str, ...], use_weight: bool,
+             _rows: pd.DataFrame) -> autoeval.PPIData:
+    return autoeval.log_matrices(_rows, metric, annotators, use_weight)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Estimating with and without the annotator...")
+def estimates(key: tuple, annotator: str, alpha: float, weighted: bool, self_normalize: bool, design: str,
+              n_strata: int, _data: autoeval.PPIData) -> pd.DataFrame:
+    strata = None
+    if design == "groups":
+        strata = _data.groups
+    elif design == "annotator":  # the Labeling-budget page's strata (exact 1-D k-means) on the models' mean value
+        strata = kmeans_strata(_data.annotators[annotator].mean(axis=1), n_strata)
+    return autoeval.estimate_table(_data, annotator, alpha, weighted, self_normalize, strata)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Simultaneous intervals...")
+def simultaneous(key: tuple, annotator: str, alpha: float, weighted: bool, self_normalize: bool,
+                 _data: autoeval.PPIData) -> pd.DataFrame:
+    return autoeval.simultaneous_table(_data, annotator, alpha, weighted, self_normalize)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Projecting the precision...")
+def projection(key: tuple, annotator: str, alpha: float, _data: autoeval.PPIData) -> pd.DataFrame:
+    y, yhat, yhat_u = _data.parts(annotator)
+    total = _data.n + _data.N
+    grid = np.unique(np.geomspace(2, max(3, total - 2), 60).astype(int))
+    return ppi.projected_precision(y, yhat, yhat_u, grid, alpha, models=_data.models)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Counting labels...")
+def needed(key: tuple, annotator: str, alpha: float, width: float, _data: autoeval.PPIData) -> pd.DataFrame:
+    y, yhat, yhat_u = _data.parts(annotator)
+    return ppi.labels_needed(y, yhat, yhat_u, width, alpha, models=_data.models)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Comparing annotators...")
+def quality(key: tuple, alpha: float, _data: autoeval.PPIData) -> pd.DataFrame:
+    return autoeval.quality_table(_data, alpha)
+
+
+def curves(key: tuple, annotator: str, grid: tuple[int, ...], splits: int, alpha: float, seed: int,
+           data: autoeval.PPIData) -> pd.DataFrame:
+    """ESS curves from random splits of the fully labeled log, under a progress bar (cancelled by input changes)."""
+    job = (lambda progress: ppi_curves.ess_curves(data.y, data.annotators[annotator], list(grid), splits=splits,
+                                                  alpha=alpha, seed=seed, models=data.models, progress=progress))
+    label = f"{splits:,} random labeled/unlabeled splits at {len(grid)} sizes n..."
+    return compute_with_progress((key, annotator, grid, splits, alpha, seed), label, [("curves", job)])[0]
+
+
+def quality_curves(key: tuple, n: int, splits: int, alpha: float, seed: int, data: autoeval.PPIData) -> pd.DataFrame:
+    """ESS/n of PPI++ at ``n`` labels for every annotator, from random splits of the fully labeled log."""
+    job = (lambda progress: ppi_curves.annotator_quality(data.y, data.annotators, n, splits=splits, alpha=alpha,
+                                                         seed=seed, models=data.models, progress=progress))
+    label = f"{splits:,} splits at n = {n:,} for each of {len(data.annotators)} annotators..."
+    return compute_with_progress((key, "quality", n, splits, alpha, seed), label, [("quality", job)])[0]
+
+
+@st.cache_resource(max_entries=16, show_spinner="Fitting Bradley-Terry models...")
+def bradley_terry(key: tuple, alpha: float, judge: str, reference: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    return autoeval.bradley_terry_table(_frame, alpha, judge, reference)
