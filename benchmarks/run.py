@@ -31,7 +31,12 @@ Benchmarks (``--only`` takes these names):
 * ``sample-estimate``: ``allocate_budget`` (Neyman) + ``draw_sample`` + ``estimate`` (DF), N = 1,000,000,
   n = 1,000 (ssepy's equivalent steps in the note when installed);
 * ``efficiency-50``: ``evalcore.sampling.design_efficiency`` over 50 budgets, N = 1,000,000 (see
-  :mod:`benchmarks.sampling`; ``requirements-bench.txt`` pins the optional ssepy).
+  :mod:`benchmarks.sampling`; ``requirements-bench.txt`` pins the optional ssepy);
+* ``ppi-mean-10``: ``evalcore.ppi.ppi_mean`` (tuned λ) for n = 1,000, N = 1,000,000, 10 models, against
+  ``ppi_py`` called once per model in the same run (``ppi-mean-10-ppi_py``);
+* ``bt-20``: ``evalcore.bradley_terry.ppi_bradley_terry`` (PPI++) for 20 models, n = 1,000, N = 100,000;
+* ``ess-curve``: ``evalcore.ppi_curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000 (see
+  :mod:`benchmarks.ppi`).
 """
 
 from __future__ import annotations
@@ -327,6 +332,12 @@ def bench_sampling(name: str, repeats: int) -> list[Result]:
     return sampling.BENCHMARKS[name](repeats)
 
 
+def bench_ppi(name: str, repeats: int) -> list[Result]:
+    from benchmarks import ppi
+
+    return ppi.BENCHMARKS[name](repeats)
+
+
 # ------------------------------------------------------------------------------------------------ runner
 
 
@@ -350,6 +361,9 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "strata-1m": (partial(bench_sampling, "strata-1m"), False),
         "sample-estimate": (partial(bench_sampling, "sample-estimate"), False),
         "efficiency-50": (partial(bench_sampling, "efficiency-50"), False),
+        "ppi-mean-10": (partial(bench_ppi, "ppi-mean-10"), False),
+        "bt-20": (partial(bench_ppi, "bt-20"), False),
+        "ess-curve": (partial(bench_ppi, "ess-curve"), False),
     }
 
 
