@@ -58,7 +58,7 @@ def bench_ppi_mean(repeats: int) -> list[Result]:
     median = float(np.median(theirs))
     return [Result("ppi-mean-10", what, ours, median,
                    note=f"target = ppi_py's median in this run; largest absolute difference of the estimates {diff:.1e}"),
-            Result("ppi-mean-10-ppi_py", f"`ppi_py.ppi_mean_ci(lam=None)` called once per model, same data",
+            Result("ppi-mean-10-ppi_py", "`ppi_py.ppi_mean_ci(lam=None)` called once per model, same data",
                    theirs)]
 
 

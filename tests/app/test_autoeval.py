@@ -211,3 +211,29 @@ def test_importance_weights_change_the_estimate_to_the_weighted_mean():
         lab = rows[rows["correct"].notna()]
         w = lab["weight"].to_numpy() / lab["weight"].mean()  # self-normalized (the default)
         assert classical[model] == pytest.approx(np.mean(w * lab["correct"].to_numpy()), abs=1e-12)
+
+
+def test_any_per_example_score_with_a_proxy_annotator():
+    rng = np.random.default_rng(3)
+    rows = []
+    for model, shift in (("m-one", 0.0), ("m-two", 0.4)):
+        for i in range(300):
+            truth = rng.normal(2.0 + shift, 1.0)
+            rows.append({"model": model, "example_id": f"e{i}", "score": truth if i < 120 else np.nan,
+                         "proxy": truth + rng.normal(0, 0.5)})
+    log = pd.DataFrame(rows)
+    at = open_app()
+    upload(at, "scores.csv", csv_bytes(log))
+    goto_autoeval(at)
+    assert not texts(at.error)
+    assert at.selectbox(key="ae_metric").value == "score"
+    assert at.selectbox(key="ae_annotator").value == "proxy"  # a confidence would estimate accuracy only
+    table = table_with(at, "model", "method", "estimate", "lam")
+    for model, part in log.groupby("model"):
+        lab, unl = part[part["score"].notna()], part[part["score"].isna()]
+        classical = table[(table["model"] == model) & (table["method"] == "classical (labels only)")].iloc[0]
+        assert classical["estimate"] == pytest.approx(lab["score"].mean(), abs=1e-12)
+        est, se, lam = hand_ppi_plus(lab["score"].to_numpy(), lab["proxy"].to_numpy(), unl["proxy"].to_numpy())
+        plus = table[(table["model"] == model) & (table["method"] == "PPI++ (tuned λ)")].iloc[0]
+        assert plus["estimate"] == pytest.approx(est, abs=1e-12) and plus["lam"] == pytest.approx(lam)
+        assert plus["se"] < classical["se"]  # a good annotator (noise sd 0.5 against spread 1) narrows the interval
