@@ -275,7 +275,7 @@ def stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha
     for h in labels:
         lab, unl = s == h, s_u == h
         if lab.sum() < 2:
-            raise EvalDataError(f"Stratum {h!r} has {int(lab.sum())} labeled example(s): every stratum needs at "
+            raise EvalDataError(f"Stratum '{h}' has {int(lab.sum())} labeled example(s): every stratum needs at "
                                 "least 2 labels for a within-stratum variance (label more there, or merge strata).")
         part = ppi_mean(arr[lab], pred[lab], pred_u[unl], alpha=alpha, lam=lam, bounds=bounds)
         weight = (lab.sum() + unl.sum()) / total
@@ -283,7 +283,7 @@ def stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha
         cov += weight**2 * part.cov
         var_classical += weight**2 * arr[lab].var(axis=0, ddof=1) / lab.sum()
         lam_w += weight * part.lam
-        notes += [f"stratum {h}: {note}" for note in part.notes]
+        notes += [f"stratum '{h}': {note}" for note in part.notes]
         for m in range(M):
             rows.append({"stratum": h, "model_column": m, "n_h": int(lab.sum()), "N_h": int(unl.sum()),
                          "weight": weight, "estimate": part.estimate[m], "se": part.se[m], "lam": part.lam[m]})
@@ -330,18 +330,20 @@ def _moments(y, yhat, yhat_unlabeled) -> dict[str, np.ndarray]:
     pred_u = as_matrix(yhat_unlabeled, "yhat_unlabeled", arr.shape[1])
     if arr.shape[0] < 2 or pred_u.shape[0] < 2:
         raise EvalDataError("Projection needs at least 2 labeled and 2 unlabeled examples.")
-    cov = ((arr - arr.mean(0)) * (pred - pred.mean(0))).sum(0) / (arr.shape[0] - 1)
-    return {"var_y": arr.var(0, ddof=1), "cov": cov, "var_l": pred.var(0, ddof=1),
+    products = ((arr - arr.mean(0)) * (pred - pred.mean(0))).sum(0)
+    return {"var_y": arr.var(0, ddof=1), "cov": products / (arr.shape[0] - 1), "cov_n": products / arr.shape[0],
+            "var_l": pred.var(0, ddof=1),
             "var_u": pred_u.var(0, ddof=1), "pooled": np.concatenate([pred, pred_u]).var(0, ddof=1),
             "total": arr.shape[0] + pred_u.shape[0]}
 
 
 def _projected_var(mom: dict, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(variance of PPI++, λ) for labeled sizes ``n`` (column) when the pool stays at ``total`` examples."""
+    """(variance of PPI++, λ) for labeled sizes ``n`` (column) when the pool stays at ``total`` examples; λ is
+    tuned as in :func:`ppi_mean` (``Cov_n / ((1 + n/N) Var(pooled))``), so at the current n both agree."""
     n = np.asarray(n, dtype=float)[:, None]
     N = np.maximum(mom["total"] - n, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.clip(np.where(mom["pooled"] > 0, mom["cov"] / ((1 + n / N) * mom["pooled"]), 0.0), 0.0, 1.0)
+        lam = np.clip(np.where(mom["pooled"] > 0, mom["cov_n"] / ((1 + n / N) * mom["pooled"]), 0.0), 0.0, 1.0)
     var = (mom["var_y"] - 2 * lam * mom["cov"] + lam**2 * mom["var_l"]) / n + lam**2 * mom["var_u"] / N
     return var, lam
 
