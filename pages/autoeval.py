@@ -3,7 +3,6 @@
 import streamlit as st
 
 from evalcore import figures, ppi_figures
-from evalcore.autoeval import METHOD_NAMES
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
 from evalcore.figures import percent
@@ -69,7 +68,9 @@ if kind == BATTLES:
                "overlapping intervals share a rank.")
     render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank", "lam"]],
                  "bradley-terry coefficients")
-    ranking = table.pivot(index="model", columns="method", values="rank").reset_index()
+    methods = list(dict.fromkeys(table["method"]))  # classical, PPI, PPI++: the order they were fitted in
+    ranking = table.pivot(index="model", columns="method", values="rank")[methods].reset_index()
+    st.markdown("**Ranks by method**")
     render.table(ranking, "bradley-terry ranks by method")
     st.stop()
 
@@ -216,4 +217,3 @@ with tabs["Annotator quality"]:
                "ESS/n of PPI++ at the current n (plug-in); 1 = no gain.")
     render.table(qual, "annotator quality")
 
-st.caption(f"Methods: {', '.join(METHOD_NAMES.values())}.")

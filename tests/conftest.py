@@ -18,7 +18,7 @@ if os.environ.get("CI") == "true":
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The folder ../shared/data; the test is skipped when it is absent."""
     if not SHARED_DATA.is_dir():
@@ -26,9 +26,12 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_file(shared_data: Path) -> Callable[[str], Path]:
-    """``shared_file(name)``: the path of ../shared/data/<name>; the test is skipped when the file is absent."""
+    """``shared_file(name)``: the path of ../shared/data/<name>; the test is skipped when the file is absent.
+
+    Session-scoped so that module-scoped fixtures (e.g. a fit on the real data shared by several tests) can use it.
+    """
 
     def get(name: str) -> Path:
         path = shared_data / name

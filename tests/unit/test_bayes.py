@@ -39,13 +39,8 @@ TABLE_7 = {
 
 
 @pytest.fixture(scope="module")
-def vtab_draws() -> GibbsDraws:
-    from tests.conftest import SHARED_DATA  # noqa: PLC0415 - module-scoped twin of the shared_file fixture
-
-    path = SHARED_DATA / "vtab_1k.csv"
-    if not path.is_file():
-        pytest.skip("../shared/data/vtab_1k.csv not present: real-data test skipped")
-    return fit(load_eval_log(path), draws=5000, chains=4, seed=0)
+def vtab_draws(shared_file) -> GibbsDraws:
+    return fit(load_eval_log(shared_file("vtab_1k.csv")), draws=5000, chains=4, seed=0)
 
 
 @pytest.fixture(scope="module")
