@@ -11,7 +11,7 @@ Method: Boyeau et al., "AutoEval Done Right" (``../shared/papers/autoeval-ppi.tx
   (``ppi_mean_ci(lam=None)``), measured in the same run (row ``ppi-mean-10-ppi_py``); the note gives the largest
   difference of the point estimates.
 * ``bt-20``: ``ppi_bradley_terry(lam=None)`` for 20 models, n = 1,000 human votes and N = 100,000 judge-only
-  battles (a judge that agrees with the simulated outcome's probability up to noise).
+  battles (a judge that reads each battle's own latent margin with noise, as the battle demo).
 * ``ess-curve``: ``ess_curves`` on 20 labeled sizes x 250 splits for 4 models and T = 50,000 examples, all cores.
 """
 
@@ -63,15 +63,16 @@ def bench_ppi_mean(repeats: int) -> list[Result]:
 
 
 def simulated_battles(models: int, total: int, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
-    """Battles between ``models`` models with known strengths; ``judge`` = noisy probability that b wins."""
+    """Battles between ``models`` models with known strengths: b wins when ``beta_b - beta_a + Logistic`` > 0;
+    ``judge`` = a noisy, slightly biased probability of that battle's own margin (informative beyond the pair)."""
     rng = np.random.default_rng(seed)
     names = np.array([f"model-{i:02d}" for i in range(models)])
     beta = np.concatenate([[0.0], rng.normal(0.0, 1.0, models - 1)])
     a = rng.integers(0, models, total)
     b = (a + rng.integers(1, models, total)) % models
-    diff = beta[b] - beta[a]
-    outcome = (rng.random(total) < 1 / (1 + np.exp(-diff))).astype(float)
-    judge = 1 / (1 + np.exp(-(diff + 0.2 + rng.normal(0, 0.7, total))))
+    margin = beta[b] - beta[a] + rng.logistic(0.0, 1.0, total)  # as evalcore.demo.pairwise_battles
+    outcome = (margin > 0).astype(float)
+    judge = 1 / (1 + np.exp(-(margin + 0.2 + rng.normal(0, 1.5, total))))
     frame = pd.DataFrame({"model_a": names[a], "model_b": names[b], "outcome": outcome, "judge": judge})
     return frame, pd.Series(beta, index=names)
 

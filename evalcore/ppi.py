@@ -116,6 +116,8 @@ def as_matrix(values, name: str, columns: int | None = None) -> np.ndarray:
     if columns is not None and arr.shape[1] != columns:
         raise EvalDataError(f"{name} has {arr.shape[1]} model column(s) but the labels have {columns}: give one "
                             "column per model, in the same order.")
+    if np.isfinite(arr.sum()):  # fast path: a sum is finite only when every value is
+        return arr
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
         raise EvalDataError(f"{name} is missing or not finite at row positions {_positions(bad)}: every row needs a "
@@ -127,6 +129,8 @@ def _check_bounds(arr: np.ndarray, name: str, bounds: tuple[float, float] | None
     if bounds is None or arr.size == 0:
         return
     low, high = bounds
+    if arr.min() >= low and arr.max() <= high:
+        return
     bad = ((arr < low) | (arr > high)).any(axis=1)
     if bad.any():
         raise EvalDataError(f"{name} lies outside the metric's range [{low:g}, {high:g}] at row positions "
@@ -188,15 +192,34 @@ def classical_mean(y, alpha: float = 0.1, weights=None, self_normalize: bool = F
                    "classical", notes, squeeze)
 
 
-def _tuned_lam(wy: np.ndarray, wyhat: np.ndarray, yhat_u: np.ndarray) -> np.ndarray:
+def _pooled_variance(part: np.ndarray, mean_u: np.ndarray, var_u: np.ndarray, N: int) -> np.ndarray:
+    """Per-column sample variance (``ddof = 1``) of ``part`` stacked on N rows with ``mean_u``/``var_u``, from the
+    two groups' moments (no copy of the N rows)."""
+    n = part.shape[0]
+    mean_l = part.mean(axis=0)
+    both = (n * mean_l + N * mean_u) / (n + N)
+    squares = ((n - 1) * part.var(axis=0, ddof=1) + (N - 1) * var_u
+               + n * (mean_l - both) ** 2 + N * (mean_u - both) ** 2)
+    return squares / (n + N - 1)
+
+
+def _constant(part: np.ndarray, pred_u: np.ndarray, pooled: np.ndarray) -> np.ndarray:
+    """Columns whose values are all equal over both groups (exact check, run only where the variance is ~0)."""
+    out = np.zeros(part.shape[1], dtype=bool)
+    scale = 1.0 + np.abs(part).max(axis=0) ** 2
+    for j in np.flatnonzero(pooled <= 1e-20 * scale):
+        values = np.concatenate([part[:, j], pred_u[:, j]])
+        out[j] = values.min() == values.max()
+    return out
+
+
+def _tuned_lam(wy: np.ndarray, wyhat: np.ndarray, pooled: np.ndarray, N: int, constant: np.ndarray) -> np.ndarray:
     """PPI++ λ per model: ``Cov_n(wy, wyhat) / ((1 + n/N) Var(pooled))``, clipped to [0, 1]; 0 if constant."""
-    n, N = wy.shape[0], yhat_u.shape[0]
+    n = wy.shape[0]
     cov_n = ((wy - wy.mean(axis=0)) * (wyhat - wyhat.mean(axis=0))).mean(axis=0)
-    both = np.concatenate([wyhat, yhat_u], axis=0)
-    pooled = both.var(axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = cov_n / ((1 + n / N) * pooled)
-    return np.clip(np.where(np.ptp(both, axis=0) > 0, lam, 0.0), 0.0, 1.0)
+    return np.clip(np.where(constant, 0.0, lam), 0.0, 1.0)
 
 
 def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None, self_normalize: bool = False,
@@ -204,8 +227,8 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     """PPI (``lam=1``), PPI++ (``lam=None``, tuned per model) or fixed-λ estimate of M metrics (eq. (4)).
 
     ``lam`` may be a scalar or one value per model. ``bounds`` = the metric's range, e.g. ``(0, 1)`` for
-    accuracy: annotator values outside it are refused. ``names`` (one per model) are used in the notes. With no unlabeled examples (N = 0) the classical estimate is
-    returned, with a note saying so. An annotator that is constant gets λ = 0 under tuning (it carries no signal).
+    accuracy: annotator values outside it are refused. ``names`` (one per model) are used in the notes. With no
+    unlabeled examples (N = 0) the classical estimate is returned, with a note saying so. An annotator that is constant gets λ = 0 under tuning (it carries no signal).
     """
     squeeze = np.ndim(y) == 1
     arr = _labels(y, alpha)
@@ -226,10 +249,13 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
                          "the classical estimate from the labels alone is shown."]
         return _result(wy.mean(axis=0), np.atleast_2d(np.cov(wy, rowvar=False)) / n, var_classical,
                        np.zeros(M), n, 0, alpha, "classical", notes, squeeze)
+    mean_u = pred_u.mean(axis=0)
+    cov_u = np.atleast_2d(np.cov(pred_u, rowvar=False)) if N > 1 else np.zeros((M, M))
     if lam is None:
-        lam_m = _tuned_lam(wy, wyhat, pred_u)
+        pooled = _pooled_variance(wyhat, mean_u, np.diag(cov_u), N)
+        constant = _constant(wyhat, pred_u, pooled)
+        lam_m = _tuned_lam(wy, wyhat, pooled, N, constant)
         method = "ppi++"
-        constant = np.ptp(np.concatenate([wyhat, pred_u]), axis=0) == 0
         if constant.any():
             which = (", ".join(str(names[i]) for i in np.flatnonzero(constant)) if names is not None
                      else f"model column(s) {_positions(constant)}")
@@ -241,10 +267,8 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
             raise ValueError(f"lam must lie in [0, 1]; got {lam!r}.")
         method = "ppi" if np.all(lam_m == 1) else ("classical" if np.all(lam_m == 0) else "ppi (fixed λ)")
     delta = wy - lam_m * wyhat
-    estimate = lam_m * pred_u.mean(axis=0) + delta.mean(axis=0)
-    cov = np.atleast_2d(np.cov(delta, rowvar=False)) / n
-    if N > 1:
-        cov = cov + np.outer(lam_m, lam_m) * np.atleast_2d(np.cov(pred_u, rowvar=False)) / N
+    estimate = lam_m * mean_u + delta.mean(axis=0)
+    cov = np.atleast_2d(np.cov(delta, rowvar=False)) / n + np.outer(lam_m, lam_m) * cov_u / N
     return _result(estimate, cov, var_classical, lam_m, n, N, alpha, method, notes, squeeze)
 
 
