@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .bradley_terry import ppi_bradley_terry
-from .ppi import MeanEstimate, classical_mean, ppi_mean, rank_models, simultaneous_intervals, stratified_ppi_mean
+from .ppi import (MeanEstimate, classical_mean, ess_interval, ppi_mean, rank_models, simultaneous_intervals,
+                  stratified_ppi_mean)
 from .reading import EvalDataError
 
 _SHOWN = 8
@@ -142,37 +143,46 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
                    weights, groups, metric)
 
 
-def _rows(result: MeanEstimate, models, method: str) -> pd.DataFrame:
+def _rows(result: MeanEstimate, models, method: str, ess_range: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
     low, high = simultaneous_intervals(result, "bonferroni")
     frame = pd.DataFrame({
         "model": list(models), "method": METHOD_NAMES[method],
         "estimate": np.atleast_1d(result.estimate), "ci_low": np.atleast_1d(result.ci_low),
         "ci_high": np.atleast_1d(result.ci_high), "se": np.atleast_1d(result.se), "lam": np.atleast_1d(result.lam),
-        "ess": np.atleast_1d(result.ess), "ess_ratio": np.atleast_1d(result.ess) / result.n,
+        "ess": np.atleast_1d(result.ess), "ess_low": ess_range[0], "ess_high": ess_range[1],
+        "ess_ratio": np.atleast_1d(result.ess) / result.n,
         "rank": rank_models(result), "bonferroni_low": low, "bonferroni_high": high, "n": result.n, "N": result.N})
     frame.attrs["notes"] = list(result.notes)
     return frame
 
 
 def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: bool = False,
-                   self_normalize: bool = True, strata: np.ndarray | None = None) -> pd.DataFrame:
+                   self_normalize: bool = True, strata: np.ndarray | None = None, n_boot: int = 200,
+                   seed: int = 0) -> pd.DataFrame:
     """Classical, PPI and PPI++ side by side (plus stratified PPI++ when ``strata`` label every example).
 
-    One row per (model, method): estimate, marginal interval, se, λ, ESS, ESS/n, rank with ties from the Bonferroni
-    intervals and those intervals. ``attrs["notes"]`` collects the fallbacks taken.
+    One row per (model, method): estimate, marginal interval, se, λ, ESS with its bootstrap interval
+    (:func:`evalcore.ppi.ess_interval`, ``n_boot`` replicates at the interval level, ``seed``; classical ESS is n
+    exactly; stratified rows have the plug-in ESS only), ESS/n, rank with ties from the Bonferroni intervals and
+    those intervals. ``attrs["notes"]`` collects the fallbacks taken.
     """
     y, yhat, yhat_u = data.parts(annotator)
     bounds = METRIC_BOUNDS.get(data.metric)
     w = data.weights[data.labeled] if weighted else None
-    results = [(classical_mean(y, alpha, weights=w, self_normalize=self_normalize), "classical"),
-               (ppi_mean(y, yhat, yhat_u, alpha, lam=1.0, weights=w, self_normalize=self_normalize, bounds=bounds),
-                "ppi"),
-               (ppi_mean(y, yhat, yhat_u, alpha, weights=w, self_normalize=self_normalize, bounds=bounds,
-                         names=data.models), "ppi++")]
+    classical = classical_mean(y, alpha, weights=w, self_normalize=self_normalize)
+    plain = ppi_mean(y, yhat, yhat_u, alpha, lam=1.0, weights=w, self_normalize=self_normalize, bounds=bounds)
+    tuned = ppi_mean(y, yhat, yhat_u, alpha, weights=w, self_normalize=self_normalize, bounds=bounds,
+                     names=data.models)
+    scale = 1.0 if w is None else (w / w.mean() if self_normalize else w)[:, None]  # as ppi_mean weights them
+    exact = (np.full(len(data.models), float(data.n)),) * 2
+    rows = [(classical, "classical", exact),
+            (plain, "ppi", ess_interval(scale * y, scale * yhat, yhat_u, 1.0, n_boot, 1 - alpha, seed)),
+            (tuned, "ppi++", ess_interval(scale * y, scale * yhat, yhat_u, None, n_boot, 1 - alpha, seed))]
     if strata is not None:
-        results.append((stratified_ppi_mean(y, yhat, yhat_u, strata[data.labeled], strata[~data.labeled], alpha,
-                                            bounds=bounds), "stratified ppi++"))
-    frames = [_rows(r, data.models, m) for r, m in results]
+        nothing = (np.full(len(data.models), np.nan),) * 2
+        rows.append((stratified_ppi_mean(y, yhat, yhat_u, strata[data.labeled], strata[~data.labeled], alpha,
+                                         bounds=bounds), "stratified ppi++", nothing))
+    frames = [_rows(r, data.models, m, ess) for r, m, ess in rows]
     table = pd.concat(frames, ignore_index=True)
     table.attrs["notes"] = list(dict.fromkeys(note for f in frames for note in f.attrs["notes"]))
     return table
@@ -192,19 +202,21 @@ def simultaneous_table(data: PPIData, annotator: str, alpha: float = 0.1, weight
                          "rank": rank_models(result)})
 
 
-def quality_table(data: PPIData, alpha: float = 0.1) -> pd.DataFrame:
+def quality_table(data: PPIData, alpha: float = 0.1, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
     """Each annotator's quality (Pearson correlation with the labels, on the labeled examples) and the ESS/n of
-    PPI++ at the actual n (plug-in, no band): the partly labeled version of the paper's Figure 3."""
+    PPI++ at the actual n with its bootstrap interval (:func:`evalcore.ppi.ess_interval`): the partly labeled
+    version of the paper's Figure 3."""
     rows = []
     for name in data.annotators:
         y, yhat, yhat_u = data.parts(name)
         result = ppi_mean(y, yhat, yhat_u, alpha, bounds=METRIC_BOUNDS.get(data.metric))
+        low, high = ess_interval(y, yhat, yhat_u, None, n_boot, 1 - alpha, seed)
         for j, model in enumerate(data.models):
             ok = y[:, j].std() > 0 and yhat[:, j].std() > 0
             rows.append({"model": model, "annotator": name,
                          "quality": float(np.corrcoef(y[:, j], yhat[:, j])[0, 1]) if ok else 0.0,
-                         "ess_ratio": float(np.atleast_1d(result.ess)[j] / data.n), "ess_ratio_low": np.nan,
-                         "ess_ratio_high": np.nan, "n": data.n})
+                         "ess_ratio": float(np.atleast_1d(result.ess)[j] / data.n),
+                         "ess_ratio_low": low[j] / data.n, "ess_ratio_high": high[j] / data.n, "n": data.n})
     return pd.DataFrame(rows)
 
 

@@ -50,6 +50,7 @@ Public API
 ``stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha, lam, bounds) -> MeanEstimate``;
 ``simultaneous_intervals(estimate, method) -> (low, high)``; ``rank_models(estimate) -> ranks``;
 ``chi2_statistic(estimate, mu) -> float``; ``projected_precision(...)`` and ``labels_needed(...)``;
+``ess_interval(y, yhat, yhat_unlabeled, lam, n_boot, level, seed) -> (low, high)``;
 ``ppi_bradley_terry`` (re-exported from :mod:`evalcore.bradley_terry`).
 """
 
@@ -66,7 +67,8 @@ from .ranking import bonferroni_z, rank_with_ties
 from .reading import EvalDataError
 
 __all__ = ["MeanEstimate", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
-           "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ppi_bradley_terry"]
+           "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ess_interval",
+           "ppi_bradley_terry"]
 
 _SHOWN = 10
 SIMULTANEOUS = ("chi2", "bonferroni")
@@ -415,3 +417,41 @@ def labels_needed(y, yhat, yhat_unlabeled, width: float, alpha: float = 0.1, mod
     n_ppi = np.where(ok.any(axis=0), grid[np.argmax(ok, axis=0)], np.nan)
     return pd.DataFrame({"model": names, "n_classical": n_classical, "n_ppi": n_ppi,
                          "labels_saved": n_classical - n_ppi})
+
+
+def ess_interval(y, yhat, yhat_unlabeled, lam=None, n_boot: int = 200, level: float = 0.9,
+                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval of the plug-in ESS of :func:`ppi_mean` (unweighted), per model.
+
+    The n labeled examples are resampled with replacement (``n_boot`` replicates, seeded); each replicate
+    recomputes ``Var(y)``, ``Cov(y, yhat)``, ``Var(yhat)`` on the labels, re-tunes λ (``lam=None``) and gives
+    ``ESS = Var(y) / Var_PPI``. The unlabeled moments are held fixed: their sampling error is of order ``1/N``,
+    negligible beside the labels' when ``N >> n``. Returns ``(low, high)`` at ``level``.
+    """
+    arr = _labels(y, 0.1)
+    n, M = arr.shape
+    pred = as_matrix(yhat, "yhat", M)
+    pred_u = as_matrix(yhat_unlabeled, "yhat_unlabeled", M)
+    N = pred_u.shape[0]
+    if N < 2:
+        return np.full(M, float(n)), np.full(M, float(n))
+    mean_u, var_u = pred_u.mean(axis=0), pred_u.var(axis=0, ddof=1)
+    idx = np.random.default_rng(seed).integers(0, n, size=(int(n_boot), n))
+    yb, hb = arr[idx], pred[idx]  # B x n x M
+    my, mh = yb.mean(axis=1, keepdims=True), hb.mean(axis=1, keepdims=True)
+    var_y = ((yb - my) ** 2).sum(axis=1) / (n - 1)
+    var_l = ((hb - mh) ** 2).sum(axis=1) / (n - 1)
+    products = ((yb - my) * (hb - mh)).sum(axis=1)
+    if lam is None:
+        both = (n * mh[:, 0] + N * mean_u) / (n + N)
+        pooled = ((n - 1) * var_l + (N - 1) * var_u + n * (mh[:, 0] - both) ** 2 + N * (mean_u - both) ** 2) / (
+            n + N - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam_b = np.clip(np.where(pooled > 0, products / n / ((1 + n / N) * pooled), 0.0), 0.0, 1.0)
+    else:
+        lam_b = np.broadcast_to(np.asarray(lam, dtype=float), var_y.shape)
+    var = (var_y - 2 * lam_b * products / (n - 1) + lam_b**2 * var_l) / n + lam_b**2 * var_u / N
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ess = np.where(var > 0, var_y / var, float(n))
+    tail = (1 - level) / 2
+    return np.quantile(ess, tail, axis=0), np.quantile(ess, 1 - tail, axis=0)

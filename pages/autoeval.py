@@ -109,6 +109,7 @@ with st.expander("Settings", icon=":material/settings:"):
                                 "examples were not drawn at random from the unlabeled pool.")
     self_normalize = s2.checkbox("Self-normalize the weights (mean 1)", value=True, key="ae_selfnorm",
                                  disabled=not weighted)
+    boot_seed = int(s1.number_input("Seed of the ESS bootstrap", 0, 2**31 - 1, 0, key="ae_boot_seed"))
 all_annotators = tuple(dict.fromkeys([annotator, *[a for a in annotators if a != annotator], *more]))
 key = (data.key, sel.models, sel.tasks, sel.groups, task, metric, all_annotators, weighted)
 try:
@@ -172,7 +173,7 @@ with tabs["Estimates"]:
     design = c1.selectbox("How the labels were chosen", designs, format_func=ac.DESIGNS.get, key="ae_design")
     n_strata = int(c2.slider("Strata", 2, 20, 10, key="ae_strata", disabled=design != "annotator"))
     try:
-        table = ac.estimates(key, annotator, alpha, weighted, self_normalize, design, n_strata, mats)
+        table = ac.estimates(key, annotator, alpha, weighted, self_normalize, design, n_strata, boot_seed, mats)
         simult = ac.simultaneous(key, annotator, alpha, weighted, self_normalize, mats)
     except EvalDataError as exc:
         st.error(str(exc))
@@ -184,8 +185,9 @@ with tabs["Estimates"]:
                                           f"N = {mats.N:,} annotator-only"), "ppi interval comparison")
     st.caption(f"Interval: {percent(level)} normal interval for each model on its own (PPI++: λ per model, "
                "clipped to [0, 1]). ESS = n · Var(classical) / Var(method): the labels the classical estimate "
-               "would need for the same precision. Rank: from Bonferroni intervals over all models, overlapping "
-               "intervals tie." + (" Weighted by the importance weights." if weighted else ""))
+               f"would need for the same precision, with a {percent(level)} percentile bootstrap interval over the "
+               f"labeled examples ({ac.N_BOOT} replicates, seed {boot_seed}). Rank: from Bonferroni intervals over "
+               "all models, overlapping intervals tie." + (" Weighted by the importance weights." if weighted else ""))
     render.table(table, "ppi estimates")
     st.markdown("**Simultaneous intervals (PPI++)**")
     st.caption(f"Both hold for all {len(mats.models)} models at once with probability {percent(level)}: the "
@@ -211,9 +213,10 @@ with tabs["Projection"]:
     render.table(proj, "projected precision")
 
 with tabs["Annotator quality"]:
-    qual = ac.quality(key, alpha, mats)
+    qual = ac.quality(key, alpha, boot_seed, mats)
     render.chart(ppi_figures.annotator_quality_figure(qual), "ess against annotator quality")
     st.caption(f"Quality: correlation of each annotator with the human labels on the {mats.n:,} labeled examples. "
-               "ESS/n of PPI++ at the current n (plug-in); 1 = no gain.")
+               f"ESS/n of PPI++ at the current n, bars: {percent(level)} bootstrap interval ({ac.N_BOOT} replicates, "
+               f"seed {boot_seed}); 1 = no gain.")
     render.table(qual, "annotator quality")
 

@@ -15,6 +15,7 @@ from evalcore.sampling import kmeans_strata
 
 from .store import compute_with_progress
 
+N_BOOT = 200  # bootstrap replicates of the ESS intervals
 DESIGNS = {"random": "labels drawn at random (PPI++)",
            "groups": "stratified by the group column (stratified PPI++)",
            "annotator": "stratified by k-means on the annotator (its mean over the models), as on the Labeling-budget "
@@ -29,13 +30,13 @@ def matrices(key: tuple, metric: str, annotators: tuple[str, ...], use_weight: b
 
 @st.cache_resource(max_entries=16, show_spinner="Estimating with and without the annotator...")
 def estimates(key: tuple, annotator: str, alpha: float, weighted: bool, self_normalize: bool, design: str,
-              n_strata: int, _data: autoeval.PPIData) -> pd.DataFrame:
+              n_strata: int, seed: int, _data: autoeval.PPIData) -> pd.DataFrame:
     strata = None
     if design == "groups":
         strata = _data.groups
     elif design == "annotator":  # the Labeling-budget page's strata (exact 1-D k-means) on the models' mean value
         strata = kmeans_strata(_data.annotators[annotator].mean(axis=1), n_strata)
-    return autoeval.estimate_table(_data, annotator, alpha, weighted, self_normalize, strata)
+    return autoeval.estimate_table(_data, annotator, alpha, weighted, self_normalize, strata, N_BOOT, seed)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Simultaneous intervals...")
@@ -59,8 +60,8 @@ def needed(key: tuple, annotator: str, alpha: float, width: float, _data: autoev
 
 
 @st.cache_resource(max_entries=16, show_spinner="Comparing annotators...")
-def quality(key: tuple, alpha: float, _data: autoeval.PPIData) -> pd.DataFrame:
-    return autoeval.quality_table(_data, alpha)
+def quality(key: tuple, alpha: float, seed: int, _data: autoeval.PPIData) -> pd.DataFrame:
+    return autoeval.quality_table(_data, alpha, N_BOOT, seed)
 
 
 def curves(key: tuple, annotator: str, grid: tuple[int, ...], splits: int, alpha: float, seed: int,

@@ -55,6 +55,8 @@ def test_synthetic_demo_estimates_match_hand_computed_ppi():
         assert plus["lam"] == pytest.approx(lam, abs=1e-12)
         assert plus["ci_high"] - plus["ci_low"] == pytest.approx(2 * 1.6448536269514722 * se, rel=1e-9)  # 90%
         assert plus["ess_ratio"] >= 0.999  # PPI++ never loses to the labels alone (plug-in)
+        assert plus["ess_low"] <= plus["ess"] <= plus["ess_high"]  # its bootstrap interval brackets it
+        assert classical["ess_low"] == classical["ess_high"] == len(labeled)
     simultaneous = table_with(at, "chi2_low", "bonferroni_low")
     assert (simultaneous["chi2_high"] - simultaneous["chi2_low"]
             > simultaneous["bonferroni_high"] - simultaneous["bonferroni_low"]).all()
@@ -62,6 +64,8 @@ def test_synthetic_demo_estimates_match_hand_computed_ppi():
     assert (needed["n_ppi"] <= needed["n_classical"]).all()
     quality = table_with(at, "annotator", "quality", "ess_ratio")
     assert set(quality["annotator"]) == {"confidence", "proxy"}
+    assert (quality["ess_ratio_low"] <= quality["ess_ratio"]).all()
+    assert (quality["ess_ratio"] <= quality["ess_ratio_high"]).all()
     assert len(charts(at)) == 3  # interval comparison, projection, annotator quality
     captions = " ".join(texts(at.caption))
     assert "90% normal interval for each model on its own" in captions
