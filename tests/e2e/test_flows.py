@@ -30,6 +30,14 @@ def open_app(page: Page) -> None:
     wait_idle(page)
 
 
+def load_demo(page: Page, label: str) -> None:
+    """Pick the demo whose description contains ``label`` on the Data page and load it."""
+    page.get_by_role("combobox").first.click()  # the demo picker
+    page.get_by_role("option", name=re.compile(label)).click()
+    page.get_by_role("button", name="Load demo").click()
+    wait_idle(page)
+
+
 def upload(page: Page, path: Path) -> None:
     page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
     expect(page.get_by_text(f"Columns of {path.name}")).to_be_visible()
@@ -225,10 +233,7 @@ def test_vtab_summary_leaderboard(page: Page, shared_file):
 def test_labeling_budget_download_the_examples_to_label(page: Page):
     """The sklearn demo (fully labeled) on the Labeling-budget page: charts, then the list for the annotators."""
     open_app(page)
-    page.get_by_role("combobox").first.click()  # the demo picker
-    page.get_by_role("option", name=re.compile("scikit-learn")).click()
-    page.get_by_role("button", name="Load demo").click()
-    wait_idle(page)
+    load_demo(page, "scikit-learn")
     goto_page(page, "Labeling budget")
     expect_charts(page, 4)  # strata, allocation, efficiency curves, estimates
     budget = int(page.get_by_label("Labels you can afford (budget n)").input_value())
@@ -244,10 +249,7 @@ def test_labeling_budget_download_the_examples_to_label(page: Page):
 def test_ai_assisted_bradley_terry_and_ess_curves(page: Page):
     """Battles demo: Bradley-Terry coefficients by three methods, downloaded as CSV; sklearn demo: ESS curves."""
     open_app(page)
-    page.get_by_role("combobox").first.click()  # the demo picker
-    page.get_by_role("option", name=re.compile("Pairwise battles")).click()
-    page.get_by_role("button", name="Load demo").click()
-    wait_idle(page)
+    load_demo(page, "Pairwise battles")
     goto_page(page, "AI-assisted evaluation")
     expect_charts(page, 1)
     expect(page.locator(PLOTLY).first).to_contain_text("Bradley-Terry coefficients")
@@ -261,10 +263,7 @@ def test_ai_assisted_bradley_terry_and_ess_curves(page: Page):
     screenshot(page, "ai-assisted-bradley-terry")
 
     goto_page(page, "Data")
-    page.get_by_role("combobox").first.click()
-    page.get_by_role("option", name=re.compile("scikit-learn")).click()
-    page.get_by_role("button", name="Load demo").click()
-    wait_idle(page)
+    load_demo(page, "scikit-learn")
     goto_page(page, "AI-assisted evaluation")
     expect_charts(page, 2)  # ESS curves and rank correlation (annotator quality sits in the second tab)
     expect(page.locator(PLOTLY).first).to_contain_text("Effective sample size")
