@@ -241,3 +241,16 @@ def test_any_per_example_score_with_a_proxy_annotator():
         plus = table[(table["model"] == model) & (table["method"] == "PPI++ (tuned λ)")].iloc[0]
         assert plus["estimate"] == pytest.approx(est, abs=1e-12) and plus["lam"] == pytest.approx(lam)
         assert plus["se"] < classical["se"]  # a good annotator (noise sd 0.5 against spread 1) narrows the interval
+
+
+def test_imagenet_x_upload_gives_ess_curves_above_n(shared_file):
+    """The real ImageNet-X log (4 models x 50,000 images, top-1 probability as the annotator) through the uploader."""
+    at = open_app()
+    upload(at, "imagenet_x_predictions.csv.gz", shared_file("imagenet_x_predictions.csv.gz").read_bytes(),
+           "application/gzip")
+    goto_autoeval(at)
+    assert not texts(at.error)
+    curves = table_with(at, "n", "method", "model", "ess", "coverage")
+    plus = curves[(curves["model"] == "all models") & (curves["method"] == "ppi++")]
+    assert (plus["ess"] > 1.3 * plus["n"]).all()  # the paper's ~50% gain
+    assert ((plus["coverage"] - 0.9).abs() < 0.08).all()
