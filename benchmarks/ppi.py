@@ -13,6 +13,7 @@ Method: Boyeau et al., "AutoEval Done Right" (``../shared/papers/autoeval-ppi.tx
 * ``bt-20``: ``ppi_bradley_terry(lam=None)`` for 20 models, n = 1,000 human votes and N = 100,000 judge-only
   battles (a judge that reads each battle's own latent margin with noise, as the battle demo).
 * ``ess-curve``: ``ess_curves`` on 20 labeled sizes x 250 splits for 4 models and T = 50,000 examples, all cores.
+* ``bt-ess-curve``: ``bt_ess_curves`` on 12 sizes x 250 splits for 20 models and 16,000 voted battles (no target).
 """
 
 from __future__ import annotations
@@ -100,4 +101,17 @@ def bench_ess_curve(repeats: int) -> list[Result]:
     return [Result("ess-curve", what, samples, 10.0)]
 
 
-BENCHMARKS = {"ppi-mean-10": bench_ppi_mean, "bt-20": bench_bt, "ess-curve": bench_ess_curve}
+def bench_bt_ess_curve(repeats: int) -> list[Result]:
+    from evalcore.ppi_curves import bt_ess_curves, default_grid
+
+    models, total = 20, 16_000
+    frame, _ = simulated_battles(models, total)
+    grid = default_grid(total, 12, 200, 4000)
+    samples = time_calls(partial(bt_ess_curves, frame, grid, splits=250, alpha=0.1, seed=0), min(repeats, 3))
+    what = (f"`bt_ess_curves`, {len(grid)} sizes n ({grid[0]}–{grid[-1]}) x 250 splits x 3 methods, {models} models, "
+            f"{total:,} voted battles (the paper's LLM experiment size)")
+    return [Result("bt-ess-curve", what, samples)]
+
+
+BENCHMARKS = {"ppi-mean-10": bench_ppi_mean, "bt-20": bench_bt, "ess-curve": bench_ess_curve,
+              "bt-ess-curve": bench_bt_ess_curve}

@@ -35,8 +35,9 @@ Benchmarks (``--only`` takes these names):
 * ``ppi-mean-10``: ``evalcore.ppi.ppi_mean`` (tuned λ) for n = 1,000, N = 1,000,000, 10 models, against
   ``ppi_py`` called once per model in the same run (``ppi-mean-10-ppi_py``);
 * ``bt-20``: ``evalcore.bradley_terry.ppi_bradley_terry`` (PPI++) for 20 models, n = 1,000, N = 100,000;
-* ``ess-curve``: ``evalcore.ppi_curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000 (see
-  :mod:`benchmarks.ppi`).
+* ``ess-curve``: ``evalcore.ppi_curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000;
+* ``bt-ess-curve``: ``evalcore.ppi_curves.bt_ess_curves``, 12 sizes x 250 splits, 20 models, 16,000 battles (no
+  target; see :mod:`benchmarks.ppi`).
 """
 
 from __future__ import annotations
@@ -364,6 +365,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "ppi-mean-10": (partial(bench_ppi, "ppi-mean-10"), False),
         "bt-20": (partial(bench_ppi, "bt-20"), False),
         "ess-curve": (partial(bench_ppi, "ess-curve"), False),
+        "bt-ess-curve": (partial(bench_ppi, "bt-ess-curve"), False),
     }
 
 

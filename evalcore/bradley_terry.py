@@ -52,7 +52,8 @@ connected (no group of models won, or lost, every labeled comparison against the
 
 Public API: ``ppi_bradley_terry(labeled, unlabeled, alpha=0.1, lam=None, reference=None, judge="probability")
 -> DataFrame`` with columns ``model, coefficient, se, ci_low, ci_high, rank, lam`` and ``attrs`` ``notes``, ``n``,
-``N``, ``reference``, ``alpha``.
+``N``, ``reference``, ``alpha``; ``pair_estimates(m, reference, la, lb, y, yhat, ua, ub, yhat_u, lam)`` the
+array-level estimator on integer model codes (for split studies).
 """
 
 from __future__ import annotations
@@ -138,7 +139,22 @@ def ppi_bradley_terry(
             raise EvalDataError("The judge gives the same value for every comparison; PPI++ would set λ = 0 — "
                                 "use lam=0 (classical).")
 
-    stats = _pair_stats(models, reference, la, lb, y, yhat, ua, ub, yhat_u)
+    codes = {model: k for k, model in enumerate(models)}
+    coef, se, lam = pair_estimates(
+        len(models), codes[reference], *(np.array([codes[m] for m in col], dtype=np.int64) for col in (la, lb)), y,
+        yhat, *(np.array([codes[m] for m in col], dtype=np.int64) for col in (ua, ub)), yhat_u, lam)
+    return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
+
+
+def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
+                   lam: float | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Array-level estimator behind :func:`ppi_bradley_terry` (no input checks): ``(coefficients, se, lam)``.
+
+    Models are integer codes ``0..m-1`` (``la``/``lb`` labeled, ``ua``/``ub`` unlabeled); the reference's
+    coefficient and se are 0. ``lam=None`` tunes λ in two steps as the reference implementation. Raises
+    EvalDataError when the fit diverges. Used directly by split studies (:mod:`evalcore.ppi_curves`).
+    """
+    stats = _pair_stats(m, reference, la, lb, y, yhat, ua, ub, yhat_u)
     if lam is None:
         zeta = _fit(stats, 1.0)
         for _ in range(2):  # two tuning steps, as the reference implementation
@@ -148,7 +164,7 @@ def ppi_bradley_terry(
         lam = float(lam)
         zeta = _fit(stats, lam)
     se = _standard_errors(stats, zeta, lam)
-    return _result_frame(models, reference, zeta, se, lam, alpha, notes, n, N)
+    return np.insert(zeta, reference, 0.0), np.insert(se, reference, 0.0), lam
 
 
 # ------------------------------------------------------------------------------------------------ validation
@@ -259,10 +275,9 @@ def _graph(rows: np.ndarray, cols: np.ndarray, m: int) -> csr_matrix:
 # ------------------------------------------------------------------------------------------------ estimation
 
 
-def _pair_stats(models, reference, la, lb, y, yhat, ua, ub, yhat_u) -> _PairStats:
-    m = len(models)
-    lab = np.searchsorted(models, la) * m + np.searchsorted(models, lb)
-    unl = np.searchsorted(models, ua) * m + np.searchsorted(models, ub)
+def _pair_stats(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u) -> _PairStats:
+    lab = la * m + lb
+    unl = ua * m + ub
 
     def sums(codes, weights=None):
         return np.bincount(codes, weights=weights, minlength=m * m).astype(float)
@@ -273,7 +288,7 @@ def _pair_stats(models, reference, la, lb, y, yhat, ua, ub, yhat_u) -> _PairStat
     full = np.zeros((len(used), m))
     full[np.arange(len(used)), a] = -1.0
     full[np.arange(len(used)), b] = 1.0
-    keep = [k for k in range(m) if models[k] != reference]
+    keep = [k for k in range(m) if k != reference]
     return _PairStats(
         x=full[:, keep], n_ab=n_ab[used], sy=sums(lab, y)[used], syy=sums(lab, y * y)[used],
         sh=sums(lab, yhat)[used], shh=sums(lab, yhat * yhat)[used], syh=sums(lab, y * yhat)[used],
@@ -390,10 +405,7 @@ def _standard_errors(s: _PairStats, zeta: np.ndarray, lam: float) -> np.ndarray:
     return np.sqrt(np.clip(np.diag(sigma), 0.0, None) / s.n)
 
 
-def _result_frame(models, reference, zeta, se, lam, alpha, notes, n, N) -> pd.DataFrame:
-    ref = models.index(reference)
-    coef = np.insert(zeta, ref, 0.0)
-    se = np.insert(se, ref, 0.0)
+def _result_frame(models, reference, coef, se, lam, alpha, notes, n, N) -> pd.DataFrame:
     z = float(norm.ppf(1 - alpha / 2))
     zb = bonferroni_z(alpha, len(models))
     out = pd.DataFrame({

@@ -28,7 +28,8 @@ results depend on ``seed`` only, never on the number of cores.
 
 Public API: ``METHODS``, ``ALL_MODELS``, ``ess_curves(y, yhat, n_grid, splits, alpha, seed, models, n_jobs,
 progress) -> DataFrame``, ``default_grid(total, points) -> list[int]``, ``annotator_quality(y, annotators, n,
-...) -> DataFrame``.
+...) -> DataFrame``, ``bt_ess_curves(battles, n_grid, splits, alpha, seed, judge, reference) -> DataFrame`` (the same
+study for Bradley-Terry coefficients on fully voted battles, Figure 4).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm, rankdata
 
+from .bradley_terry import pair_estimates as bt_pair_estimates
 from .parallel import random_subsets, seeded_map
 from .ppi import as_matrix
 from .ranking import bonferroni_z
@@ -201,3 +203,106 @@ def annotator_quality(y, annotators: dict, n: int, splits: int = 250, alpha: flo
                          "ess_ratio": curve.at[name, "ess"] / n, "ess_ratio_low": curve.at[name, "ess_low"] / n,
                          "ess_ratio_high": curve.at[name, "ess_high"] / n, "n": int(n)})
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- Bradley-Terry split study
+
+
+def _bt_unit(codes_a, codes_b, y, yhat, m, reference, truth, truth_ranks, n, size, alpha, rng) -> dict:
+    """Classical / PPI / PPI++ Bradley-Terry fits on ``size`` random splits with ``n`` voted battles each."""
+    T = y.shape[0]
+    idx = random_subsets(rng, T, n, size)
+    z = float(norm.ppf(1 - alpha / 2))
+    zb = bonferroni_z(alpha, m)
+    free = np.arange(m) != reference
+    out = {method: {k: np.full((size, m - 1), np.nan) for k in ("sq", "cover", "width", "ess", "lam")}
+           for method in METHODS}
+    for method in METHODS:
+        out[method]["rank_corr"] = np.full(size, np.nan)
+    for s in range(size):
+        mask = np.zeros(T, dtype=bool)
+        mask[idx[s]] = True
+        args = (codes_a[mask], codes_b[mask], y[mask], yhat[mask], codes_a[~mask], codes_b[~mask], yhat[~mask])
+        se_classical = None
+        for method, lam in zip(METHODS, (0.0, 1.0, None)):
+            try:
+                coef, se, used = bt_pair_estimates(m, reference, *args, lam)
+            except EvalDataError:  # e.g. a model that won every labeled battle: no finite estimate on this split
+                continue
+            se_classical = se if method == "classical" else se_classical
+            part = out[method]
+            part["sq"][s] = (coef - truth)[free] ** 2
+            part["cover"][s] = (np.abs(coef - truth) <= z * se)[free]
+            part["width"][s] = 2 * z * se[free]
+            part["lam"][s] = used
+            if se_classical is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    part["ess"][s] = n * (se_classical[free] / se[free]) ** 2
+            ranks = rankdata(1 + ((coef - zb * se)[None, :] > (coef + zb * se)[:, None]).sum(axis=1),
+                             method="average")
+            part["rank_corr"][s] = _pearson_rows(ranks[None, :], truth_ranks)[0]
+    return out
+
+
+def bt_ess_curves(battles: pd.DataFrame, n_grid, splits: int = 250, alpha: float = 0.1, seed: int = 0,
+                  judge: str = "probability", reference: str | None = None, n_jobs: int = -1,
+                  progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Split study for Bradley-Terry coefficients on battles that all carry a human ``outcome`` and a ``judge``.
+
+    The truth is the classical MLE on every battle; each split keeps the votes of ``n`` random battles and the
+    judge's value on the rest, and fits classical, PPI and PPI++ (:func:`evalcore.bradley_terry.pair_estimates`,
+    the estimator of :func:`~evalcore.bradley_terry.ppi_bradley_terry`). Rows per (n, method, model) for the
+    non-reference models and for "all models", with the columns of :func:`ess_curves` (ESS per coefficient =
+    ``n se_classical^2 / se^2``) plus ``failed``: the share of splits where some method had no finite estimate
+    (e.g. a model that won every labeled battle); those splits are left out of every method's averages, so the
+    methods are compared on the same splits. The paper's Figure 4.
+    """
+    from .bradley_terry import JUDGE_MODES, ppi_bradley_terry
+
+    if judge not in JUDGE_MODES:
+        raise EvalDataError(f"judge must be one of {JUDGE_MODES}, got {judge!r}.")
+    if battles["outcome"].isna().any() or battles["judge"].isna().any():
+        raise EvalDataError("A split study needs a human outcome and a judge value on every battle.")
+    full = ppi_bradley_terry(battles, battles.iloc[0:0], alpha=alpha, lam=0.0, reference=reference)
+    models = list(full["model"])
+    reference = full.attrs["reference"]
+    codes = {model: k for k, model in enumerate(models)}
+    codes_a = battles["model_a"].map(codes).to_numpy(np.int64)
+    codes_b = battles["model_b"].map(codes).to_numpy(np.int64)
+    y = battles["outcome"].to_numpy(float)
+    yhat = battles["judge"].to_numpy(float)
+    if judge == "hard":
+        yhat = np.where(yhat > 0.5, 1.0, np.where(yhat < 0.5, 0.0, 0.5))
+    T, m, ref = len(battles), len(models), codes[reference]
+    grid = sorted({int(v) for v in n_grid})
+    if not grid or grid[0] < 2 or grid[-1] > T - 2:
+        raise EvalDataError(f"Every labeled size n must lie in [2, {T - 2}] ({T} battles); got {grid}.")
+    truth = full["coefficient"].to_numpy()
+    truth_ranks = rankdata(-truth, method="average")
+    chunk = 25  # fits are sequential per split: smaller units keep the progress bar moving
+    units = [(n, c0, min(chunk, int(splits) - c0)) for n in grid for c0 in range(0, int(splits), chunk)]
+    results = seeded_map(lambda i, rng: _bt_unit(codes_a, codes_b, y, yhat, m, ref, truth, truth_ranks,
+                                                 units[i][0], units[i][2], alpha, rng),
+                         len(units), seed, n_jobs=n_jobs, progress=progress)
+    names = [model for model in models if model != reference]
+    rows = []
+    for n in grid:
+        parts = [r for (un, _, _), r in zip(units, results) if un == n]
+        joined = {k: {s: np.concatenate([p[k][s] for p in parts]) for s in parts[0][k]} for k in METHODS}
+        # splits where every method has a finite estimate: the methods are compared on the same splits
+        ok = np.logical_and.reduce([np.isfinite(joined[k]["sq"]).all(axis=1) for k in METHODS])
+        if not ok.any():
+            continue
+        base = {j: float(joined["classical"]["sq"][ok, j].mean()) for j in range(m - 1)}
+        for method in METHODS:
+            stats = joined[method]
+            for j, name in enumerate(names):
+                per = {k: v[ok, j] for k, v in stats.items() if k != "rank_corr"}
+                rows.append({**_summary(n, method, name, per, base[j]), "failed": 1 - ok.mean()})
+            avg = {k: (v[ok].mean(axis=1) if v.ndim == 2 else v[ok]) for k, v in stats.items()}
+            rows.append({**_summary(n, method, ALL_MODELS, avg, float(np.mean(list(base.values())))),
+                         "failed": 1 - ok.mean()})
+    frame = pd.DataFrame(rows)
+    frame.attrs.update({"alpha": alpha, "splits": int(splits), "seed": int(seed), "total": T,
+                        "reference": reference})
+    return frame

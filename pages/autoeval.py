@@ -54,24 +54,60 @@ if kind == BATTLES:
     except EvalDataError as exc:
         st.error(str(exc))
         st.stop()
-    st.caption(f"{table.attrs['n']:,} battles with a human vote, {table.attrs['N']:,} judged by the AI only. "
-               f"P(B beats A) = 1 / (1 + exp(ζ_A − ζ_B)); PPI++ (eq. 6) corrects the judge's bias with the human "
-               f"votes, λ tuned to minimise the trace of the sandwich covariance.")
-    show_notes(table.attrs["notes"])
-    render.chart(figures.interval_dots(
-        table.rename(columns={"coefficient": "estimate"}), label="model", by="method",
-        title="Bradley-Terry coefficients", x_title=f"coefficient (log-odds against {reference})",
-        subtitle=f"{percent(level)} marginal intervals per coefficient · reference {reference} fixed at 0",
-        reference=0.0), "bradley-terry coefficients")
-    st.caption(f"Interval: {percent(level)} normal interval for each coefficient on its own. Rank: 1 + the number "
-               f"of models whose Bonferroni interval (all {len(models)} models at once) lies entirely above; "
-               "overlapping intervals share a rank.")
-    render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank", "lam"]],
-                 "bradley-terry coefficients")
-    methods = list(dict.fromkeys(table["method"]))  # classical, PPI, PPI++: the order they were fitted in
-    ranking = table.pivot(index="model", columns="method", values="rank")[methods].reset_index()
-    st.markdown("**Ranks by method**")
-    render.table(ranking, "bradley-terry ranks by method")
+    voted = "judge" in rows and rows["outcome"].notna().all() and rows["judge"].notna().all()
+    if voted:
+        fit_tab, curve_tab = st.tabs(["Bradley-Terry", "ESS curves"])
+    else:
+        fit_tab = st.container()
+    with fit_tab:
+        st.caption(f"{table.attrs['n']:,} battles with a human vote, {table.attrs['N']:,} judged by the AI only. "
+                   "P(B beats A) = 1 / (1 + exp(ζ_A − ζ_B)); PPI++ (eq. 6) corrects the judge's bias with the "
+                   "human votes, λ tuned to minimise the trace of the sandwich covariance.")
+        show_notes(table.attrs["notes"])
+        render.chart(figures.interval_dots(
+            table.rename(columns={"coefficient": "estimate"}), label="model", by="method",
+            title="Bradley-Terry coefficients", x_title=f"coefficient (log-odds against {reference})",
+            subtitle=f"{percent(level)} marginal intervals per coefficient · reference {reference} fixed at 0",
+            reference=0.0), "bradley-terry coefficients")
+        st.caption(f"Interval: {percent(level)} normal interval for each coefficient on its own. Rank: 1 + the number "
+                   f"of models whose Bonferroni interval (all {len(models)} models at once) lies entirely above; "
+                   "overlapping intervals share a rank.")
+        render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank", "lam"]],
+                     "bradley-terry coefficients")
+        methods = list(dict.fromkeys(table["method"]))  # classical, PPI, PPI++: the order they were fitted in
+        ranking = table.pivot(index="model", columns="method", values="rank")[methods].reset_index()
+        st.markdown("**Ranks by method**")
+        render.table(ranking, "bradley-terry ranks by method")
+    if voted:
+        with curve_tab:
+            st.caption("Every battle has a human vote, so the judge's worth can be measured: random subsets of n "
+                       "battles keep their votes, the others keep only the judge; the truth is the classical fit "
+                       "on all votes (the paper's Figure 4).")
+            total = len(rows)
+            c1, c2, c3, c4 = st.columns(4)
+            splits = int(c1.number_input("Splits per n", 10, 2000, 250, 10, key="ae_bt_splits"))
+            lo = int(c2.number_input("Smallest n", 10, max(10, total // 4),
+                                     min(10 * len(models), max(10, total // 10)), key="ae_bt_nmin"))
+            hi = int(c3.number_input("Largest n", lo + 1, max(lo + 1, total - 2), max(lo + 1, min(2000, total // 4)),
+                                     key="ae_bt_nmax"))
+            seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, key="ae_bt_seed"))
+            try:
+                grid = tuple(default_grid(total, 12, lo, hi))
+                curves = ac.bt_curves((data.key, sel.models), grid, splits, alpha, seed, judge, reference, rows)
+            except EvalDataError as exc:
+                st.error(str(exc))
+                st.stop()
+            shown = st.selectbox("Curves for", [ALL_MODELS, *[m for m in models if m != reference]],
+                                 key="ae_bt_curve_model")
+            render.chart(ppi_figures.ess_curves_figure(curves, level, shown), "bradley-terry ess curves")
+            failed = curves.groupby("n")["failed"].first()
+            st.caption(f"ESS per coefficient = n · Var(classical) / Var(method) (band 5–95% of splits; dots: "
+                       f"n · MSE ratio). MSE and coverage: means over {splits:,} splits with 95% Monte Carlo "
+                       f"intervals, against the fit on all {total:,} votes. Seed {seed}."
+                       + (f" Splits without a finite classical estimate (a model that won or lost every vote) "
+                          f"are left out: up to {failed.max():.0%} at the smallest n." if failed.max() > 0 else ""))
+            render.chart(ppi_figures.rank_correlation_figure(curves), "bradley-terry rank correlation")
+            render.table(curves, "bradley-terry ess curves")
     st.stop()
 
 # --------------------------------------------------------------------------- per-example logs

@@ -84,3 +84,13 @@ def quality_curves(key: tuple, n: int, splits: int, alpha: float, seed: int, dat
 @st.cache_resource(max_entries=16, show_spinner="Fitting Bradley-Terry models...")
 def bradley_terry(key: tuple, alpha: float, judge: str, reference: str, _frame: pd.DataFrame) -> pd.DataFrame:
     return autoeval.bradley_terry_table(_frame, alpha, judge, reference)
+
+
+def bt_curves(key: tuple, grid: tuple[int, ...], splits: int, alpha: float, seed: int, judge: str, reference: str,
+              frame: pd.DataFrame) -> pd.DataFrame:
+    """Bradley-Terry ESS curves from random splits of fully voted battles, under a progress bar."""
+    job = (lambda progress: ppi_curves.bt_ess_curves(frame, list(grid), splits=splits, alpha=alpha, seed=seed,
+                                                     judge=judge, reference=reference, progress=progress))
+    label = f"{splits:,} random splits at {len(grid)} sizes n, three Bradley-Terry fits each..."
+    return compute_with_progress((key, "bt", grid, splits, alpha, seed, judge, reference), label,
+                                 [("bt_curves", job)])[0]

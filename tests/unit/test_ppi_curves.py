@@ -185,3 +185,47 @@ def test_annotator_quality_orders_annotators():
     assert q.at["good", "ess_ratio_low"] <= q.at["good", "ess_ratio"] <= q.at["good", "ess_ratio_high"]
     assert calls and calls[-1] == pytest.approx(1.0) and all(0 < c <= 1 for c in calls)
     assert (q["n"] == 100).all()
+
+
+# ---------------------------------------------------------------------------------------------- Bradley-Terry
+
+
+def _voted_battles(n_battles: int, seed: int = 0) -> pd.DataFrame:
+    from evalcore import demo
+
+    return demo.pairwise_battles(seed=seed, n_battles=n_battles, human_fraction=1.0).battles
+
+
+def test_bt_ess_curves_classical_is_n_and_an_informative_judge_helps():
+    from evalcore.ppi_curves import bt_ess_curves
+
+    battles = _voted_battles(4000)
+    curves = bt_ess_curves(battles, [300, 800], splits=60, alpha=0.1, seed=1)
+    classical = curves[curves["method"] == "classical"]
+    np.testing.assert_allclose(classical["ess"], classical["n"], rtol=1e-12)
+    np.testing.assert_allclose(classical["ess_empirical"], classical["n"], rtol=1e-12)
+    plus = curves[(curves["method"] == "ppi++") & (curves["model"] == "all models")]
+    assert (plus["ess"] > 1.2 * plus["n"]).all()  # the demo judge reads each battle (82% agreement)
+    assert ((plus["lam"] > 0) & (plus["lam"] <= 1)).all()
+    assert set(curves["model"]) == set(battles["model_a"]) - {"atlas-l"} | {"all models"}  # reference left out
+    assert (curves["failed"] == 0).all()
+    again = bt_ess_curves(battles, [300, 800], splits=60, alpha=0.1, seed=1, n_jobs=1)
+    pd.testing.assert_frame_equal(curves, again)
+
+
+def test_bt_ess_curves_count_splits_without_a_finite_classical_fit():
+    from evalcore.ppi_curves import bt_ess_curves
+
+    curves = bt_ess_curves(_voted_battles(2000), [30, 400], splits=40, seed=0)
+    failed = curves.groupby("n")["failed"].first()
+    assert failed[30] > 0  # with 30 votes over 8 models some model often wins (or loses) all its battles
+    assert failed[400] == 0
+
+
+def test_bt_ess_curves_need_every_vote():
+    from evalcore.ppi_curves import bt_ess_curves
+
+    battles = _voted_battles(500)
+    battles.loc[3, "outcome"] = np.nan
+    with pytest.raises(EvalDataError, match="human outcome and a judge value on every battle"):
+        bt_ess_curves(battles, [100], splits=10)
