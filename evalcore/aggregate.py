@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = [
     "Replicates",
@@ -83,7 +83,7 @@ __all__ = [
 RANK_METHODS = ("mean", "geometric", "avg_rank", "avg_rank_noise", "avg_rank_bins")
 
 _REQUIRED = ("model", "task", "category", "n", "n_correct")
-_SHOWN = 5
+_MODELS_LISTED = 5  # models described one by one in a message
 
 
 @dataclass(frozen=True)
@@ -131,13 +131,13 @@ def _matrices(data: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...], tup
     frame = data.reset_index(drop=True)
     for col in ("model", "task", "category"):
         if frame[col].isna().any():
-            rows = (np.flatnonzero(frame[col].isna().to_numpy()) + 1)[:_SHOWN].tolist()
+            rows = listed(np.flatnonzero(frame[col].isna().to_numpy()) + 1)
             raise EvalDataError(f"Column '{col}' is empty in row(s) {rows}.")
     n = pd.to_numeric(frame["n"], errors="coerce").to_numpy(dtype=float)
     k = pd.to_numeric(frame["n_correct"], errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(n) | ~np.isfinite(k) | (n < 1) | (k < 0) | (k > n) | (n != np.round(n)) | (k != np.round(k))
     if bad.any():
-        rows = (np.flatnonzero(bad) + 1)[:_SHOWN].tolist()
+        rows = listed(np.flatnonzero(bad) + 1)
         raise EvalDataError(
             f"Row(s) {rows}: n must be a whole number >= 1 and n_correct a whole number between 0 and n."
         )
@@ -146,7 +146,7 @@ def _matrices(data: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...], tup
     key = frame["model"].astype(str) + "\x00" + frame["task"].astype(str)
     dup = key.duplicated(keep=False).to_numpy()
     if dup.any():
-        rows = (np.flatnonzero(dup) + 1)[:_SHOWN].tolist()
+        rows = listed(np.flatnonzero(dup) + 1)
         first = frame.loc[np.flatnonzero(dup)[0]]
         raise EvalDataError(
             f"Model '{first['model']}' has more than one row for task '{first['task']}' (rows {rows}): "
@@ -165,9 +165,9 @@ def _matrices(data: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...], tup
     present[mi, ti] = True
     if not present.all():
         lines = []
-        for i in np.flatnonzero(~present.all(axis=1))[:_SHOWN]:
+        for i in np.flatnonzero(~present.all(axis=1))[:_MODELS_LISTED]:
             gone = [tasks[j] for j in np.flatnonzero(~present[i])]
-            shown = ", ".join(f"'{t}'" for t in gone[:_SHOWN]) + (" ..." if len(gone) > _SHOWN else "")
+            shown = listed(gone, fmt=lambda t: f"'{t}'")
             lines.append(f"model '{models[i]}' lacks task(s) {shown}")
         raise EvalDataError(
             "Every model needs a result on every task (the aggregate is a mean over the same tasks): "
@@ -243,7 +243,7 @@ def _read_log(data: pd.DataFrame) -> _Log:
     given = data["correct"].notna().to_numpy()
     bad = given & ~((correct == 0) | (correct == 1))
     if bad.any():
-        rows = (np.flatnonzero(bad) + 1)[:_SHOWN].tolist()
+        rows = listed(np.flatnonzero(bad) + 1)
         raise EvalDataError(f"Column 'correct' must be 0 or 1 (or empty for unlabeled rows); row(s) {rows} are not.")
     keep = given
     if not keep.any():
@@ -254,7 +254,7 @@ def _read_log(data: pd.DataFrame) -> _Log:
         values = data[col] if keep.all() else data[col][keep]
         code, uniq = values.factorize(sort=False)
         if (code < 0).any():
-            rows = (np.flatnonzero(keep)[code < 0] + 1)[:_SHOWN].tolist()
+            rows = listed(np.flatnonzero(keep)[code < 0] + 1)
             raise EvalDataError(f"Column '{col}' is empty in row(s) {rows}.")
         codes[col] = code.astype(np.int64, copy=False)
         names[col] = uniq if col == "example_id" else tuple(str(u) for u in uniq)
@@ -279,7 +279,7 @@ def _read_log(data: pd.DataFrame) -> _Log:
     per_cell = np.bincount(pair_code * n_models + model_code, minlength=len(uniq) * n_models)
     if per_cell.max() > 1:
         first = np.flatnonzero(per_cell[pair_code * n_models + model_code] > 1)
-        rows = (np.flatnonzero(keep)[first] + 1)[:_SHOWN].tolist()
+        rows = listed(np.flatnonzero(keep)[first] + 1)
         i = first[0]
         raise EvalDataError(
             f"Model '{names['model'][model_code[i]]}' has several labeled rows for example "
@@ -355,7 +355,7 @@ def _log_replicates(data: pd.DataFrame, n_boot: int, seed: int) -> Replicates:
     models, tasks, categories, n, k = _matrices(log.summary)
     observed = k / n
     if log.unpaired:
-        shown = ", ".join(f"'{t}'" for t in log.unpaired[:_SHOWN]) + (" ..." if len(log.unpaired) > _SHOWN else "")
+        shown = listed(log.unpaired, fmt=lambda t: f"'{t}'")
         note = (
             f"Paired bootstrap impossible: task(s) {shown} do not have the same labeled examples for every model, "
             "so the examples cannot be resampled jointly. Fell back to the binomial bootstrap of the per-model "
@@ -437,14 +437,14 @@ def user_bounds(tasks: Sequence[str], bounds: Mapping[str, tuple[float, float]])
     missing = [t for t in tasks if t not in given]
     if missing:
         raise EvalDataError(
-            f"No chance/ceiling given for task(s) {', '.join(repr(t) for t in missing[:_SHOWN])}"
-            f"{' ...' if len(missing) > _SHOWN else ''}: give (chance, ceiling) for every task."
+            f"No chance/ceiling given for task(s) {listed(missing, fmt=repr)}: give (chance, ceiling) "
+            "for every task."
         )
     pairs = np.array([tuple(given[t]) for t in tasks], dtype=float).reshape(len(tasks), 2)
     low, high = pairs[:, 0], pairs[:, 1]
     bad = ~np.isfinite(low) | ~np.isfinite(high) | (low < 0) | (high > 1) | (low >= high)
     if bad.any():
-        shown = ", ".join(f"'{tasks[j]}' ({low[j]:g}, {high[j]:g})" for j in np.flatnonzero(bad)[:_SHOWN])
+        shown = listed(np.flatnonzero(bad), fmt=lambda j: f"'{tasks[j]}' ({low[j]:g}, {high[j]:g})")
         raise EvalDataError(
             f"Invalid chance/ceiling for task(s) {shown}: expected 0 <= chance < ceiling <= 1 (fractions)."
         )
@@ -641,7 +641,7 @@ def pairwise_differences(
         if unknown:
             raise EvalDataError(
                 f"Unknown model(s) {', '.join(repr(m) for m in unknown)}: the data has "
-                f"{', '.join(repr(m) for m in rep.models[:_SHOWN])}{' ...' if len(rep.models) > _SHOWN else ''}."
+                f"{listed(rep.models, fmt=repr)}."
             )
         if len(set(models)) != len(models) or len(models) < 2:
             raise ValueError("models must name at least two distinct models.")

@@ -17,7 +17,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = ["read_labels"]
 
@@ -51,14 +51,14 @@ def read_labels(table: pd.DataFrame, selected_ids: Iterable[object]) -> pd.Serie
     selected = {str(i) for i in selected_ids}
     unknown = sorted(set(ids) - selected)
     if unknown:
-        shown = ", ".join(repr(i) for i in unknown[:_SHOWN]) + (" ..." if len(unknown) > _SHOWN else "")
+        shown = listed(unknown, _SHOWN, fmt=repr)
         raise EvalDataError(
             f"{len(unknown)} id(s) in the labels file were not selected for labeling: {shown}. Upload labels only "
             "for the examples in the downloaded list (labels for other examples would bias the estimate)."
         )
     repeated = sorted(ids[ids.duplicated()].unique())
     if repeated:
-        shown = ", ".join(repr(i) for i in repeated[:_SHOWN]) + (" ..." if len(repeated) > _SHOWN else "")
+        shown = listed(repeated, _SHOWN, fmt=repr)
         raise EvalDataError(f"Example id(s) {shown} appear more than once in the labels file: keep one row each.")
     raw = table[label_col]
     text = raw.astype(str).str.strip().str.lower()

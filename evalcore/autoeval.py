@@ -25,9 +25,8 @@ import pandas as pd
 from .bradley_terry import ppi_bradley_terry
 from .ppi import (MeanEstimate, classical_mean, ess_interval, ppi_mean, rank_models, simultaneous_intervals,
                   stratified_ppi_mean)
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
-_SHOWN = 8
 #: Annotator values must lie in the metric's range for these metrics.
 METRIC_BOUNDS = {"correct": (0.0, 1.0)}
 METHOD_NAMES = {"classical": "classical (labels only)", "ppi": "PPI (λ = 1)", "ppi++": "PPI++ (tuned λ)",
@@ -65,11 +64,6 @@ class PPIData:
         return self.y[self.labeled], values[self.labeled], values[~self.labeled]
 
 
-def _ids(ids) -> str:
-    ids = list(ids)
-    return ", ".join(map(str, ids[:_SHOWN])) + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
-
-
 def _pivot(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     return rows.pivot(index="example_id", columns="model", values=column)
 
@@ -89,19 +83,19 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
                             "'confidence' or 'proxy' on the Data page.")
     dup = rows.duplicated(["model", "example_id"])
     if dup.any():
-        raise EvalDataError(f"Example ids appear twice for the same model: {_ids(rows.loc[dup, 'example_id'])} "
+        raise EvalDataError(f"Example ids appear twice for the same model: {listed(rows.loc[dup, 'example_id'])} "
                             "(give each example one row per model).")
     y = _pivot(rows, metric)
     absent = y.index[_pivot(rows.assign(_present=1.0), "_present").isna().any(axis=1)]
     if len(absent):
         raise EvalDataError(f"{len(absent)} example(s) have no row for some of the selected models, e.g. "
-                            f"{_ids(absent)}: PPI compares models on the same examples -- select models that "
+                            f"{listed(absent)}: PPI compares models on the same examples -- select models that "
                             "were evaluated on the same examples.")
     labeled_any, labeled_all = y.notna().any(axis=1), y.notna().all(axis=1)
     mixed = y.index[labeled_any & ~labeled_all]
     if len(mixed):
         raise EvalDataError(f"{len(mixed)} example(s) are labeled for some models but not others, e.g. "
-                            f"{_ids(mixed)}: a human label belongs to the example -- give '{metric}' for every "
+                            f"{listed(mixed)}: a human label belongs to the example -- give '{metric}' for every "
                             "model or for none.")
     labeled = labeled_all.to_numpy()
     if labeled.sum() < 2:
@@ -114,13 +108,13 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
         if len(lacking):
             where = "labeled" if labeled[table.isna().any(axis=1).to_numpy()].any() else "unlabeled"
             raise EvalDataError(f"Annotator '{name}' is missing on {len(lacking)} example(s) ({where} ones among "
-                                f"them), e.g. {_ids(lacking)}: the annotator must score every example.")
+                                f"them), e.g. {listed(lacking)}: the annotator must score every example.")
         arr = table.to_numpy(dtype=float)
         low, high = METRIC_BOUNDS.get(metric, (-np.inf, np.inf))
         outside = table.index[((arr < low) | (arr > high)).any(axis=1)]
         if len(outside):
             raise EvalDataError(f"Annotator '{name}' lies outside [{low:g}, {high:g}] on {len(outside)} "
-                                f"example(s), e.g. {_ids(outside)}: for accuracy it must be a probability of a "
+                                f"example(s), e.g. {listed(outside)}: for accuracy it must be a probability of a "
                                 "correct answer.")
         values[name] = arr
     weights = None
@@ -131,12 +125,12 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
         w = _pivot(rows, "weight").reindex(index=y.index, columns=y.columns)
         uneven = w.index[(w.nunique(axis=1, dropna=False) > 1).to_numpy()]
         if len(uneven):
-            raise EvalDataError(f"The weight differs between models for example(s) {_ids(uneven)}: an importance "
+            raise EvalDataError(f"The weight differs between models for example(s) {listed(uneven)}: an importance "
                                 "weight belongs to the example.")
         weights = w.iloc[:, 0].to_numpy(dtype=float)
         bad = w.index[labeled & ~(weights > 0)]
         if len(bad):
-            raise EvalDataError(f"Labeled example(s) {_ids(bad)} have no positive weight.")
+            raise EvalDataError(f"Labeled example(s) {listed(bad)} have no positive weight.")
     groups = _pivot(rows, "group").reindex(index=y.index).iloc[:, 0].astype(str).to_numpy() \
         if "group" in rows else np.full(len(y), "all")
     return PPIData(tuple(str(c) for c in y.columns), y.index.to_numpy(), labeled, y.to_numpy(dtype=float), values,

@@ -68,7 +68,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from evalcore.ranking import bonferroni_z, rank_with_ties
-from evalcore.reading import EvalDataError
+from evalcore.reading import EvalDataError, listed
 
 JUDGE_MODES = ("probability", "hard")
 MAX_NEWTON_STEPS = 100
@@ -180,23 +180,17 @@ def _check_columns(frame: pd.DataFrame, name: str, columns: tuple[str, ...]) -> 
                             "(the judge's probability that model_b wins).")
 
 
-def _rows(mask: np.ndarray) -> str:
-    """The first few row positions where ``mask`` holds, for error messages."""
-    pos = np.flatnonzero(mask)
-    shown = ", ".join(str(p) for p in pos[:MAX_ROWS_LISTED])
-    return shown + (f" (and {len(pos) - MAX_ROWS_LISTED} more)" if len(pos) > MAX_ROWS_LISTED else "")
-
-
 def _model_columns(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
     missing = (frame["model_a"].isna() | frame["model_b"].isna()).to_numpy()
     if missing.any():
-        raise EvalDataError(f"Model name missing in the {name} comparisons at row position(s) {_rows(missing)}.")
+        where = listed(np.flatnonzero(missing), MAX_ROWS_LISTED)
+        raise EvalDataError(f"Model name missing in the {name} comparisons at row position(s) {where}.")
     a = frame["model_a"].astype(str).to_numpy()
     b = frame["model_b"].astype(str).to_numpy()
     same = a == b
     if same.any():
         raise EvalDataError(f"A model is compared with itself (model_a == model_b) in the {name} comparisons at row "
-                            f"position(s) {_rows(same)}; drop those rows.")
+                            f"position(s) {listed(np.flatnonzero(same), MAX_ROWS_LISTED)}; drop those rows.")
     return a, b
 
 
@@ -205,7 +199,7 @@ def _outcomes(labeled: pd.DataFrame) -> np.ndarray:
     bad = ~np.isin(y, (0.0, 1.0))
     if bad.any():
         raise EvalDataError(f"Column 'outcome' of the labeled comparisons must be 1 (model_b wins) or 0 (model_a "
-                            f"wins); row position(s) {_rows(bad)} are not.")
+                            f"wins); row position(s) {listed(np.flatnonzero(bad), MAX_ROWS_LISTED)} are not.")
     return y
 
 
@@ -213,8 +207,9 @@ def _judge_labels(frame: pd.DataFrame, name: str, judge: str) -> np.ndarray:
     p = pd.to_numeric(frame["judge"], errors="coerce").to_numpy(dtype=float)
     bad = ~((p >= 0) & (p <= 1))  # also catches NaN
     if bad.any():
+        where = listed(np.flatnonzero(bad), MAX_ROWS_LISTED)
         raise EvalDataError(f"Column 'judge' of the {name} comparisons must be a probability in [0, 1] (that "
-                            f"model_b wins); row position(s) {_rows(bad)} are missing or outside [0, 1].")
+                            f"model_b wins); row position(s) {where} are missing or outside [0, 1].")
     if judge == "hard":
         return np.where(p > 0.5, 1.0, np.where(p < 0.5, 0.0, 0.5))
     return p

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .mapping import check_mapping, detect_kind, suggest_mapping
-from .reading import EvalDataError, Source, read_table
+from .reading import EvalDataError, Source, listed, read_table
 from .schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
 
 __all__ = [
@@ -41,7 +41,6 @@ __all__ = [
     "read_table",
 ]
 
-_MAX_ROWS_SHOWN = 5
 _MAX_COUNT = 2**53  # counts above this are not exact in float64 and overflow int64 soon after
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
@@ -166,9 +165,7 @@ def _models(frame: pd.DataFrame, kind: str) -> list[str]:
 def _row_list(mask: np.ndarray | pd.Series) -> str:
     """'rows 3, 8, 12 and 40 more' for a boolean mask (1-based data rows)."""
     rows = np.flatnonzero(np.asarray(mask)) + 1
-    shown = ", ".join(str(r) for r in rows[:_MAX_ROWS_SHOWN])
-    more = f" and {len(rows) - _MAX_ROWS_SHOWN} more" if len(rows) > _MAX_ROWS_SHOWN else ""
-    return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
+    return f"row{'s' if len(rows) > 1 else ''} {listed(rows)}"
 
 
 def _holds(mask: np.ndarray | pd.Series) -> str:

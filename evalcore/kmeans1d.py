@@ -42,11 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = ["KMeans1D", "kmeans_1d"]
 
-_SHOWN = 5
 _LLOYD_MAX = 200
 
 
@@ -173,8 +172,8 @@ def kmeans_1d(values, n_clusters: int, exact_limit: int = 65536) -> KMeans1D:
     if not finite.all():
         bad = np.flatnonzero(~finite)
         raise EvalDataError(
-            f"{bad.size} value(s) to cluster are missing or infinite (positions {bad[:_SHOWN].tolist()}"
-            f"{', ...' if bad.size > _SHOWN else ''}): fill or drop them before stratifying."
+            f"{bad.size} value(s) to cluster are missing or infinite (positions {listed(bad)}): fill or "
+            "drop them before stratifying."
         )
     srt = np.sort(x, kind="stable")
     first = np.r_[True, srt[1:] != srt[:-1]]

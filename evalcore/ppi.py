@@ -64,13 +64,12 @@ from scipy.stats import chi2, norm
 
 from .bradley_terry import ppi_bradley_terry
 from .ranking import bonferroni_z, rank_with_ties
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = ["MeanEstimate", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
            "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ess_interval",
            "ppi_bradley_terry"]
 
-_SHOWN = 10
 SIMULTANEOUS = ("chi2", "bonferroni")
 
 
@@ -101,12 +100,6 @@ class MeanEstimate:
 # --------------------------------------------------------------------------- input checks
 
 
-def _positions(mask: np.ndarray) -> str:
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(str(int(i)) for i in rows[:_SHOWN])
-    return shown + (f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else "")
-
-
 def as_matrix(values, name: str, columns: int | None = None) -> np.ndarray:
     """``values`` as a finite float (rows x M) matrix; 1-D input is one model."""
     arr = np.asarray(values, dtype=float)
@@ -122,8 +115,8 @@ def as_matrix(values, name: str, columns: int | None = None) -> np.ndarray:
         return arr
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
-        raise EvalDataError(f"{name} is missing or not finite at row positions {_positions(bad)}: every row needs a "
-                            "value for every model (fill or drop those rows).")
+        raise EvalDataError(f"{name} is missing or not finite at row positions {listed(np.flatnonzero(bad))}: every "
+                            "row needs a value for every model (fill or drop those rows).")
     return arr
 
 
@@ -136,8 +129,8 @@ def _check_bounds(arr: np.ndarray, name: str, bounds: tuple[float, float] | None
     bad = ((arr < low) | (arr > high)).any(axis=1)
     if bad.any():
         raise EvalDataError(f"{name} lies outside the metric's range [{low:g}, {high:g}] at row positions "
-                            f"{_positions(bad)}: give the annotator's expected metric on the metric's own scale "
-                            "(e.g. a probability of being correct for accuracy).")
+                            f"{listed(np.flatnonzero(bad))}: give the annotator's expected metric on the metric's own "
+                            "scale (e.g. a probability of being correct for accuracy).")
 
 
 def _weights(weights, n: int, self_normalize: bool) -> tuple[np.ndarray, list[str]]:
@@ -149,7 +142,7 @@ def _weights(weights, n: int, self_normalize: bool) -> tuple[np.ndarray, list[st
     bad = ~np.isfinite(w) | (w <= 0)
     if bad.any():
         raise EvalDataError(f"Importance weights must be positive and finite; not at labeled positions "
-                            f"{_positions(bad)}.")
+                            f"{listed(np.flatnonzero(bad))}.")
     if self_normalize:
         return w / w.mean(), ["Importance weights self-normalized to mean 1."]
     return w, []
@@ -230,7 +223,8 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
 
     ``lam`` may be a scalar or one value per model. ``bounds`` = the metric's range, e.g. ``(0, 1)`` for
     accuracy: annotator values outside it are refused. ``names`` (one per model) are used in the notes. With no
-    unlabeled examples (N = 0) the classical estimate is returned, with a note saying so. An annotator that is constant gets λ = 0 under tuning (it carries no signal).
+    unlabeled examples (N = 0) the classical estimate is returned, with a note saying so. An annotator that is
+    constant gets λ = 0 under tuning (it carries no signal).
     """
     squeeze = np.ndim(y) == 1
     arr = _labels(y, alpha)
@@ -260,7 +254,7 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
         method = "ppi++"
         if constant.any():
             which = (", ".join(str(names[i]) for i in np.flatnonzero(constant)) if names is not None
-                     else f"model column(s) {_positions(constant)}")
+                     else f"model column(s) {listed(np.flatnonzero(constant))}")
             notes = notes + [f"The annotator is constant for {which}: it carries no information, so PPI++ uses "
                              "λ = 0 (the classical estimate) there."]
     else:

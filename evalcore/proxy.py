@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = [
     "METRICS",
@@ -55,15 +55,8 @@ __all__ = [
 
 METRICS = ("accuracy", "brier", "cross_entropy")
 
-_SHOWN = 5
 _ROW_SUM_TOL = 1e-6
 _LOG_FLOOR = 1e-12
-
-
-def _rows(positions: np.ndarray) -> str:
-    shown = ", ".join(str(int(i)) for i in positions[:_SHOWN])
-    more = f" and {len(positions) - _SHOWN} more" if len(positions) > _SHOWN else ""
-    return f"{shown}{more}"
 
 
 def _check_metric(metric: str) -> str:
@@ -81,16 +74,16 @@ def _probabilities(probs, name: str) -> np.ndarray:
             f"{arr.shape}.")
     bad = np.flatnonzero(~np.isfinite(arr).all(axis=1))
     if len(bad):
-        raise EvalDataError(f"{name} has missing or infinite probabilities in rows {_rows(bad)}: fill or drop them.")
+        raise EvalDataError(f"{name} has missing or infinite probabilities in rows {listed(bad)}: fill or drop them.")
     bad = np.flatnonzero(((arr < 0) | (arr > 1)).any(axis=1))
     if len(bad):
         raise EvalDataError(
-            f"{name} has values outside [0, 1] in rows {_rows(bad)}: pass probabilities (apply a softmax to "
+            f"{name} has values outside [0, 1] in rows {listed(bad)}: pass probabilities (apply a softmax to "
             f"logits), not scores.")
     sums = arr.sum(axis=1)
     bad = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
     if len(bad):
-        detail = ", ".join(f"row {int(i)} sums to {sums[i]:.6g}" for i in bad[:_SHOWN])
+        detail = listed(bad, fmt=lambda i: f"row {int(i)} sums to {sums[i]:.6g}")
         raise EvalDataError(
             f"{name} rows must sum to 1 (tolerance {_ROW_SUM_TOL:g}); {len(bad)} do not ({detail}): pass the full "
             f"class distribution of each example.")
@@ -128,7 +121,7 @@ def expected_metric(model_probs, proxy_probs=None, metric: str = "accuracy",
             bad = np.flatnonzero((yhat < 0) | (yhat >= f.shape[1]))
             if len(bad):
                 raise EvalDataError(
-                    f"predicted has labels outside 0..{f.shape[1] - 1} in rows {_rows(bad)}: labels are column "
+                    f"predicted has labels outside 0..{f.shape[1] - 1} in rows {listed(bad)}: labels are column "
                     f"indices of model_probs.")
         zhat = q[np.arange(f.shape[0]), yhat]
         return zhat.copy(), zhat.copy()
@@ -154,15 +147,14 @@ def check_proxy(proxy, metric: str = "accuracy") -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(arr))
     if len(bad):
         raise EvalDataError(
-            f"The proxy is missing or infinite at positions {_rows(bad)}: every example needs a finite "
+            f"The proxy is missing or infinite at positions {listed(bad)}: every example needs a finite "
             f"predicted {metric} (fill them, e.g. with the mean proxy, or drop those examples).")
     bad = np.flatnonzero((arr < low) | (arr > high))
     if len(bad):
-        values = ", ".join(f"{int(i)}: {arr[i]:.6g}" for i in bad[:_SHOWN])
-        more = f" and {len(bad) - _SHOWN} more" if len(bad) > _SHOWN else ""
+        values = listed(bad, fmt=lambda i: f"{int(i)}: {arr[i]:.6g}")
         raise EvalDataError(
             f"The proxy lies outside the range [{low:g}, {high:g}] of {metric} at {len(bad)} positions "
-            f"(position: value {values}{more}): pass the predicted per-example {metric} (e.g. a probability of "
+            f"(position: value {values}): pass the predicted per-example {metric} (e.g. a probability of "
             f"being correct for accuracy), not a score on another scale.")
     return arr
 
@@ -191,7 +183,7 @@ def calibrate_crossfit(proxy, z, labeled, folds: int = 2, seed: int = 0,
         raise EvalDataError(f"The proxy must be a non-empty 1-D array; got shape {p.shape}.")
     bad = np.flatnonzero(~np.isfinite(p))
     if len(bad):
-        raise EvalDataError(f"The proxy is missing or infinite at positions {_rows(bad)}: every example needs one.")
+        raise EvalDataError(f"The proxy is missing or infinite at positions {listed(bad)}: every example needs one.")
     zz = np.asarray(z, dtype=float)
     mask = np.asarray(labeled)
     if zz.shape != p.shape or mask.shape != p.shape:
@@ -215,7 +207,7 @@ def calibrate_crossfit(proxy, z, labeled, folds: int = 2, seed: int = 0,
     bad = idx[~np.isfinite(zz[idx])]
     if len(bad):
         raise EvalDataError(
-            f"z is missing or infinite at labeled positions {_rows(bad)}: mark them unlabeled or fill the metric.")
+            f"z is missing or infinite at labeled positions {listed(bad)}: mark them unlabeled or fill the metric.")
     if np.ptp(zz[idx]) == 0:
         raise EvalDataError(
             f"Every labeled example has the same metric z = {zz[idx[0]]:g}: isotonic calibration is undefined "

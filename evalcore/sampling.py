@@ -68,7 +68,7 @@ from scipy.stats import norm
 from .kmeans1d import kmeans_1d
 from .parallel import random_subsets, seeded_map
 from .proxy import check_proxy
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 
 __all__ = [
     "Estimate",
@@ -92,7 +92,6 @@ __all__ = [
 DESIGNS = ("srs", "proportional", "neyman")
 ESTIMATORS = ("ht", "df")
 _PAIRS = tuple((d, e) for d in DESIGNS for e in ESTIMATORS)
-_SHOWN = 5
 _MIN_PER_STRATUM = 2
 _CHUNK = 125  # replicates per Monte Carlo work unit (fixed, so results do not depend on n_jobs)
 
@@ -119,11 +118,6 @@ class Estimate:
 # ---------------------------------------------------------------------------------------------- input checks
 
 
-def _positions(mask: np.ndarray) -> str:
-    idx = np.flatnonzero(mask)
-    return f"{idx[:_SHOWN].tolist()}{' ...' if idx.size > _SHOWN else ''}"
-
-
 def _strata(strata) -> tuple[np.ndarray, np.ndarray]:
     """Stratum labels as int64 and the stratum sizes N_h (index = label); EvalDataError for bad labels."""
     s = np.asarray(strata)
@@ -134,10 +128,12 @@ def _strata(strata) -> tuple[np.ndarray, np.ndarray]:
     if s.dtype.kind == "f":
         bad = ~np.isfinite(s) | (s != np.round(s))
         if bad.any():
-            raise EvalDataError(f"Stratum labels must be whole numbers; bad labels at positions {_positions(bad)}.")
+            raise EvalDataError(f"Stratum labels must be whole numbers; bad labels at positions "
+                                f"{listed(np.flatnonzero(bad))}.")
     s = s.astype(np.int64)
     if (s < 0).any():
-        raise EvalDataError(f"Stratum labels must be >= 0; negative labels at positions {_positions(s < 0)}.")
+        raise EvalDataError(f"Stratum labels must be >= 0; negative labels at positions "
+                            f"{listed(np.flatnonzero(s < 0))}.")
     return s, np.bincount(s)
 
 
@@ -148,7 +144,7 @@ def _values(x, n: int, what: str) -> np.ndarray:
     bad = ~np.isfinite(v)
     if bad.any():
         raise EvalDataError(
-            f"The {what} has {int(bad.sum())} missing or infinite value(s) (positions {_positions(bad)}): "
+            f"The {what} has {int(bad.sum())} missing or infinite value(s) (positions {listed(np.flatnonzero(bad))}): "
             "fill or drop them."
         )
     return v
@@ -210,7 +206,7 @@ def feature_strata(features, n_strata: int, seed: int = 0, proxy=None) -> np.nda
     bad = ~np.isfinite(f).all(axis=1)
     if bad.any():
         raise EvalDataError(
-            f"{int(bad.sum())} feature row(s) have missing or infinite values (rows {_positions(bad)}): "
+            f"{int(bad.sum())} feature row(s) have missing or infinite values (rows {listed(np.flatnonzero(bad))}): "
             "fill or drop them."
         )
     if int(n_strata) < 1:
@@ -231,8 +227,8 @@ def group_strata(groups) -> np.ndarray:
     codes, _ = pd.factorize(pd.Series(np.asarray(groups, dtype=object).ravel()), sort=True)
     if (codes < 0).any():
         raise EvalDataError(
-            f"{int((codes < 0).sum())} example(s) have no group (positions {_positions(codes < 0)}): fill them "
-            "or drop them before stratifying by group."
+            f"{int((codes < 0).sum())} example(s) have no group (positions {listed(np.flatnonzero(codes < 0))}): "
+            "fill them or drop them before stratifying by group."
         )
     return codes.astype(np.int64)
 
@@ -330,7 +326,7 @@ def _check_capacity(nh: np.ndarray, budget: int) -> None:
     single = np.flatnonzero(nh == 1)
     if single.size:
         raise EvalDataError(
-            f"Stratum {single[:_SHOWN].tolist()} has only 1 example and cannot hold the 2 labels needed to "
+            f"Stratum {listed(single)} has only 1 example and cannot hold the 2 labels needed to "
             "estimate its variance: use fewer strata (or merge that stratum with a neighbour)."
         )
     if budget < _MIN_PER_STRATUM * nonempty:
@@ -524,12 +520,12 @@ def estimate(z, sample_index, strata, proxy=None, estimator: str = "ht", alpha: 
     out = (idx < 0) | (idx >= n_pool)
     if out.any():
         raise EvalDataError(
-            f"Sample positions {idx[out][:_SHOWN].tolist()} are outside the pool of {n_pool} examples (0..{n_pool - 1})."
+            f"Sample positions {listed(idx[out])} are outside the pool of {n_pool} examples (0..{n_pool - 1})."
         )
     uniq, cnt = np.unique(idx, return_counts=True)
     if (cnt > 1).any():
         raise EvalDataError(
-            f"Sample positions {uniq[cnt > 1][:_SHOWN].tolist()} are repeated: a sample without replacement "
+            f"Sample positions {listed(uniq[cnt > 1])} are repeated: a sample without replacement "
             "labels each example once."
         )
     zz = np.asarray(z, dtype=float).ravel()
@@ -544,7 +540,7 @@ def estimate(z, sample_index, strata, proxy=None, estimator: str = "ht", alpha: 
     bad = ~np.isfinite(zs)
     if bad.any():
         raise EvalDataError(
-            f"{int(bad.sum())} sampled example(s) have no label value (sample positions {idx[bad][:_SHOWN].tolist()}): "
+            f"{int(bad.sum())} sampled example(s) have no label value (sample positions {listed(idx[bad])}): "
             "label them or drop them from the sample."
         )
     sh = s[idx]
