@@ -10,7 +10,7 @@ own label distribution, eq. (3)), the ``proxy`` column, or another numeric colum
 example, labeled or not. Every inconsistency is refused with the example ids to fix, never dropped silently.
 
 Public API: ``PPIData``, ``log_matrices(rows, metric, annotators, use_weight) -> PPIData``,
-``estimate_table(data, annotator, alpha, ...) -> DataFrame``, ``simultaneous_table(...)``,
+``estimate_table(data, annotator, alpha, ...) -> DataFrame``,
 ``quality_table(data, alpha) -> DataFrame``, ``battle_sets(frame) -> (labeled, unlabeled)``,
 ``bradley_terry_table(frame, alpha, judge, reference) -> DataFrame``.
 """
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .bradley_terry import ppi_bradley_terry
-from .ppi import (MeanEstimate, classical_mean, ess_interval, ppi_mean, rank_models, simultaneous_intervals,
-                  stratified_ppi_mean)
+from .ppi import MeanEstimate, classical_mean, ess_interval, ppi_mean, simultaneous_intervals, stratified_ppi_mean
+from .ranking import rank_with_ties
 from .reading import EvalDataError, listed
 
 #: Annotator values must lie in the metric's range for these metrics.
@@ -139,13 +139,15 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
 
 def _rows(result: MeanEstimate, models, method: str, ess_range: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
     low, high = simultaneous_intervals(result, "bonferroni")
+    chi_low, chi_high = simultaneous_intervals(result, "chi2")
     frame = pd.DataFrame({
         "model": list(models), "method": METHOD_NAMES[method],
         "estimate": np.atleast_1d(result.estimate), "ci_low": np.atleast_1d(result.ci_low),
         "ci_high": np.atleast_1d(result.ci_high), "se": np.atleast_1d(result.se), "lam": np.atleast_1d(result.lam),
         "ess": np.atleast_1d(result.ess), "ess_low": ess_range[0], "ess_high": ess_range[1],
         "ess_ratio": np.atleast_1d(result.ess) / result.n,
-        "rank": rank_models(result), "bonferroni_low": low, "bonferroni_high": high, "n": result.n, "N": result.N})
+        "rank": rank_with_ties(low, high), "bonferroni_low": low, "bonferroni_high": high,
+        "chi2_low": chi_low, "chi2_high": chi_high, "n": result.n, "N": result.N})
     frame.attrs["notes"] = list(result.notes)
     return frame
 
@@ -157,8 +159,9 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
 
     One row per (model, method): estimate, marginal interval, se, λ, ESS with its bootstrap interval
     (:func:`evalcore.ppi.ess_interval`, ``n_boot`` replicates at the interval level, ``seed``; classical ESS is n
-    exactly; stratified rows have the plug-in ESS only), ESS/n, rank with ties from the Bonferroni intervals and
-    those intervals. ``attrs["notes"]`` collects the fallbacks taken.
+    exactly; stratified rows have the plug-in ESS only), ESS/n, rank with ties from the Bonferroni intervals, and
+    the intervals that hold for all models at once (Bonferroni, chi-square ellipsoid projections).
+    ``attrs["notes"]`` collects the fallbacks taken.
     """
     y, yhat, yhat_u = data.parts(annotator)
     bounds = METRIC_BOUNDS.get(data.metric)
@@ -180,20 +183,6 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
     table = pd.concat(frames, ignore_index=True)
     table.attrs["notes"] = list(dict.fromkeys(note for f in frames for note in f.attrs["notes"]))
     return table
-
-
-def simultaneous_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: bool = False,
-                       self_normalize: bool = True) -> pd.DataFrame:
-    """PPI++ intervals that hold for all models at once: chi-square ellipsoid projections and Bonferroni."""
-    y, yhat, yhat_u = data.parts(annotator)
-    w = data.weights[data.labeled] if weighted else None
-    result = ppi_mean(y, yhat, yhat_u, alpha, weights=w, self_normalize=self_normalize,
-                      bounds=METRIC_BOUNDS.get(data.metric))
-    c_low, c_high = simultaneous_intervals(result, "chi2")
-    b_low, b_high = simultaneous_intervals(result, "bonferroni")
-    return pd.DataFrame({"model": list(data.models), "estimate": np.atleast_1d(result.estimate),
-                         "chi2_low": c_low, "chi2_high": c_high, "bonferroni_low": b_low, "bonferroni_high": b_high,
-                         "rank": rank_models(result)})
 
 
 def quality_table(data: PPIData, alpha: float = 0.1, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:

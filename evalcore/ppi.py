@@ -50,7 +50,8 @@ Public API
 ``stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha, lam, bounds) -> MeanEstimate``;
 ``simultaneous_intervals(estimate, method) -> (low, high)``; ``rank_models(estimate) -> ranks``;
 ``chi2_statistic(estimate, mu) -> float``; ``projected_precision(...)`` and ``labels_needed(...)``;
-``ess_interval(y, yhat, yhat_unlabeled, lam, n_boot, level, seed) -> (low, high)``;
+``ess_interval(y, yhat, yhat_unlabeled, lam, n_boot, level, seed) -> (low, high)``; the shared formulas
+``tuned_lambda``, ``ppi_variance`` and ``pooled_variance`` (also used by :mod:`evalcore.ppi_curves`);
 ``ppi_bradley_terry`` (re-exported from :mod:`evalcore.bradley_terry`).
 """
 
@@ -187,15 +188,27 @@ def classical_mean(y, alpha: float = 0.1, weights=None, self_normalize: bool = F
                    "classical", notes, squeeze)
 
 
-def _pooled_variance(part: np.ndarray, mean_u: np.ndarray, var_u: np.ndarray, N: int) -> np.ndarray:
-    """Per-column sample variance (``ddof = 1``) of ``part`` stacked on N rows with ``mean_u``/``var_u``, from the
-    two groups' moments (no copy of the N rows)."""
-    n = part.shape[0]
-    mean_l = part.mean(axis=0)
+def pooled_variance(n: int, mean_l, var_l, N: int, mean_u, var_u) -> np.ndarray:
+    """Sample variance (``ddof = 1``) of the annotator over labeled and unlabeled examples together, from the two
+    groups' sizes, means and variances (no copy of the N rows)."""
     both = (n * mean_l + N * mean_u) / (n + N)
-    squares = ((n - 1) * part.var(axis=0, ddof=1) + (N - 1) * var_u
-               + n * (mean_l - both) ** 2 + N * (mean_u - both) ** 2)
+    squares = (n - 1) * var_l + (N - 1) * var_u + n * (mean_l - both) ** 2 + N * (mean_u - both) ** 2
     return squares / (n + N - 1)
+
+
+def tuned_lambda(cov_n, pooled, n, N, constant=None) -> np.ndarray:
+    """PPI++ λ = ``clip(Cov_n(y, yhat) / ((1 + n/N) Var(pooled yhat)), 0, 1)`` (``Cov_n`` divides by n), as
+    ``ppi_py``; 0 where the annotator is ``constant`` (default: where the pooled variance is 0)."""
+    flat = np.asarray(pooled) <= 0 if constant is None else constant
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = cov_n / ((1 + n / N) * pooled)
+    return np.clip(np.where(flat, 0.0, lam), 0.0, 1.0)
+
+
+def ppi_variance(var_y, cov, var_l, var_u, lam, n, N) -> np.ndarray:
+    """Variance of the PPI estimate from unbiased moments: ``Var(y - λ yhat)/n + λ² Var(yhat_u)/N`` with
+    ``Var(y - λ yhat) = Var(y) - 2 λ Cov(y, yhat) + λ² Var(yhat)`` (rounding below 0 is cut at 0)."""
+    return np.maximum(var_y - 2 * lam * cov + lam**2 * var_l, 0.0) / n + lam**2 * np.maximum(var_u, 0.0) / N
 
 
 def _constant(part: np.ndarray, pred_u: np.ndarray, pooled: np.ndarray) -> np.ndarray:
@@ -206,15 +219,6 @@ def _constant(part: np.ndarray, pred_u: np.ndarray, pooled: np.ndarray) -> np.nd
         values = np.concatenate([part[:, j], pred_u[:, j]])
         out[j] = values.min() == values.max()
     return out
-
-
-def _tuned_lam(wy: np.ndarray, wyhat: np.ndarray, pooled: np.ndarray, N: int, constant: np.ndarray) -> np.ndarray:
-    """PPI++ λ per model: ``Cov_n(wy, wyhat) / ((1 + n/N) Var(pooled))``, clipped to [0, 1]; 0 if constant."""
-    n = wy.shape[0]
-    cov_n = ((wy - wy.mean(axis=0)) * (wyhat - wyhat.mean(axis=0))).mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = cov_n / ((1 + n / N) * pooled)
-    return np.clip(np.where(constant, 0.0, lam), 0.0, 1.0)
 
 
 def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None, self_normalize: bool = False,
@@ -248,9 +252,10 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     mean_u = pred_u.mean(axis=0)
     cov_u = np.atleast_2d(np.cov(pred_u, rowvar=False)) if N > 1 else np.zeros((M, M))
     if lam is None:
-        pooled = _pooled_variance(wyhat, mean_u, np.diag(cov_u), N)
+        pooled = pooled_variance(n, wyhat.mean(axis=0), wyhat.var(axis=0, ddof=1), N, mean_u, np.diag(cov_u))
         constant = _constant(wyhat, pred_u, pooled)
-        lam_m = _tuned_lam(wy, wyhat, pooled, N, constant)
+        cov_n = ((wy - wy.mean(axis=0)) * (wyhat - wyhat.mean(axis=0))).mean(axis=0)
+        lam_m = tuned_lambda(cov_n, pooled, n, N, constant)
         method = "ppi++"
         if constant.any():
             which = (", ".join(str(names[i]) for i in np.flatnonzero(constant)) if names is not None
@@ -362,10 +367,8 @@ def _projected_var(mom: dict, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tuned as in :func:`ppi_mean` (``Cov_n / ((1 + n/N) Var(pooled))``), so at the current n both agree."""
     n = np.asarray(n, dtype=float)[:, None]
     N = np.maximum(mom["total"] - n, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.clip(np.where(mom["pooled"] > 0, mom["cov_n"] / ((1 + n / N) * mom["pooled"]), 0.0), 0.0, 1.0)
-    var = (mom["var_y"] - 2 * lam * mom["cov"] + lam**2 * mom["var_l"]) / n + lam**2 * mom["var_u"] / N
-    return var, lam
+    lam = tuned_lambda(mom["cov_n"], mom["pooled"], n, N)
+    return ppi_variance(mom["var_y"], mom["cov"], mom["var_l"], mom["var_u"], lam, n, N), lam
 
 
 def projected_precision(y, yhat, yhat_unlabeled, n_grid, alpha: float = 0.1, models=None) -> pd.DataFrame:
@@ -437,14 +440,10 @@ def ess_interval(y, yhat, yhat_unlabeled, lam=None, n_boot: int = 200, level: fl
     var_l = ((hb - mh) ** 2).sum(axis=1) / (n - 1)
     products = ((yb - my) * (hb - mh)).sum(axis=1)
     if lam is None:
-        both = (n * mh[:, 0] + N * mean_u) / (n + N)
-        pooled = ((n - 1) * var_l + (N - 1) * var_u + n * (mh[:, 0] - both) ** 2 + N * (mean_u - both) ** 2) / (
-            n + N - 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam_b = np.clip(np.where(pooled > 0, products / n / ((1 + n / N) * pooled), 0.0), 0.0, 1.0)
+        lam_b = tuned_lambda(products / n, pooled_variance(n, mh[:, 0], var_l, N, mean_u, var_u), n, N)
     else:
         lam_b = np.broadcast_to(np.asarray(lam, dtype=float), var_y.shape)
-    var = (var_y - 2 * lam_b * products / (n - 1) + lam_b**2 * var_l) / n + lam_b**2 * var_u / N
+    var = ppi_variance(var_y, products / (n - 1), var_l, var_u, lam_b, n, N)
     with np.errstate(divide="ignore", invalid="ignore"):
         ess = np.where(var > 0, var_y / var, float(n))
     tail = (1 - level) / 2

@@ -42,7 +42,7 @@ from scipy.stats import norm, rankdata
 
 from .bradley_terry import pair_estimates as bt_pair_estimates
 from .parallel import random_subsets, seeded_map
-from .ppi import as_matrix
+from .ppi import as_matrix, ppi_variance, tuned_lambda
 from .ranking import bonferroni_z
 from .reading import EvalDataError
 
@@ -70,16 +70,13 @@ def _split_estimates(y: np.ndarray, yhat: np.ndarray, totals: dict, idx: np.ndar
     mean_u = (totals["h"] - sh) / N
     var_u = ((totals["hh"] - shh) - (totals["h"] - sh) ** 2 / N) / (N - 1)
     var_y = (syy - sy**2 / n) / (n - 1)
-    cov_n = (syh - sy * sh / n) / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tuned = np.where(totals["pooled"] > 0, cov_n / ((1 + n / N) * totals["pooled"]), 0.0)
+    var_l = (shh - sh**2 / n) / (n - 1)
+    products = syh - sy * sh / n
     out = {}
     for method, lam in (("classical", np.zeros_like(sy)), ("ppi", np.ones_like(sy)),
-                        ("ppi++", np.clip(tuned, 0.0, 1.0))):
-        sd = sy - lam * sh
-        var_d = (syy - 2 * lam * syh + lam**2 * shh - sd**2 / n) / (n - 1)
-        var = np.maximum(var_d, 0.0) / n + lam**2 * np.maximum(var_u, 0.0) / N
-        out[method] = (lam * mean_u + sd / n, np.sqrt(var), lam)
+                        ("ppi++", tuned_lambda(products / n, totals["pooled"], n, N))):
+        var = ppi_variance(var_y, products / (n - 1), var_l, var_u, lam, n, N)
+        out[method] = (lam * mean_u + (sy - lam * sh) / n, np.sqrt(var), lam)
     out["var_classical"] = np.maximum(var_y, 0.0) / n
     return out
 

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from evalcore import figures, ppi_figures
+from evalcore.autoeval import METHOD_NAMES
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
 from evalcore.figures import percent
@@ -210,7 +211,6 @@ with tabs["Estimates"]:
     n_strata = int(c2.slider("Strata", 2, 20, 10, key="ae_strata", disabled=design != "annotator"))
     try:
         table = ac.estimates(key, annotator, alpha, weighted, self_normalize, design, n_strata, boot_seed, mats)
-        simult = ac.simultaneous(key, annotator, alpha, weighted, self_normalize, mats)
     except EvalDataError as exc:
         st.error(str(exc))
         st.stop()
@@ -224,11 +224,13 @@ with tabs["Estimates"]:
                f"would need for the same precision, with a {percent(level)} percentile bootstrap interval over the "
                f"labeled examples ({ac.N_BOOT} replicates, seed {boot_seed}). Rank: from Bonferroni intervals over "
                "all models, overlapping intervals tie." + (" Weighted by the importance weights." if weighted else ""))
-    render.table(table, "ppi estimates")
+    render.table(table.drop(columns=["chi2_low", "chi2_high"]), "ppi estimates")
     st.markdown("**Simultaneous intervals (PPI++)**")
     st.caption(f"Both hold for all {len(mats.models)} models at once with probability {percent(level)}: the "
                "chi-square confidence ellipsoid's projections, and Bonferroni (narrower for several models).")
-    render.table(simult, "simultaneous intervals")
+    columns = ["model", "estimate", "chi2_low", "chi2_high", "bonferroni_low", "bonferroni_high", "rank"]
+    simultaneous = table.loc[table["method"] == METHOD_NAMES["ppi++"], columns]
+    render.table(simultaneous, "simultaneous intervals")
 
 with tabs["Projection"]:
     proj = ac.projection(key, annotator, alpha, mats)

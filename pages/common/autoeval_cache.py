@@ -39,12 +39,6 @@ def estimates(key: tuple, annotator: str, alpha: float, weighted: bool, self_nor
     return autoeval.estimate_table(_data, annotator, alpha, weighted, self_normalize, strata, N_BOOT, seed)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Simultaneous intervals...")
-def simultaneous(key: tuple, annotator: str, alpha: float, weighted: bool, self_normalize: bool,
-                 _data: autoeval.PPIData) -> pd.DataFrame:
-    return autoeval.simultaneous_table(_data, annotator, alpha, weighted, self_normalize)
-
-
 @st.cache_resource(max_entries=16, show_spinner="Projecting the precision...")
 def projection(key: tuple, annotator: str, alpha: float, _data: autoeval.PPIData) -> pd.DataFrame:
     y, yhat, yhat_u = _data.parts(annotator)
