@@ -42,6 +42,27 @@ def show_notes(notes) -> None:
         st.info(note, icon=":material/info:")
 
 
+def split_settings(prefix: str, total: int, smallest: int, low: int, high: int) -> tuple[int, int, int, int]:
+    """Inputs of a split study: (splits per n, smallest n, largest n, seed); ``low``/``high`` are the defaults."""
+    c1, c2, c3, c4 = st.columns(4)
+    splits = int(c1.number_input("Splits per n", 10, 2000, 250, 10, key=f"{prefix}_splits"))
+    lo = int(c2.number_input("Smallest n", smallest, max(smallest, total // 4), low, key=f"{prefix}_nmin"))
+    hi = int(c3.number_input("Largest n", lo + 1, max(lo + 1, total - 2), max(lo + 1, high), key=f"{prefix}_nmax"))
+    seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, key=f"{prefix}_seed"))
+    return splits, lo, hi, seed
+
+
+def show_curves(prefix: str, name: str, curves, models, caption: str) -> None:
+    """The split study's ESS / MSE / width / coverage panels, rank correlation and table."""
+    shown = st.selectbox("Curves for", [ALL_MODELS, *models], key=f"{prefix}_curve_model")
+    render.chart(ppi_figures.ess_curves_figure(curves, level, shown), f"{name}ess curves")
+    st.caption(caption)
+    render.chart(ppi_figures.rank_correlation_figure(curves), f"{name}rank correlation")
+    st.caption("Ranks from Bonferroni intervals with ties (overlapping intervals share a rank), compared with "
+               "the ranking on all data.")
+    render.table(curves, f"{name}ess curves")
+
+
 # --------------------------------------------------------------------------- pairwise battles
 if kind == BATTLES:
     st.subheader("Bradley-Terry ranking from human votes and an AI judge")
@@ -85,30 +106,21 @@ if kind == BATTLES:
                        "battles keep their votes, the others keep only the judge; the truth is the classical fit "
                        "on all votes (the paper's Figure 4).")
             total = len(rows)
-            c1, c2, c3, c4 = st.columns(4)
-            splits = int(c1.number_input("Splits per n", 10, 2000, 250, 10, key="ae_bt_splits"))
-            lo = int(c2.number_input("Smallest n", 10, max(10, total // 4),
-                                     min(10 * len(models), max(10, total // 10)), key="ae_bt_nmin"))
-            hi = int(c3.number_input("Largest n", lo + 1, max(lo + 1, total - 2), max(lo + 1, min(2000, total // 4)),
-                                     key="ae_bt_nmax"))
-            seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, key="ae_bt_seed"))
+            splits, lo, hi, seed = split_settings("ae_bt", total, 10, min(10 * len(models), max(10, total // 10)),
+                                                  min(2000, total // 4))
             try:
                 grid = tuple(default_grid(total, 12, lo, hi))
                 curves = ac.bt_curves((data.key, sel.models), grid, splits, alpha, seed, judge, reference, rows)
             except EvalDataError as exc:
                 st.error(str(exc))
                 st.stop()
-            shown = st.selectbox("Curves for", [ALL_MODELS, *[m for m in models if m != reference]],
-                                 key="ae_bt_curve_model")
-            render.chart(ppi_figures.ess_curves_figure(curves, level, shown), "bradley-terry ess curves")
             failed = curves.groupby("n")["failed"].first()
-            st.caption(f"ESS per coefficient = n · Var(classical) / Var(method) (band 5–95% of splits; dots: "
-                       f"n · MSE ratio). MSE and coverage: means over {splits:,} splits with 95% Monte Carlo "
-                       f"intervals, against the fit on all {total:,} votes. Seed {seed}."
-                       + (f" Splits without a finite classical estimate (a model that won or lost every vote) "
-                          f"are left out: up to {failed.max():.0%} at the smallest n." if failed.max() > 0 else ""))
-            render.chart(ppi_figures.rank_correlation_figure(curves), "bradley-terry rank correlation")
-            render.table(curves, "bradley-terry ess curves")
+            show_curves("ae_bt", "bradley-terry ", curves, [m for m in models if m != reference],
+                        f"ESS per coefficient = n · Var(classical) / Var(method) (band 5–95% of splits; dots: "
+                        f"n · MSE ratio). MSE and coverage: means over {splits:,} splits with 95% Monte Carlo "
+                        f"intervals, against the fit on all {total:,} votes. Seed {seed}."
+                        + (f" Splits without a finite classical estimate (a model that won or lost every vote) "
+                           f"are left out: up to {failed.max():.0%} at the smallest n." if failed.max() > 0 else ""))
     st.stop()
 
 # --------------------------------------------------------------------------- per-example logs
@@ -167,28 +179,18 @@ if mats.fully_labeled:
                    "examples play the labeled set and the rest keep only the annotator's value; the full-data mean "
                    "is the truth (the paper's Figures 1, 2 and 6).")
         total = mats.n
-        c1, c2, c3, c4 = st.columns(4)
-        splits = int(c1.number_input("Splits per n", 10, 2000, 250, 10, key="ae_splits"))
-        lo = int(c2.number_input("Smallest n", 5, max(5, total // 4), min(20, max(5, total // 10)), key="ae_nmin"))
-        hi = int(c3.number_input("Largest n", lo + 1, max(lo + 1, total - 2), max(lo + 1, min(2000, total // 2)),
-                                 key="ae_nmax"))
-        seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, key="ae_seed"))
+        splits, lo, hi, seed = split_settings("ae", total, 5, min(20, max(5, total // 10)), min(2000, total // 2))
         try:
             grid = tuple(default_grid(total, 20, lo, hi))
             curves = ac.curves(key, annotator, grid, splits, alpha, seed, mats)
         except EvalDataError as exc:
             st.error(str(exc))
             st.stop()
-        shown = st.selectbox("Curves for", [ALL_MODELS, *mats.models], key="ae_curve_model")
-        render.chart(ppi_figures.ess_curves_figure(curves, level, shown), "ess curves")
-        st.caption(f"ESS = n · Var(classical) / Var(method): the labels the classical estimate would need for the "
-                   f"same precision (band: 5–95% of splits; dots: n · MSE ratio). Width: mean {percent(level)} "
-                   f"interval width (band 5–95%). MSE and coverage: means over {splits:,} splits with 95% Monte "
-                   f"Carlo intervals; coverage should sit at {percent(level)}. Seed {seed}.")
-        render.chart(ppi_figures.rank_correlation_figure(curves), "rank correlation")
-        st.caption("Ranks from Bonferroni intervals with ties (overlapping intervals share a rank), compared with "
-                   "the ranking on all data.")
-        render.table(curves, "ess curves")
+        show_curves("ae", "", curves, mats.models,
+                    f"ESS = n · Var(classical) / Var(method): the labels the classical estimate would need for the "
+                    f"same precision (band: 5–95% of splits; dots: n · MSE ratio). Width: mean {percent(level)} "
+                    f"interval width (band 5–95%). MSE and coverage: means over {splits:,} splits with 95% Monte "
+                    f"Carlo intervals; coverage should sit at {percent(level)}. Seed {seed}.")
     with tabs["Annotator quality"]:
         n_q = int(st.number_input("Labeled examples n", 5, max(5, total - 2), min(500, max(5, total // 4)),
                                   key="ae_quality_n"))
@@ -200,7 +202,7 @@ if mats.fully_labeled:
         render.chart(ppi_figures.annotator_quality_figure(qual), "ess against annotator quality")
         st.caption(f"Quality: correlation of the annotator with the human labels. ESS/n of PPI++ at n = {n_q:,} "
                    f"(mean over {splits:,} splits, bars 5–95%); 1 = no gain, PPI++ never does worse than the "
-                   "labels alone (λ → 0). Seed {seed}.")
+                   f"labels alone (λ → 0). Seed {seed}.")
         render.table(qual, "annotator quality")
     st.stop()
 
