@@ -52,7 +52,7 @@ connected (no group of models won, or lost, every labeled comparison against the
 
 Public API: ``ppi_bradley_terry(labeled, unlabeled, alpha=0.1, lam=None, reference=None, judge="probability")
 -> DataFrame`` with columns ``model, coefficient, se, ci_low, ci_high, rank, lam`` and ``attrs`` ``notes``, ``n``,
-``N``, ``reference``, ``alpha``; ``pair_estimates(m, reference, la, lb, y, yhat, ua, ub, yhat_u, lam)`` the
+``N``, ``reference``, ``alpha``; ``pair_estimates(m, reference, la, lb, y, yhat, ua, ub, yhat_u, lams)`` the
 array-level estimator on integer model codes (for split studies).
 """
 
@@ -140,31 +140,35 @@ def ppi_bradley_terry(
                                 "use lam=0 (classical).")
 
     codes = {model: k for k, model in enumerate(models)}
-    coef, se, lam = pair_estimates(
+    [(coef, se, lam)] = pair_estimates(
         len(models), codes[reference], *(np.array([codes[m] for m in col], dtype=np.int64) for col in (la, lb)), y,
-        yhat, *(np.array([codes[m] for m in col], dtype=np.int64) for col in (ua, ub)), yhat_u, lam)
+        yhat, *(np.array([codes[m] for m in col], dtype=np.int64) for col in (ua, ub)), yhat_u, (lam,))
     return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
 
 
 def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
-                   lam: float | None) -> tuple[np.ndarray, np.ndarray, float]:
-    """Array-level estimator behind :func:`ppi_bradley_terry` (no input checks): ``(coefficients, se, lam)``.
+                   lams) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Array-level estimator behind :func:`ppi_bradley_terry` (no input checks): ``(coefficients, se, lam)`` for
+    each λ of ``lams`` on the same per-pair statistics (computed once).
 
     Models are integer codes ``0..m-1`` (``la``/``lb`` labeled, ``ua``/``ub`` unlabeled); the reference's
-    coefficient and se are 0. ``lam=None`` tunes λ in two steps as the reference implementation. Raises
-    EvalDataError when the fit diverges. Used directly by split studies (:mod:`evalcore.ppi_curves`).
+    coefficient and se are 0. A λ of None tunes it in two steps as the reference implementation. Raises
+    EvalDataError when a fit diverges. Used directly by split studies (:mod:`evalcore.ppi_curves`).
     """
     stats = _pair_stats(m, reference, la, lb, y, yhat, ua, ub, yhat_u)
-    if lam is None:
-        zeta = _fit(stats, 1.0)
-        for _ in range(2):  # two tuning steps, as the reference implementation
-            lam = _tuned_lam(stats, zeta)
+    fits = []
+    for lam in lams:
+        if lam is None:
+            zeta = _fit(stats, 1.0)
+            for _ in range(2):  # two tuning steps, as the reference implementation
+                lam = _tuned_lam(stats, zeta)
+                zeta = _fit(stats, lam)
+        else:
+            lam = float(lam)
             zeta = _fit(stats, lam)
-    else:
-        lam = float(lam)
-        zeta = _fit(stats, lam)
-    se = _standard_errors(stats, zeta, lam)
-    return np.insert(zeta, reference, 0.0), np.insert(se, reference, 0.0), lam
+        se = _standard_errors(stats, zeta, lam)
+        fits.append((np.insert(zeta, reference, 0.0), np.insert(se, reference, 0.0), lam))
+    return fits
 
 
 # ------------------------------------------------------------------------------------------------ validation

@@ -220,21 +220,19 @@ def _bt_unit(codes_a, codes_b, y, yhat, m, reference, truth, truth_ranks, n, siz
         mask = np.zeros(T, dtype=bool)
         mask[idx[s]] = True
         args = (codes_a[mask], codes_b[mask], y[mask], yhat[mask], codes_a[~mask], codes_b[~mask], yhat[~mask])
-        se_classical = None
-        for method, lam in zip(METHODS, (0.0, 1.0, None)):
-            try:
-                coef, se, used = bt_pair_estimates(m, reference, *args, lam)
-            except EvalDataError:  # e.g. a model that won every labeled battle: no finite estimate on this split
-                continue
-            se_classical = se if method == "classical" else se_classical
+        try:
+            fits = bt_pair_estimates(m, reference, *args, (0.0, 1.0, None))  # METHODS' λ
+        except EvalDataError:  # e.g. a model that won every labeled battle: no finite estimate on this split
+            continue
+        se_classical = fits[0][1]
+        for method, (coef, se, used) in zip(METHODS, fits):
             part = out[method]
             part["sq"][s] = (coef - truth)[free] ** 2
             part["cover"][s] = (np.abs(coef - truth) <= z * se)[free]
             part["width"][s] = 2 * z * se[free]
             part["lam"][s] = used
-            if se_classical is not None:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    part["ess"][s] = n * (se_classical[free] / se[free]) ** 2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                part["ess"][s] = n * (se_classical[free] / se[free]) ** 2
             ranks = rankdata(1 + ((coef - zb * se)[None, :] > (coef + zb * se)[:, None]).sum(axis=1),
                              method="average")
             part["rank_corr"][s] = _pearson_rows(ranks[None, :], truth_ranks)[0]
