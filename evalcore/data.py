@@ -21,19 +21,22 @@ column, the first offending rows (row 1 = the first data row after the header) a
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .mapping import check_mapping, detect_kind, suggest_mapping
-from .reading import EvalDataError, Source, listed, read_table
+from .reading import EvalDataError, ReadLimits, Source, listed, read_table
 from .schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
 
 __all__ = [
     "EvalDataError",
+    "LoadedTable",
     "ValidationReport",
     "load_eval_log",
+    "read_and_validate",
     "validate",
     "report_of",
     "labeled",
@@ -42,6 +45,11 @@ __all__ = [
 ]
 
 _MAX_COUNT = 2**53  # counts above this are not exact in float64 and overflow int64 soon after
+#: values this close outside [0, 1] are floating-point rounding (e.g. a float32 softmax giving 1.0000001): clipped
+_UNIT_TOLERANCE = 1e-6
+#: characters that show as nothing: zero-width spaces and joiners, word joiner, byte-order mark, soft hyphen,
+#: Mongolian vowel separator, and the bidirectional controls
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u180e\u202a-\u202e\u2066-\u2069]")
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
 
@@ -56,6 +64,7 @@ class ValidationReport:
     mapping: dict[str, str]
     features: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:
@@ -63,14 +72,39 @@ def report_of(frame: pd.DataFrame) -> ValidationReport:
     report = frame.attrs.get("report")
     if not isinstance(report, dict):
         raise ValueError("This frame was not produced by evalcore.data.validate.")
-    return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"])})
+    return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"]),
+                               "warnings": tuple(report.get("warnings", ()))})
 
 
 def load_eval_log(
-    source: Source, mapping: dict[str, str] | None = None, kind: str | None = None, min_models: int | None = None
+    source: Source, mapping: dict[str, str] | None = None, kind: str | None = None, min_models: int | None = None,
+    limits: ReadLimits | None = None,
 ) -> pd.DataFrame:
-    """Read CSV / TSV / gzip CSV / Parquet from a path or bytes and validate it (see :func:`validate`)."""
-    return validate(read_table(source), mapping=mapping, kind=kind, min_models=min_models)
+    """Read CSV / TSV / compressed CSV / Parquet from a path or bytes within ``limits`` (see
+    :func:`evalcore.reading.read_table`) and validate it (see :func:`validate`)."""
+    return validate(read_table(source, limits), mapping=mapping, kind=kind, min_models=min_models)
+
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """A file read and validated: its columns and row count, and the canonical frame or what is wrong with it."""
+
+    columns: tuple[str, ...]
+    n_rows: int
+    frame: pd.DataFrame | None
+    problem: str | None = None
+
+
+def read_and_validate(source: Source, mapping: dict[str, str | None] | None = None, kind: str | None = None,
+                      limits: ReadLimits | None = None) -> LoadedTable:
+    """Read ``source`` and validate it; a table that reads but does not validate comes back with its columns
+    (for the column mapping) and the problem. Raises :class:`EvalDataError` when the file cannot be read."""
+    raw = read_table(source, limits)
+    columns = tuple(str(c) for c in raw.columns)
+    try:
+        return LoadedTable(columns, len(raw), validate(raw, mapping=mapping, kind=kind))
+    except EvalDataError as exc:
+        return LoadedTable(columns, len(raw), None, str(exc))
 
 
 def validate(
@@ -98,11 +132,15 @@ def validate(
     raw.columns = [str(c) for c in raw.columns]
     _refuse_duplicate_columns(raw.columns)
     mapping = dict(suggest_mapping(raw.columns, kind) if mapping is None else mapping)
+    raw, left_out = _leave_out(raw, mapping)
     kind = kind or detect_kind(mapping.values())
     _add_identity_roles(mapping, raw.columns, kind)
     check_mapping(mapping, raw.columns, kind)
     builder = {LOG: _validate_log, SUMMARY: _validate_summary, BATTLES: _validate_battles}[kind]
     frame, features, notes = builder(raw, mapping)
+    if left_out:
+        notes.append(f"Columns left out by the column mapping: {listed(left_out, 10, repr)}.")
+    warnings = _lookalike_warnings(frame, mapping, kind)
     models = _models(frame, kind)
     needed = min_models if min_models is not None else (1 if kind == LOG else 2)
     if len(models) < needed:
@@ -119,6 +157,7 @@ def validate(
         mapping={role: col for col, role in mapping.items()},
         features=tuple(features),
         notes=tuple(notes),
+        warnings=tuple(warnings),
     ))
     return frame
 
@@ -132,6 +171,72 @@ def labeled(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------------------------------------------
 # shared checks
+
+
+class _Problems:
+    """Collects independent problems of one table so that the user sees them all at once.
+
+    ``with problems:`` runs one check and keeps its :class:`EvalDataError`; :meth:`raise_all` raises one error
+    listing every problem (or the single message as it is).
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def __enter__(self) -> "_Problems":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        if isinstance(error, EvalDataError):
+            self.messages.append(str(error))
+            return True
+        return False
+
+    def raise_all(self) -> None:
+        if len(self.messages) == 1:
+            raise EvalDataError(self.messages[0])
+        if self.messages:
+            listing = "\n".join(f"{i}. {m}" for i, m in enumerate(self.messages, 1))
+            raise EvalDataError(f"{len(self.messages)} problems with this table (each can be fixed on its own):\n"
+                                f"{listing}")
+
+
+def _leave_out(raw: pd.DataFrame, mapping: dict[str, str | None]) -> tuple[pd.DataFrame, list[str]]:
+    """Drop the columns the mapping sends to no role (``{column: None}``), even a column named after a role."""
+    left_out = [column for column, role in mapping.items() if role is None]
+    unknown = [column for column in left_out if column not in raw.columns]
+    if unknown:
+        raise EvalDataError(f"The mapping leaves out a column {unknown[0]!r} that is not in the file; the file's "
+                            f"columns are: {', '.join(map(str, raw.columns))}.")
+    for column in left_out:
+        del mapping[column]
+    return (raw.drop(columns=left_out) if left_out else raw), left_out
+
+
+def _lookalike_warnings(frame: pd.DataFrame, mapping: dict[str, str], kind: str) -> list[str]:
+    """Names that differ only by surrounding whitespace or invisible characters ('gpt-4' and 'gpt-4 '), and names
+    that are blank: each is treated as a name of its own, which is rarely what the user meant."""
+    roles = {BATTLES: ("model_a", "model_b"), SUMMARY: ("model", "task", "category")}.get(
+        kind, ("model", "example_id", "task", "category", "group"))
+    out = []
+    for role in roles:
+        if role not in frame or role not in mapping.values():
+            continue
+        names = pd.Series(pd.unique(frame[role]), dtype=object).astype(str)
+        visible = names.str.replace(_INVISIBLE, "", regex=True).str.strip()
+        blank = names[visible == ""]
+        clash = names[visible.duplicated(keep=False) & (visible != "")]
+        where = _where(_source(mapping, role), role)
+        if len(blank):
+            out.append(f"{where} has blank names (only spaces or invisible characters): "
+                       f"{listed(list(blank), fmt=repr)}. Give them a visible name.")
+        if len(clash):
+            pairs = clash.groupby(visible[clash.index].to_numpy()).agg(list)
+            shown = "; ".join(" and ".join(map(repr, group)) for group in pairs.iloc[:3])
+            out.append(f"{where} has names that differ only by surrounding whitespace or invisible characters "
+                       f"({shown}{'; ...' if len(pairs) > 3 else ''}): they are treated as different {role} "
+                       "values. Make them identical in the file if they are the same.")
+    return out
 
 
 def _refuse_duplicate_columns(columns: pd.Index) -> None:
@@ -209,7 +314,12 @@ def _labels(raw: pd.DataFrame, column: str, role: str, missing: str | None) -> p
         if missing is None:
             raise EvalDataError(f"{_where(column, role)} is empty in {_row_list(na)}: every row needs a {role}.")
         series = series.astype(object).where(~na, missing)  # object: a categorical refuses a new value
-    return _text(series)
+    text = _text(series)
+    nul = text.str.contains("\x00", regex=False).to_numpy()
+    if nul.any():
+        raise EvalDataError(f"{_where(column, role)} contains a NUL byte (\\x00) in {_row_list(nul)}: remove it; it "
+                            "never belongs in a name.")
+    return text
 
 
 def _numeric(raw: pd.DataFrame, column: str, role: str, expected: str) -> pd.Series:
@@ -267,16 +377,25 @@ def _binary(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
     return values
 
 
-def _in_unit_interval(values: pd.Series, column: str, role: str) -> None:
-    bad = ((values < 0) | (values > 1)).to_numpy()
+def _in_unit_interval(values: pd.Series, column: str, role: str, notes: list[str]) -> pd.Series:
+    """``values`` (missing allowed) checked to lie in [0, 1]; excursions within 1e-6 (floating-point rounding of a
+    probability) are clipped, with a note."""
+    outside = ((values < 0) | (values > 1)).to_numpy()
+    if not outside.any():
+        return values
+    bad = ((values < -_UNIT_TOLERANCE) | (values > 1 + _UNIT_TOLERANCE)).to_numpy()
     if bad.any():
         hint = ""
-        if values.max() <= 100 and values.min() >= 0:
+        if values.max() >= 2 and values.max() <= 100 and values.min() >= 0:
             hint = " They look like percentages: divide the column by 100."
         raise EvalDataError(
             f"{_where(column, role)} must lie in [0, 1]; {_row_list(bad)} {_holds(bad)} "
-            f"{', '.join(f'{v:g}' for v in values[bad][:3])}.{hint}"
+            f"{', '.join(f'{v:.10g}' for v in values[bad][:3])}.{hint}"
         )
+    excess = float(np.max(np.abs(values[outside].to_numpy() - values[outside].clip(0, 1).to_numpy())))
+    notes.append(f"{int(outside.sum()):,} values of '{column}' lay outside [0, 1] by at most {excess:.1g} "
+                 "(floating-point rounding) and were clipped to [0, 1].")
+    return values.clip(0, 1)
 
 
 def _refuse_duplicates(frame: pd.DataFrame, keys: list[str], mapping: dict[str, str], what: str) -> None:
@@ -304,10 +423,14 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFr
             f"'proxy'. The file's columns are: {', '.join(raw.columns)}. Map one of them in the column mapping."
         )
     notes: list[str] = []
-    out: dict[str, pd.Series] = {"model": _labels(raw, roles["model"], "model", None)}
+    problems = _Problems()
+    out: dict[str, pd.Series] = {}
+    with problems:
+        out["model"] = _labels(raw, roles["model"], "model", None)
     if "example_id" in roles:
-        out["example_id"] = _labels(raw, roles["example_id"], "example_id", None)
-    else:
+        with problems:
+            out["example_id"] = _labels(raw, roles["example_id"], "example_id", None)
+    elif "model" in out:
         out["example_id"] = out["model"].groupby(out["model"], sort=False).cumcount().astype(str)
         notes.append(
             "No example_id column: examples are numbered by their order within each model, which assumes every "
@@ -319,17 +442,24 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFr
     for role in ("task", "category", "group"):
         if role in roles:
             n_missing = int(raw[roles[role]].isna().sum())
-            out[role] = _labels(raw, roles[role], role, "(missing)")
+            with problems:
+                out[role] = _labels(raw, roles[role], role, "(missing)")
             if n_missing:
                 notes.append(f"{n_missing:,} rows have no {role} ('{roles[role]}'): shown as '(missing)'.")
         else:
             out[role] = pd.Series(LOG_DEFAULT_LABELS[role], index=raw.index, dtype=str)
             if role != "category" or "task" not in roles:
                 notes.append(f"No {role} column: all rows belong to one {role}, '{LOG_DEFAULT_LABELS[role]}'.")
-    frame = pd.DataFrame(out)
-    _refuse_duplicates(frame, ["model", "example_id"], mapping, "Each (model, example_id) pair")
-    _refuse_split_tasks(frame, roles)
-    _log_values(raw, roles, frame, notes)
+    labels = pd.DataFrame(out)
+    if {"model", "example_id"} <= set(out):
+        with problems:
+            _refuse_duplicates(labels, ["model", "example_id"], mapping, "Each (model, example_id) pair")
+    if {"task", "category"} <= set(out):
+        with problems:
+            _refuse_split_tasks(labels, roles)
+    values = _log_values(raw, roles, notes, problems)
+    problems.raise_all()
+    frame = pd.concat([labels[["model", "example_id", "task", "category", "group"]], pd.DataFrame(values)], axis=1)
     features = _features(raw, mapping, frame, notes)
     return frame, features, notes
 
@@ -349,37 +479,47 @@ def _refuse_split_tasks(frame: pd.DataFrame, roles: dict[str, str]) -> None:
         )
 
 
-def _log_values(raw: pd.DataFrame, roles: dict[str, str], frame: pd.DataFrame, notes: list[str]) -> None:
+def _log_values(raw: pd.DataFrame, roles: dict[str, str], notes: list[str],
+                problems: _Problems) -> dict[str, pd.Series]:
+    """The value columns of a log, each checked on its own (problems collected)."""
+    values: dict[str, pd.Series] = {}
     if "correct" in roles:
-        frame["correct"] = _binary(raw, roles["correct"], "correct")
+        with problems:
+            values["correct"] = _binary(raw, roles["correct"], "correct")
     if "score" in roles:
-        frame["score"] = _numeric(raw, roles["score"], "score", "any real number")
+        with problems:
+            values["score"] = _numeric(raw, roles["score"], "score", "any real number")
     for role in ("confidence", "proxy"):
         if role in roles:
-            frame[role] = _numeric(raw, roles[role], role, "probabilities in [0, 1]")
-            if role == "confidence" or "correct" in roles:
-                _in_unit_interval(frame[role].dropna(), roles[role], role)
+            with problems:
+                series = _numeric(raw, roles[role], role, "probabilities in [0, 1]")
+                if role == "confidence" or "correct" in roles:
+                    series = _in_unit_interval(series, roles[role], role, notes)
+                values[role] = series
     if "weight" in roles:
-        frame["weight"] = _numeric(raw, roles["weight"], "weight", "positive numbers")
-        bad = (frame["weight"] <= 0).to_numpy()
-        if bad.any():
-            raise EvalDataError(f"{_where(roles['weight'], 'weight')} must be positive; see {_row_list(bad)}.")
+        with problems:
+            weight = _numeric(raw, roles["weight"], "weight", "positive numbers")
+            bad = (weight <= 0).to_numpy()
+            if bad.any():
+                raise EvalDataError(f"{_where(roles['weight'], 'weight')} must be positive; see {_row_list(bad)}.")
+            values["weight"] = weight
     for metric in ("correct", "score"):
-        if metric in frame:
-            n_unlabeled = int(frame[metric].isna().sum())
-            if n_unlabeled == len(frame):
+        if metric in values:
+            n_unlabeled = int(values[metric].isna().sum())
+            if n_unlabeled == len(raw):
                 notes.append(f"No row has a '{metric}' label: only views that work without labels can use it.")
             elif n_unlabeled:
                 notes.append(
-                    f"{n_unlabeled:,} of {len(frame):,} rows have no '{metric}' label (unlabeled): they are kept "
+                    f"{n_unlabeled:,} of {len(raw):,} rows have no '{metric}' label (unlabeled): they are kept "
                     f"for label-free uses (sampling design, prediction-powered inference) and left out of views "
                     f"that need the label, which say so."
                 )
     for role in ("confidence", "proxy", "weight"):
-        if role in frame:
-            n_missing = int(frame[role].isna().sum())
+        if role in values:
+            n_missing = int(values[role].isna().sum())
             if n_missing:
                 notes.append(f"{n_missing:,} rows have no {role}: views that need it leave them out and say so.")
+    return values
 
 
 def _features(raw: pd.DataFrame, mapping: dict[str, str], frame: pd.DataFrame, notes: list[str]) -> list[str]:
@@ -423,25 +563,29 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
     else:
         frame["category"] = "all"
         notes.append("No category column: all tasks belong to one category, 'all'.")
+    problems = _Problems()
     n = _numeric(raw, roles["n"], "n", "positive whole numbers")
     bad = (n.isna() | (n < 1) | (n != n.round()) | (n > _MAX_COUNT)).to_numpy()
     if bad.any():
-        raise EvalDataError(f"{_where(roles['n'], 'n')} must be a positive whole number in every row; see "
-                            f"{_row_list(bad)} ({_values_at(raw[roles['n']], bad)}).")
+        problems.messages.append(f"{_where(roles['n'], 'n')} must be a positive whole number in every row; see "
+                                 f"{_row_list(bad)} ({_values_at(raw[roles['n']], bad)}).")
     if "n_correct" in roles:
-        k = _numeric(raw, roles["n_correct"], "n_correct", "whole numbers between 0 and n")
-        bad = (k.isna() | (k < 0) | (k > n) | (k != k.round())).to_numpy()
-        if bad.any():
-            raise EvalDataError(f"{_where(roles['n_correct'], 'n_correct')} must be a whole number between 0 and n; "
-                                f"see {_row_list(bad)} ({_values_at(raw[roles['n_correct']], bad)}).")
+        with problems:
+            k = _numeric(raw, roles["n_correct"], "n_correct", "whole numbers between 0 and n")
+            bad = (k.isna() | (k < 0) | (k > n) | (k != k.round())).to_numpy()
+            if bad.any():
+                raise EvalDataError(f"{_where(roles['n_correct'], 'n_correct')} must be a whole number between 0 "
+                                    f"and n; see {_row_list(bad)} ({_values_at(raw[roles['n_correct']], bad)}).")
+        problems.raise_all()
     else:
+        problems.raise_all()
         acc = _numeric(raw, roles["accuracy"], "accuracy", "fractions in [0, 1] or percentages")
         if acc.isna().any():
             raise EvalDataError(f"{_where(roles['accuracy'], 'accuracy')} is empty in {_row_list(acc.isna())}.")
-        if acc.max() > 1 and acc.max() <= 100 and acc.min() >= 0:
+        if acc.max() > 1 + _UNIT_TOLERANCE and acc.max() <= 100 and acc.min() >= 0:
             acc = acc / 100
             notes.append(f"'{roles['accuracy']}' holds percentages (max above 1): divided by 100.")
-        _in_unit_interval(acc, roles["accuracy"], "accuracy")
+        acc = _in_unit_interval(acc, roles["accuracy"], "accuracy", notes)
         k = (acc * n).round()
         notes.append(f"Correct counts were derived as round(accuracy x n) from '{roles['accuracy']}'.")
     frame["n"] = n.astype("int64")
@@ -477,20 +621,28 @@ def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
             f"judge's probability that model_b wins). The file's columns are: {', '.join(raw.columns)}."
         )
     notes: list[str] = []
-    frame = pd.DataFrame({"model_a": _labels(raw, roles["model_a"], "model_a", None),
-                          "model_b": _labels(raw, roles["model_b"], "model_b", None)})
-    same = (frame["model_a"] == frame["model_b"]).to_numpy()
-    if same.any():
-        raise EvalDataError(f"A model cannot battle itself: model_a equals model_b in {_row_list(same)}.")
+    problems = _Problems()
+    frame = pd.DataFrame(index=raw.index)
+    for role in ("model_a", "model_b"):
+        with problems:
+            frame[role] = _labels(raw, roles[role], role, None)
+    if {"model_a", "model_b"} <= set(frame.columns):
+        same = (frame["model_a"] == frame["model_b"]).to_numpy()
+        if same.any():
+            problems.messages.append(
+                f"A model cannot battle itself: model_a equals model_b in {_row_list(same)}.")
     if "outcome" in roles:
-        frame["outcome"] = _binary(raw, roles["outcome"], "outcome")
-        n_votes = int(frame["outcome"].notna().sum())
-        notes.append(f"{n_votes:,} of {len(frame):,} battles have a human vote.")
+        with problems:
+            frame["outcome"] = _binary(raw, roles["outcome"], "outcome")
+            n_votes = int(frame["outcome"].notna().sum())
+            notes.append(f"{n_votes:,} of {len(frame):,} battles have a human vote.")
     if "judge" in roles:
-        frame["judge"] = _numeric(raw, roles["judge"], "judge", "probabilities in [0, 1]")
-        _in_unit_interval(frame["judge"].dropna(), roles["judge"], "judge")
-        n_missing = int(frame["judge"].isna().sum())
-        if n_missing:
-            notes.append(f"{n_missing:,} battles have no judge probability.")
+        with problems:
+            judge = _numeric(raw, roles["judge"], "judge", "probabilities in [0, 1]")
+            frame["judge"] = _in_unit_interval(judge, roles["judge"], "judge", notes)
+            n_missing = int(frame["judge"].isna().sum())
+            if n_missing:
+                notes.append(f"{n_missing:,} battles have no judge probability.")
+    problems.raise_all()
     features = _features(raw, mapping, frame, notes)
     return frame, features, notes

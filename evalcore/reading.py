@@ -1,7 +1,11 @@
-"""Reading evaluation tables from bytes or paths: CSV, TSV, gzip-compressed CSV/TSV, Parquet.
+"""Reading evaluation tables from bytes or paths: CSV, TSV, compressed CSV/TSV, Parquet, within limits.
 
-The format is recognised from the content, never from the file name: Parquet by its ``PAR1`` magic,
-gzip by ``1f 8b``, text otherwise, with the delimiter sniffed from the first lines. Every failure
+The format is recognised from the content, never from the file name: Parquet by its ``PAR1`` magic, gzip / bzip2
+/ xz by theirs (expanded by :mod:`evalcore.compression`, never beyond the limit), text otherwise (UTF-8, or UTF-16
+with or without a byte-order mark), with the delimiter sniffed from the first lines. Every bound of
+:class:`~evalcore.limits.ReadLimits` (size after decompression, columns, line length) is checked before the parser
+allocates anything in proportion to it. Well-formed text goes straight to pyarrow's multithreaded CSV parser; only
+when it refuses the file does a diagnostic pass find the line to name (ragged rows, unclosed quotes). Every failure
 becomes an :class:`EvalDataError` whose message says what to fix.
 """
 
@@ -9,73 +13,85 @@ from __future__ import annotations
 
 import codecs
 import csv
-import gzip
 import io
 import re
 import warnings
-import zlib
 from pathlib import Path
 from typing import BinaryIO, Union
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
+
+from .compression import decompress
+from .errors import EvalDataError, listed
+from .limits import ReadLimits, size_text
+
+__all__ = ["EvalDataError", "ReadLimits", "listed", "read_bytes", "read_table", "sniff_delimiter"]
 
 Source = Union[str, Path, bytes, bytearray, memoryview, BinaryIO]
 
 _DELIMITERS = (",", "\t", ";", "|")
 _DELIMITER_NAMES = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "pipes"}
 _SNIFF_BYTES = 64 * 1024
+#: the values pandas reads as missing, so that both parsers agree on what is missing
+_NULL_VALUES = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+                "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 
 
-class EvalDataError(ValueError):
-    """A problem with the user's data, phrased so that a person can fix it."""
-
-
-def listed(items, limit: int = 5, fmt=str) -> str:
-    """``'a, b, c and 7 more'``: the first ``limit`` of ``items`` (a sized, sliceable sequence), each shown by
-    ``fmt``, for an error message."""
-    shown = ", ".join(fmt(item) for item in list(items[:limit]))
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
-
-
-def read_bytes(source: Source) -> bytes:
-    """The raw bytes of ``source``: a path, bytes, or a binary file object."""
+def read_bytes(source: Source, limits: ReadLimits | None = None) -> bytes:
+    """The raw bytes of ``source`` (a path, bytes, or a binary file object), at most ``limits.max_bytes``."""
+    limits = limits or ReadLimits.from_env()
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source)
-    if isinstance(source, (str, Path)):
+        data = bytes(source)
+    elif isinstance(source, (str, Path)):
         path = Path(source)
         try:
             if not path.is_file():
                 raise EvalDataError(f"No file at '{path}': check the path.")
-            return path.read_bytes()
+            _refuse_size(path.stat().st_size, limits)
+            data = path.read_bytes()
         except OSError as exc:
             raise EvalDataError(f"Cannot read '{path}' ({exc.strerror or exc}): check the path.") from exc
-    if hasattr(source, "read"):
-        data = source.read()
+    elif hasattr(source, "read"):
+        data = source.read(limits.max_bytes + 1)
         if isinstance(data, str):
             data = data.encode("utf-8")
-        return bytes(data)
-    raise EvalDataError(
-        f"Cannot read a table from a {type(source).__name__}: give a file path, bytes or a binary file."
-    )
-
-
-def read_table(source: Source) -> pd.DataFrame:
-    """Read ``source`` into a raw DataFrame (column names and values as in the file)."""
-    data = read_bytes(source)
-    if not data.strip():
-        raise EvalDataError("The file is empty: expected a header row and at least one data row.")
-    if data[:2] == b"\x1f\x8b":
-        data = _gunzip(data)
-    if data[:4] == b"PAR1":
-        frame = _read_parquet(data)
+        data = bytes(data)
     else:
-        _refuse_binary(data)
+        raise EvalDataError(
+            f"Cannot read a table from a {type(source).__name__}: give a file path, bytes or a binary file."
+        )
+    _refuse_size(len(data), limits)
+    return data
+
+
+def _refuse_size(n_bytes: int, limits: ReadLimits) -> None:
+    if n_bytes > limits.max_bytes:
+        raise EvalDataError(
+            f"The file is larger than {size_text(limits.max_bytes)}, the largest table evalcore reads into memory. "
+            f"Upload a smaller file or a sample. {limits.raise_hint('bytes')}")
+
+
+def read_table(source: Source, limits: ReadLimits | None = None) -> pd.DataFrame:
+    """Read ``source`` into a raw DataFrame (column names and values as in the file), within ``limits``.
+
+    ``limits`` None takes :meth:`ReadLimits.from_env`.
+    """
+    limits = limits or ReadLimits.from_env()
+    data = read_bytes(source, limits)
+    if _blank(data):
+        raise EvalDataError("The file is empty: expected a header row and at least one data row.")
+    data = decompress(data, limits)
+    if data[:4] == b"PAR1":
+        frame = _read_parquet(data, limits)
+    else:
         text = _to_utf8(data)
-        if not text.strip():
+        if _blank(text):
             raise EvalDataError("The file is empty: expected a header row and at least one data row.")
-        frame = _read_text(text)
+        frame = _read_text(text, limits)
     if frame.shape[1] == 0:
         raise EvalDataError("The file has no columns: expected a header row naming the columns.")
     if len(frame) == 0:
@@ -84,48 +100,71 @@ def read_table(source: Source) -> pd.DataFrame:
     return frame
 
 
-def _read_parquet(data: bytes) -> pd.DataFrame:
+def _blank(data: bytes) -> bool:
+    """Whether ``data`` holds only whitespace (without copying it, as ``strip`` would)."""
+    return _BLANK.match(data) is not None
+
+
+_BLANK = re.compile(rb"\s*\Z")
+
+
+def _read_parquet(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     try:
-        table = pq.read_table(io.BytesIO(data), use_pandas_metadata=True)
+        parquet = pq.ParquetFile(io.BytesIO(data))
+    except Exception as exc:  # noqa: BLE001 - damaged bytes fail anywhere in pyarrow
+        raise _parquet_error() from exc
+    meta = parquet.metadata
+    if meta.num_columns > limits.max_columns:
+        raise EvalDataError(
+            f"The Parquet file has {meta.num_columns:,} columns; evalcore reads at most {limits.max_columns:,}. "
+            f"Keep the columns you need. {limits.raise_hint('columns')}")
+    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if size > limits.max_bytes or meta.num_rows > limits.max_rows:
+        raise EvalDataError(
+            f"The Parquet file holds {meta.num_rows:,} rows and {size_text(size)} of data uncompressed, more than "
+            f"the {size_text(limits.max_bytes)} evalcore reads into memory. Upload a sample. "
+            f"{limits.raise_hint('bytes')}")
+    names = parquet.schema_arrow.names
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise EvalDataError(f"Column names must be unique; repeated: {', '.join(repeated)}. Rename them.")
+    try:
+        table = parquet.read(use_pandas_metadata=True)
         table.validate(full=True)  # damaged bytes can hold invalid UTF-8 that would fail later, inside pandas
-        return table.to_pandas()
+        frame = table.to_pandas()
     except Exception as exc:  # noqa: BLE001 - damaged bytes fail anywhere in pyarrow (e.g. KeyError on metadata)
-        raise EvalDataError(f"The file starts like Parquet but could not be read as Parquet ({exc}).") from exc
+        raise _parquet_error() from exc
+    if isinstance(frame.columns, pd.MultiIndex) or frame.columns.duplicated().any():
+        raise _parquet_error()
+    return frame
 
 
-def _gunzip(data: bytes) -> bytes:
-    try:
-        out = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise EvalDataError(f"The file is gzip-compressed but damaged ({exc}): compress it again.") from exc
-    if not out.strip():
-        raise EvalDataError("The compressed file is empty: expected a header row and data rows inside.")
-    return out
-
-
-def _refuse_binary(data: bytes) -> None:
-    head = data[:_SNIFF_BYTES]
-    if head[:4] == b"PK\x03\x04":
-        raise EvalDataError(
-            "This is a zip archive (an Excel workbook?), not a table: save the sheet as CSV and upload that."
-        )
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return
-    if b"\x00" in head:
-        raise EvalDataError(
-            "This is not a text table (it contains binary bytes): upload CSV, TSV, gzip-compressed CSV or Parquet."
-        )
+def _parquet_error() -> EvalDataError:
+    return EvalDataError(
+        "The file starts like Parquet but could not be read as Parquet: it is damaged or truncated, or written in "
+        "a way pyarrow cannot read back. Write it again (e.g. pandas' DataFrame.to_parquet) or upload it as CSV.")
 
 
 def _to_utf8(data: bytes) -> bytes:
-    """Return UTF-8 bytes; UTF-16 with a byte-order mark is converted, anything else must be UTF-8."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    """Return UTF-8 bytes; UTF-16 (with a byte-order mark, or recognisably without) is converted, anything else
+    must be UTF-8 text without NUL bytes."""
+    if data[:4] == b"PK\x03\x04":
+        raise EvalDataError(
+            "This is a zip archive (an Excel workbook?), not a table: save the sheet as CSV and upload that."
+        )
+    encoding = _utf16_encoding(data)
+    if encoding:
         try:
-            return data.decode("utf-16").encode("utf-8")
+            data = data.decode(encoding).encode("utf-8")
         except UnicodeDecodeError as exc:
-            raise EvalDataError(f"The file claims UTF-16 but is not valid UTF-16 ({exc.reason}).") from exc
-    if data.startswith(codecs.BOM_UTF8):
+            raise EvalDataError(f"The file looks like UTF-16 text but is not valid UTF-16 ({exc.reason}).") from exc
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8):]
+    elif data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
+    _refuse_nul(data)
+    if data.isascii():
+        return data
     try:
         codecs.decode(data, "utf-8")
     except UnicodeDecodeError as exc:
@@ -135,6 +174,39 @@ def _to_utf8(data: bytes) -> bytes:
             "Save the file with UTF-8 encoding (e.g. 'CSV UTF-8' in a spreadsheet program) and upload it again."
         ) from exc
     return data
+
+
+def _utf16_encoding(data: bytes) -> str | None:
+    """'utf-16' for a byte-order mark; 'utf-16-le' / 'utf-16-be' when the first bytes are ASCII text with a zero
+    byte after (before) every character, as UTF-16 without a byte-order mark writes it; None otherwise."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    head = data[: min(len(data), 4096) // 2 * 2]
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, text, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and text.count(0) == 0 and all(32 <= b < 127 or b in b"\t\r\n"
+                                                                               for b in text[:64]):
+            return name
+    return None
+
+
+def _refuse_nul(data: bytes) -> None:
+    position = data.find(b"\x00")
+    if position < 0:
+        return
+    head = data[:_SNIFF_BYTES]
+    controls = sum(head.count(bytes([b])) for b in range(32) if b not in (9, 10, 13))
+    if controls > 0.01 * len(head):  # an image, an archive, a binary format: not a damaged table
+        raise EvalDataError(
+            "This is not a text table (it contains binary bytes): upload CSV, TSV, gzip-compressed CSV or Parquet."
+        )
+    line = data.count(b"\n", 0, position) + 1
+    raise EvalDataError(
+        f"Line {line} contains a NUL byte (\\x00), which never belongs in a text table: the file is damaged or "
+        "was not saved as text. Remove the byte or export the table again."
+    )
 
 
 def sniff_delimiter(text: str) -> str | None:
@@ -173,9 +245,10 @@ _PARSER_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
 _MARKUP = re.compile(r'\s*(\{|<|\[\s*[\[{"\]\d-])')  # JSON, HTML, XML
 
 
-def _read_text(data: bytes) -> pd.DataFrame:
+def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if b"\r" in data:  # one line break for the checks and the parser alike (old Mac files end lines with \r alone)
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    _refuse_long_lines(data, limits)
     sample = data[:_SNIFF_BYTES].decode("utf-8", errors="ignore")
     if _MARKUP.match(sample):
         raise EvalDataError(
@@ -188,6 +261,106 @@ def _read_text(data: bytes) -> pd.DataFrame:
             f"Only one column was found (header: '{header}'). Expected columns separated by commas (CSV) or tabs "
             "(TSV), e.g. 'model,example_id,correct,confidence'. Check the delimiter."
         )
+    names = _header(data, delim, limits)
+    _check_header(names, limits)
+    frame = _parse_fast(data, delim, names)
+    if frame is None:
+        frame = _parse_diagnosed(data, delim, limits)
+    return frame
+
+
+def _refuse_long_lines(data: bytes, limits: ReadLimits) -> None:
+    """Refuse a line longer than ``limits.max_line_bytes``, naming it.
+
+    A line longer than L covers some whole window [k L/2, (k+1) L/2) without a line break, so one ``find`` per
+    window clears an ordinary file; only a file with such a window is scanned line by line (one chunk of line
+    ends in memory at a time).
+    """
+    step = max(1, limits.max_line_bytes // 2)
+    if all(data.find(b"\n", start, start + step) >= 0 for start in range(0, len(data) - step + 1, step)):
+        return
+    chunk, lines, last_end = 16 * 2**20, 0, -1
+    for offset in range(0, len(data), chunk):
+        ends = np.flatnonzero(np.frombuffer(data, np.uint8, min(chunk, len(data) - offset), offset) == 10) + offset
+        if len(data) - offset <= chunk:
+            ends = np.append(ends, len(data))  # the last line may lack its line break
+        lengths = np.diff(ends, prepend=last_end) - 1
+        longest = int(np.argmax(lengths)) if len(lengths) else 0
+        if len(lengths) and lengths[longest] > limits.max_line_bytes:
+            raise EvalDataError(
+                f"Line {lines + longest + 1:,} is {int(lengths[longest]):,} bytes long; evalcore reads lines of at "
+                f"most {limits.max_line_bytes:,} bytes (this bounds every value too). Check that the file is a "
+                f"table with one record per line. {limits.raise_hint('line')}")
+        if len(ends):
+            lines, last_end = lines + len(ends), int(ends[-1])
+
+
+def _header(data: bytes, delim: str, limits: ReadLimits) -> list[str]:
+    """The column names of the first non-blank record (quoted names may span lines)."""
+    head = data[: 2 * limits.max_line_bytes + 2].decode("utf-8", errors="ignore")
+    csv.field_size_limit(max(limits.max_line_bytes, 131072))
+    try:
+        for row in csv.reader(io.StringIO(head, newline=""), delimiter=delim):
+            if row and not (len(row) == 1 and not row[0].strip()):
+                return row
+    except csv.Error:
+        pass  # a damaged header: the parsers name the problem
+    return []
+
+
+def _check_header(names: list[str], limits: ReadLimits) -> None:
+    """At most ``max_columns`` columns, and unique names (a parser would rename 'model' twice to 'model.1')."""
+    if len(names) > limits.max_columns:
+        raise EvalDataError(
+            f"The header has {len(names):,} columns; evalcore reads at most {limits.max_columns:,}. Check the "
+            f"delimiter, or keep only the columns you need. {limits.raise_hint('columns')}")
+    stripped = [n.strip() for n in names]
+    repeated = sorted({n for n in stripped if n and stripped.count(n) > 1})
+    if repeated:
+        raise EvalDataError(
+            f"Column names must be unique; repeated in the header: {listed(repeated, fmt=repr)}. Rename them.")
+
+
+def _parse_fast(data: bytes, delim: str, names: list[str]) -> pd.DataFrame | None:
+    """pyarrow's parser on a well-formed file: None when it refuses the file (ragged rows, quoted line breaks,
+    loose quotes), so that the diagnosed parse names the problem. Values read as pandas reads them: the same
+    missing-value markers, and dates and times kept as the text they are."""
+    parse = pa_csv.ParseOptions(delimiter=delim, newlines_in_values=False)
+    as_text: dict[str, pa.DataType] = {}
+    for _ in range(4):  # a column typed from its first block may hold text further down: read it as text
+        convert = pa_csv.ConvertOptions(null_values=_NULL_VALUES, strings_can_be_null=True,
+                                        quoted_strings_can_be_null=True, column_types=as_text)
+        try:
+            table = pa_csv.read_csv(io.BytesIO(data), parse_options=parse, convert_options=convert)
+        except pa.ArrowInvalid as exc:
+            column = _CONVERSION.search(str(exc))
+            if column is None:
+                return None
+            index = int(column.group(1))
+            if index >= len(names) or names[index] in as_text:
+                return None
+            as_text[names[index]] = pa.string()
+            continue
+        except (pa.ArrowException, ValueError, UnicodeError):
+            return None
+        temporal = [f.name for f in table.schema if pa.types.is_temporal(f.type)]
+        if temporal:
+            as_text.update({name: pa.string() for name in temporal})
+            continue
+        table = table.cast(pa.schema([pa.field(f.name, pa.float64()) if pa.types.is_null(f.type) else f
+                                      for f in table.schema]))
+        frame = table.to_pandas()
+        frame.columns = [name or f"Unnamed: {i}" for i, name in enumerate(frame.columns)]
+        return frame
+    return None
+
+
+_CONVERSION = re.compile(r"In CSV column #(\d+): CSV conversion error")
+
+
+def _parse_diagnosed(data: bytes, delim: str, limits: ReadLimits) -> pd.DataFrame:
+    """pandas' parser after a pass that names the first ragged line (the parser would pad short lines)."""
+    _refuse_long_quoted_values(data, limits)
     ragged = _ragged_line(data, delim)
     if ragged:
         raise _ragged_error(*ragged, delim)
@@ -221,6 +394,21 @@ def _read_text(data: bytes) -> pd.DataFrame:
     except (ValueError, UnicodeError, OverflowError) as exc:
         raise EvalDataError(f"The file could not be parsed as a table ({exc}).") from exc
     return frame
+
+
+def _refuse_long_quoted_values(data: bytes, limits: ReadLimits) -> None:
+    """A quoted value may span lines; it may not be longer than a line may be."""
+    quotes = np.flatnonzero(np.frombuffer(data, np.uint8) == ord('"'))
+    if len(quotes) < 2:
+        return
+    lengths = quotes[1::2][: len(quotes) // 2] - quotes[0::2][: len(quotes) // 2]
+    longest = int(np.argmax(lengths))
+    if lengths[longest] > limits.max_line_bytes:
+        line = data.count(b"\n", 0, int(quotes[2 * longest])) + 1
+        raise EvalDataError(
+            f"A quoted value starting on line {line:,} is {int(lengths[longest]):,} bytes long; evalcore reads "
+            f"values of at most {limits.max_line_bytes:,} bytes. Check the quotes around values. "
+            f"{limits.raise_hint('line')}")
 
 
 def _ragged_error(line: int, fields: int, expected: int, delim: str) -> EvalDataError:

@@ -63,9 +63,11 @@ with st.expander("Accepted formats and an example"):
     render.table(EXAMPLE, "example log")
 
 
-def mapping_editor(raw: pd.DataFrame) -> None:
-    """Selectboxes mapping the upload's columns onto roles; the result goes to session state."""
-    columns = [str(c) for c in raw.columns]
+def mapping_editor(columns: list[str]) -> None:
+    """Selectboxes mapping the upload's columns onto roles; the result goes to session state.
+
+    A column named after a role that is not chosen for it is left out explicitly (``{column: None}``): otherwise
+    validation would map it to its namesake role anyway."""
     kinds = ["auto", *KINDS]
     kind_choice = st.selectbox("Data shape", kinds, key="kind_choice",
                                index=kinds.index(st.session_state.get(ds.KIND) or "auto"),
@@ -94,6 +96,7 @@ def mapping_editor(raw: pd.DataFrame) -> None:
                  "role only. Choose another column for one of them.")
         st.stop()
     chosen = {c: r for r, c in picks.items()}
+    chosen.update({c: None for c in columns if c in roles and c not in chosen and c not in picks})
     if chosen != mapping:
         st.session_state[ds.MAPPING] = chosen
         st.rerun()
@@ -103,13 +106,14 @@ src = ds.source()
 if src["type"] == "upload":
     st.subheader(f"Columns of {src['filename']}")
     try:
-        raw = ds.raw_upload(src["digest"], st.session_state[ds.UPLOAD_BYTES])
+        table = ds.upload_table(src["digest"], st.session_state[ds.UPLOAD_BYTES], None,
+                                st.session_state.get(ds.KIND))
     except EvalDataError as exc:
         st.error(f"**{src['filename']}** cannot be read: {exc}")
         st.stop()
-    st.caption(f"{len(raw):,} rows, {raw.shape[1]} columns. Choose which column plays which role; "
+    st.caption(f"{table.n_rows:,} rows, {len(table.columns)} columns. Choose which column plays which role; "
                "suggestions come from the column names.")
-    mapping_editor(raw)
+    mapping_editor(list(table.columns))
 
 data = ds.try_active_data(link=False)
 if data is None:
@@ -118,6 +122,8 @@ if data is None:
 report = data.report
 st.subheader("Validation report")
 st.success(f"{data.label}: a **{report.kind}** table with {report.n_rows:,} rows and {report.n_models} models.")
+for warning in report.warnings:
+    st.warning(warning, icon=":material/warning:")
 for note in report.notes:
     st.info(note, icon=":material/info:")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})

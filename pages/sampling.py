@@ -9,7 +9,6 @@ from evalcore import figures, sampling, sampling_figures
 from evalcore.annotation import read_labels
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
-from evalcore.reading import read_table
 from evalcore.schema import LOG
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -132,7 +131,7 @@ upload = st.file_uploader("Labels from the annotators (CSV with example_id and c
 labels = pool["z"].iloc[chosen].to_numpy(dtype=float)
 if upload is not None:
     try:
-        given = read_labels(read_table(upload.getvalue()), picked["example_id"])
+        given = read_labels(ds.read_upload(upload.getvalue()), picked["example_id"])
     except EvalDataError as exc:
         st.error(str(exc))
         st.stop()

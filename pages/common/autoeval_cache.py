@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from evalcore import autoeval, ppi, ppi_curves
 from evalcore.sampling import kmeans_strata
 
-from .store import compute_with_progress
+from .store import cached, compute_with_progress
 
 N_BOOT = 200  # bootstrap replicates of the ESS intervals
 DESIGNS = {"random": "labels drawn at random (PPI++)",
@@ -22,13 +21,13 @@ DESIGNS = {"random": "labels drawn at random (PPI++)",
                          "page (stratified PPI++)"}
 
 
-@st.cache_resource(max_entries=16, show_spinner="Aligning examples and models...")
+@cached("Aligning examples and models...")
 def matrices(key: tuple, metric: str, annotators: tuple[str, ...], use_weight: bool,
              _rows: pd.DataFrame) -> autoeval.PPIData:
     return autoeval.log_matrices(_rows, metric, annotators, use_weight)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Estimating with and without the annotator...")
+@cached("Estimating with and without the annotator...")
 def estimates(key: tuple, annotator: str, alpha: float, weighted: bool, self_normalize: bool, design: str,
               n_strata: int, seed: int, _data: autoeval.PPIData) -> pd.DataFrame:
     strata = None
@@ -39,7 +38,7 @@ def estimates(key: tuple, annotator: str, alpha: float, weighted: bool, self_nor
     return autoeval.estimate_table(_data, annotator, alpha, weighted, self_normalize, strata, N_BOOT, seed)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Projecting the precision...")
+@cached("Projecting the precision...")
 def projection(key: tuple, annotator: str, alpha: float, _data: autoeval.PPIData) -> pd.DataFrame:
     y, yhat, yhat_u = _data.parts(annotator)
     total = _data.n + _data.N
@@ -47,13 +46,13 @@ def projection(key: tuple, annotator: str, alpha: float, _data: autoeval.PPIData
     return ppi.projected_precision(y, yhat, yhat_u, grid, alpha, models=_data.models)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Counting labels...")
+@cached("Counting labels...")
 def needed(key: tuple, annotator: str, alpha: float, width: float, _data: autoeval.PPIData) -> pd.DataFrame:
     y, yhat, yhat_u = _data.parts(annotator)
     return ppi.labels_needed(y, yhat, yhat_u, width, alpha, models=_data.models)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Comparing annotators...")
+@cached("Comparing annotators...")
 def quality(key: tuple, alpha: float, seed: int, _data: autoeval.PPIData) -> pd.DataFrame:
     return autoeval.quality_table(_data, alpha, N_BOOT, seed)
 
@@ -75,7 +74,7 @@ def quality_curves(key: tuple, n: int, splits: int, alpha: float, seed: int, dat
     return compute_with_progress((key, "quality", n, splits, alpha, seed), label, [("quality", job)])[0]
 
 
-@st.cache_resource(max_entries=16, show_spinner="Fitting Bradley-Terry models...")
+@cached("Fitting Bradley-Terry models...")
 def bradley_terry(key: tuple, alpha: float, judge: str, reference: str, _frame: pd.DataFrame) -> pd.DataFrame:
     return autoeval.bradley_terry_table(_frame, alpha, judge, reference)
 

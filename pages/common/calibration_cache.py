@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import streamlit as st
 
 from evalcore import calibration as cal
 from evalcore.summaries import mean_table
 
-from .store import compute_with_progress
+from .store import cached, compute_with_progress
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class ModelCalibration:
     correct: pd.Series
 
 
-@st.cache_resource(max_entries=32, show_spinner="Computing reliability tables...")
+@cached("Computing reliability tables...")
 def _tables(key: tuple, n_bins: int, binning: str, level: float, model: str, _rows: pd.DataFrame):
     conf, corr = _rows["confidence"].to_numpy(), _rows["correct"].to_numpy()
     alpha = 1 - level

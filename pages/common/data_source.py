@@ -1,8 +1,10 @@
 """Which data the session works on: a built-in demo or the session's own upload.
 
-The uploaded bytes live in this session's ``st.session_state`` only. Parsed and validated frames are cached
-process-wide keyed by the sha256 digest of the bytes plus the column mapping (never by file name), so another
-session can only ever receive a frame for bytes it uploaded itself. Cached frames are shared objects: read-only.
+The uploaded bytes live in this session's ``st.session_state`` only. They are read and validated in a separate
+worker process whose memory and time are bounded (:mod:`evalcore.sandbox`), so a hostile file cannot starve other
+sessions. Outcomes (the canonical frame, or what is wrong with the file) are cached process-wide keyed by the
+sha256 digest of the bytes plus the column mapping (never by file name), so another session can only ever receive
+a frame for bytes it uploaded itself. Cached frames are shared objects: read-only.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import demo
-from evalcore.data import EvalDataError, ValidationReport, report_of, suggest_mapping, validate
+from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, suggest_mapping
+from evalcore.data import validate
 from evalcore.reading import read_table
+from evalcore.sandbox import run_bounded
+
+from .store import cached
 
 SOURCE = "data_source"        # {"type": "demo", "name": ...} or {"type": "upload", "digest": ..., "filename": ...}
 UPLOAD_BYTES = "upload_bytes"  # the session's uploaded bytes
@@ -45,7 +51,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@st.cache_resource(max_entries=8, show_spinner="Preparing the demo data...")
+@cached("Preparing the demo data...")
 def demo_frame(name: str) -> pd.DataFrame:
     """The validated canonical frame of a built-in demo."""
     if name == "synthetic":
@@ -59,17 +65,31 @@ def demo_frame(name: str) -> pd.DataFrame:
     raise KeyError(name)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Reading the file...")
-def raw_upload(content_digest: str, _data: bytes) -> pd.DataFrame:
-    """The uploaded table as read (raises EvalDataError; errors are not cached)."""
-    return read_table(_data)
+@cached("Reading and validating the file in a separate worker...")
+def _load(content_digest: str, mapping: tuple[tuple[str, str | None], ...] | None, kind: str | None,
+          _data: bytes) -> LoadedTable | EvalDataError:
+    """The upload read and validated under ``mapping`` (None: suggested from the names) in a bounded worker; a
+    file that cannot be read comes back as its error, so that it is not read again on every rerun."""
+    try:
+        return run_bounded(read_and_validate, _data, None if mapping is None else dict(mapping), kind,
+                           what="Reading and validating the file")
+    except EvalDataError as exc:
+        return exc
 
 
-@st.cache_resource(max_entries=16, show_spinner="Validating...")
-def validated_upload(content_digest: str, mapping: tuple[tuple[str, str], ...], kind: str | None,
-                     _raw: pd.DataFrame) -> pd.DataFrame:
-    """The canonical frame for an upload under a column mapping."""
-    return validate(_raw, mapping=dict(mapping), kind=kind)
+def upload_table(content_digest: str, data: bytes, mapping: dict[str, str | None] | None = None,
+                 kind: str | None = None) -> LoadedTable:
+    """The upload's columns and row count, with its canonical frame or validation problem under ``mapping``;
+    raises EvalDataError when the file cannot be read at all."""
+    outcome = _load(content_digest, None if mapping is None else tuple(sorted(mapping.items())), kind, data)
+    if isinstance(outcome, EvalDataError):
+        raise EvalDataError(str(outcome))
+    return outcome
+
+
+def read_upload(data: bytes) -> pd.DataFrame:
+    """A small auxiliary upload (e.g. annotators' labels) read as a raw table in a bounded worker."""
+    return run_bounded(read_table, data, what="Reading the file")
 
 
 def use_demo(name: str) -> None:
@@ -103,14 +123,17 @@ def active_data() -> ActiveData:
         frame = demo_frame(src["name"])
         return ActiveData(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame, report_of(frame))
     data = st.session_state[UPLOAD_BYTES]
-    raw = raw_upload(src["digest"], data)
     kind = st.session_state.get(KIND)
-    mapping = st.session_state.get(MAPPING) or suggest_mapping(raw.columns, kind)
+    table = upload_table(src["digest"], data, None, kind)
+    mapping = st.session_state.get(MAPPING) or suggest_mapping(table.columns, kind)
+    if mapping != suggest_mapping(table.columns, kind):
+        table = upload_table(src["digest"], data, mapping, kind)
+    if table.frame is None:
+        raise EvalDataError(table.problem)
     items = tuple(sorted(mapping.items()))
-    frame = validated_upload(src["digest"], items, kind, raw)
     mapping_key = hashlib.sha256(repr((items, kind)).encode()).hexdigest()[:12]
-    return ActiveData(f"upload:{src['digest']}:{mapping_key}", f"upload · {src['filename']}", frame,
-                      report_of(frame))
+    return ActiveData(f"upload:{src['digest']}:{mapping_key}", f"upload · {src['filename']}", table.frame,
+                      report_of(table.frame))
 
 
 def try_active_data(link: bool = True) -> ActiveData | None:

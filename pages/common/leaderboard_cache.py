@@ -9,11 +9,12 @@ normal priors.
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from evalcore import aggregate, bayes, publication
 from evalcore.summaries import summary_from_log
 from evalcore.weighting import ternary_winner_map, weighted_scores
+
+from .store import cached
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
                 "avg_rank_noise": "average rank, N(0,1)-point noise", "avg_rank_bins": "average rank, 1-point bins"}
@@ -34,53 +35,53 @@ def prior_spec(prior: tuple) -> dict | None:
             "beta": {m: (bm, bsd) for m, _, _, bm, bsd in prior}}
 
 
-@st.cache_resource(max_entries=32, show_spinner="Bootstrapping the leaderboard...")
+@cached("Bootstrapping the leaderboard...")
 def board(key: tuple, level: float, n_boot: int, seed: int, norm: str, bounds: tuple,
           _data: pd.DataFrame) -> pd.DataFrame:
     return aggregate.leaderboard(_data, level=level, n_boot=n_boot, seed=seed, **_norm_args(norm, bounds))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Bootstrapping rank intervals...")
+@cached("Bootstrapping rank intervals...")
 def ranks(key: tuple, method: str, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
     return aggregate.rank_intervals(_data, method=method, level=0.95, n_boot=n_boot, seed=seed)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Bootstrapping pairwise differences...")
+@cached("Bootstrapping pairwise differences...")
 def differences(key: tuple, models: tuple[str, ...], n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
     return aggregate.pairwise_differences(_data, models=list(models), level=0.95, n_boot=n_boot, seed=seed)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Summarising the log per (model, task)...")
+@cached("Summarising the log per (model, task)...")
 def summary(key: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
     """Per-task counts of a per-example log (for weighted scores, the Bayesian model and the weighting map)."""
     return summary_from_log(_rows)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Weighting the categories...")
+@cached("Weighting the categories...")
 def weighted(key: tuple, weights: tuple[tuple[str, float], ...], level: float, n_boot: int, seed: int, norm: str,
              bounds: tuple, _summary: pd.DataFrame) -> pd.DataFrame:
     return weighted_scores(_summary, dict(weights), level=level, n_boot=n_boot, seed=seed, **_norm_args(norm, bounds))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Sampling the Bayesian hierarchical model (Gibbs, 4 chains)...")
+@cached("Sampling the Bayesian hierarchical model (Gibbs, 4 chains)...")
 def posterior(key: tuple, draws: int, seed: int, prior: tuple, _summary: pd.DataFrame) -> bayes.GibbsDraws:
     return bayes.fit(_summary, draws=draws, chains=4, seed=seed, prior=prior_spec(prior))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Summarising the posterior...")
+@cached("Summarising the posterior...")
 def bayes_board(key: tuple, draws: int, seed: int, prior: tuple, level: float,
                 _summary: pd.DataFrame) -> pd.DataFrame:
     """The Bayesian leaderboard (with R-hat and ESS)."""
     return bayes.bayes_leaderboard(posterior(key, draws, seed, prior, _summary), level=level)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Ranking the posterior draws...")
+@cached("Ranking the posterior draws...")
 def rank_probabilities(key: tuple, draws: int, seed: int, prior: tuple, weights: tuple[tuple[str, float], ...],
                        _summary: pd.DataFrame) -> pd.DataFrame:
     return bayes.posterior_rank_probabilities(posterior(key, draws, seed, prior, _summary), weights=dict(weights))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Computing the task-weighting map...")
+@cached("Computing the task-weighting map...")
 def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: str, n_boot: int, seed: int,
                   norm: str, bounds: tuple, draws: int, prior: tuple, _summary: pd.DataFrame) -> pd.DataFrame:
     fitted = posterior(key, draws, seed, prior, _summary) if se_source == "bayes" else None
@@ -88,7 +89,7 @@ def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: 
                               n_boot=n_boot, seed=seed, posterior=fitted, **_norm_args(norm, bounds))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Drawing the publication version...")
+@cached("Drawing the publication version...")
 def static_map(key: tuple, fmt: str, _map: pd.DataFrame) -> bytes:
     """``key`` must identify ``_map`` (the weighting map's own cache key)."""
     return publication.figure_bytes(publication.ternary_static(_map), fmt)

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from evalcore import sampling
 from evalcore.reading import EvalDataError
 from evalcore.clustering import feature_columns
 from evalcore.proxy import calibrate_crossfit, check_proxy
 
-from .store import compute_with_progress
+from .store import cached, compute_with_progress
 
 PROXY_SOURCES = {"confidence": "the model's confidence", "proxy": "the proxy column (a surrogate's estimate)",
                  "calibrated": "the model's confidence, calibrated by isotonic regression (cross-fitted)"}
@@ -25,7 +24,7 @@ DESIGNS = {"srs": "simple random sample", "proportional": "stratified, proportio
            "neyman": "stratified, Neyman allocation"}
 
 
-@st.cache_resource(max_entries=16, show_spinner="Preparing the pool...")
+@cached("Preparing the pool...")
 def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
     """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy, group, features.
 
@@ -50,7 +49,7 @@ def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows
                                     "group": rows["group"].astype(str).to_numpy()}), features], axis=1)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Stratifying the pool...")
+@cached("Stratifying the pool...")
 def strata(key: tuple, basis: str, n_strata: int, seed: int, _pool: pd.DataFrame) -> np.ndarray:
     """Stratum labels: exact 1-D k-means on the proxy, k-means on the feature columns, or the existing groups."""
     if basis == "features":
@@ -62,7 +61,7 @@ def strata(key: tuple, basis: str, n_strata: int, seed: int, _pool: pd.DataFrame
     return sampling.kmeans_strata(_pool["proxy"].to_numpy(), n_strata, seed=seed)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Allocating the budget...")
+@cached("Allocating the budget...")
 def allocations(key: tuple, n_strata: int, seed: int, budget: int, _pool: pd.DataFrame,
                 _strata: np.ndarray) -> pd.DataFrame:
     """Labels per stratum: proportional, Neyman from the proxy (actual) and, for a fully labeled pool, from the
@@ -83,21 +82,21 @@ def allocations(key: tuple, n_strata: int, seed: int, budget: int, _pool: pd.Dat
     return table
 
 
-@st.cache_resource(max_entries=16, show_spinner="Predicting the precision of each design...")
+@cached("Predicting the precision of each design...")
 def efficiency(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], _pool: pd.DataFrame,
                _strata: np.ndarray) -> pd.DataFrame:
     return sampling.design_efficiency(_pool["proxy"].to_numpy(), list(budgets), n_strata=n_strata, seed=seed,
                                       strata=_strata)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Counting the labels each design needs...")
+@cached("Counting the labels each design needs...")
 def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, _pool: pd.DataFrame,
            _strata: np.ndarray) -> pd.DataFrame:
     return sampling.labels_needed(_pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata, seed=seed,
                                   strata=_strata)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Drawing the sample...")
+@cached("Drawing the sample...")
 def sample(key: tuple, n_strata: int, seed: int, budget: int, design: str, _pool: pd.DataFrame,
            _strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sampled row positions, the strata the design uses): one stratum for SRS, the k-means strata otherwise."""

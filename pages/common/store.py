@@ -1,47 +1,143 @@
-"""A process-wide result store for long computations that report progress.
+"""The dashboard's one cache: a process-wide store bounded by memory, and the decorator every cached step uses.
+
+Streamlit's own caches are bounded by entry counts only, so a few large uploads could hold gigabytes. Here every
+stored value is measured (:func:`sizeof`: frames by their deep memory use, arrays by their buffers, containers
+and dataclasses by their parts) and the least recently used values are evicted once the total passes the budget,
+``EVALCORE_CACHE_MB`` megabytes (default 1,024). A value larger than a quarter of the budget is returned but not
+kept.
+
+Keys hold the content digest of the data and every analysis parameter (arguments whose name starts with ``_``
+are not part of the key, as in Streamlit's caches), so a result is only ever served to a session that holds the
+same data. Stored values are shared between sessions: read-only.
 
 ``st.cache_data`` cannot drive a progress bar created outside the cached function, so long computations
-(bootstraps) go through :func:`compute_with_progress`: the key holds the content digest of the data and every
-analysis parameter, so a result is only ever served to a session that holds the same data.
+(bootstraps) go through :func:`compute_with_progress`, which uses the same store.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import sys
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-_MAX_ENTRIES = 256
+from evalcore.limits import MB, env_number
+
+_MISSING = object()
+
+
+def sizeof(value: Any, _seen: set[int] | None = None) -> int:
+    """Bytes held by ``value``: deep for frames, series and arrays, recursive through containers and dataclasses."""
+    seen = set() if _seen is None else _seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(deep=True, index=True).sum())
+    if isinstance(value, (pd.Series, pd.Index)):
+        return int(value.memory_usage(deep=True))
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes) + 112
+    if isinstance(value, (bytes, bytearray, str)):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return sys.getsizeof(value) + sum(sizeof(k, seen) + sizeof(v, seen) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sys.getsizeof(value) + sum(sizeof(v, seen) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sys.getsizeof(value) + sum(sizeof(getattr(value, f.name), seen) for f in dataclasses.fields(value))
+    if hasattr(value, "__dict__"):
+        return sys.getsizeof(value) + sizeof(vars(value), seen)
+    return sys.getsizeof(value)
 
 
 class ResultStore:
-    """A small thread-safe LRU mapping."""
+    """A thread-safe LRU mapping bounded by the total :func:`sizeof` of its values."""
 
-    def __init__(self, max_entries: int = _MAX_ENTRIES) -> None:
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+    def __init__(self, max_bytes: int) -> None:
+        self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
-        self._max = max_entries
+        self.max_bytes = max_bytes
+        self.bytes = 0
 
-    def get(self, key: Hashable) -> Any | None:
+    def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
             if key not in self._data:
-                return None
+                return default
             self._data.move_to_end(key)
-            return self._data[key]
+            return self._data[key][0]
 
     def put(self, key: Hashable, value: Any) -> None:
+        size = sizeof(value)
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._max:
-                self._data.popitem(last=False)
+            if key in self._data:
+                self.bytes -= self._data.pop(key)[1]
+            if size > self.max_bytes // 4:
+                return  # too large to keep: recomputed when asked again
+            self._data[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                self.bytes -= self._data.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
 
 
-@st.cache_resource
-def _store() -> ResultStore:
-    return ResultStore()
+_STORE = ResultStore(env_number("EVALCORE_CACHE_MB", 1024) * MB)
+
+
+def store() -> ResultStore:
+    """The process-wide store."""
+    return _STORE
+
+
+def _key_part(value: Any) -> Hashable:
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        if isinstance(value, dict):
+            return tuple(sorted((k, _key_part(v)) for k, v in value.items()))
+        if isinstance(value, (list, tuple, set)):
+            return tuple(_key_part(v) for v in value)
+        return repr(value)
+
+
+def cached(spinner: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Cache a step in the store, keyed by its function and its arguments not starting with ``_``; ``spinner``
+    is shown while it computes. Exceptions are not cached."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = (fn.__module__, fn.__qualname__,
+                   tuple((name, _key_part(v)) for name, v in bound.arguments.items() if not name.startswith("_")))
+            value = _STORE.get(key, _MISSING)
+            if value is _MISSING:
+                with st.spinner(spinner):
+                    value = fn(*args, **kwargs)
+                _STORE.put(key, value)
+            return value
+
+        return wrapper
+
+    return decorate
 
 
 def compute_with_progress(key: Hashable, label: str, jobs: list[tuple[Hashable, Callable[..., Any]]]) -> list[Any]:
@@ -50,9 +146,8 @@ def compute_with_progress(key: Hashable, label: str, jobs: list[tuple[Hashable, 
     Each ``fn`` receives a ``progress(fraction)`` callback. Updating the bar is a point where Streamlit stops
     the run when the user changes an input, so a long computation is cancelled by changing inputs.
     """
-    store = _store()
-    results: list[Any] = [store.get((key, sub)) for sub, _ in jobs]
-    todo = [i for i, r in enumerate(results) if r is None]
+    results: list[Any] = [_STORE.get(("progress", key, sub), _MISSING) for sub, _ in jobs]
+    todo = [i for i, r in enumerate(results) if r is _MISSING]
     if not todo:
         return results
     bar = st.progress(0.0, text=label)
@@ -63,7 +158,7 @@ def compute_with_progress(key: Hashable, label: str, jobs: list[tuple[Hashable, 
             bar.progress(min(1.0, (done + fraction) / len(todo)), text=label)
 
         results[i] = fn(progress)
-        store.put((key, sub), results[i])
+        _STORE.put(("progress", key, sub), results[i])
         progress(1.0)
     bar.empty()
     return results

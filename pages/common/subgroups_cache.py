@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from evalcore.clustering import auto_groups
 from evalcore.holdout import HoldoutResult, holdout_study
 from evalcore.subgroups import empirical_bayes
 
-from .store import compute_with_progress
+from .store import cached, compute_with_progress
 
 
-@st.cache_resource(max_entries=16, show_spinner="Forming subgroups by k-means on the feature columns...")
+@cached("Forming subgroups by k-means on the feature columns...")
 def grouped(key: tuple, features: tuple[str, ...], seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
     """The rows with ``group`` replaced by automatic k-means subgroups."""
     return _rows.assign(group=auto_groups(_rows, list(features), seed=seed))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Fitting synthetic regression and empirical Bayes...")
+@cached("Fitting synthetic regression and empirical Bayes...")
 def estimates(key: tuple, metric: str, regressor: str, level: float, seed: int, features: tuple[str, ...] | None,
               _rows: pd.DataFrame) -> pd.DataFrame:
     """DT, SR and EB estimates per (model, group)."""

@@ -283,7 +283,7 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\
         pytest.param(b'{"model": "A", "correct": 1}\n{"model": "B", "correct": 0}\n', "looks like JSON",
                      id="json-lines"),
         pytest.param(b"<html><body><table><tr><td>a</td></tr></table></body></html>", "HTML", id="html"),
-        pytest.param(gzip.compress(CSV)[:40], "gzip-compressed but damaged", id="truncated-gzip"),
+        pytest.param(gzip.compress(CSV)[:40], "gzip-compressed file is truncated", id="truncated-gzip"),
         pytest.param(FORMATS["parquet"][: len(FORMATS["parquet"]) // 2], "could not be read as Parquet",
                      id="truncated-parquet"),
         pytest.param(b"PAR1", "could not be read as Parquet", id="parquet-magic-only"),

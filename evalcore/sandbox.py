@@ -1,0 +1,185 @@
+"""Bounded work: run a function on untrusted input in a child process whose memory and time are limited.
+
+Parsing and validating a file someone uploaded is the one step of evalcore whose cost the uploader controls. On a
+shared server it runs in a short-lived child process (forked from a server that has already imported evalcore,
+so it starts in milliseconds) with
+
+* an address-space limit (``RLIMIT_AS``) of ``memory_bytes`` above what the child holds when it starts: an
+  allocation beyond it fails inside the child, which reports it;
+* a deadline of ``seconds``: the child is killed when it passes;
+* at most ``workers`` such children at once in the process (further callers wait for a slot, within the deadline).
+
+The caller's process never holds more than the result, and its threads keep serving other users while they wait.
+Every way the child can fail becomes an :class:`~evalcore.errors.EvalDataError` that names the bound and how to
+raise it.
+
+=============================  =====================================  ========
+variable                       bound                                  default
+=============================  =====================================  ========
+``EVALCORE_WORKER_MEMORY_MB``  memory one child may add                4,096
+``EVALCORE_WORKER_SECONDS``    time one child may take                120
+``EVALCORE_WORKERS``           children at once per server process    2
+=============================  =====================================  ========
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import EvalDataError
+from .limits import MB, env_number
+
+try:  # POSIX only; elsewhere the deadline still applies
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class WorkLimits:
+    """Bounds on one piece of untrusted work: memory it may add, seconds it may take, children at once."""
+
+    memory_bytes: int = 4096 * MB
+    seconds: float = 120.0
+    workers: int = 2
+
+    @classmethod
+    def from_env(cls) -> "WorkLimits":
+        """The bounds configured by ``EVALCORE_WORKER_MEMORY_MB``, ``EVALCORE_WORKER_SECONDS``, ``EVALCORE_WORKERS``."""
+        return cls(memory_bytes=env_number("EVALCORE_WORKER_MEMORY_MB", 4096) * MB,
+                   seconds=float(env_number("EVALCORE_WORKER_SECONDS", 120)),
+                   workers=env_number("EVALCORE_WORKERS", 2))
+
+
+_slots_lock = threading.Lock()
+_slots: dict[int, threading.BoundedSemaphore] = {}
+_children: set[multiprocessing.process.BaseProcess] = set()
+
+
+def _slots_for(workers: int) -> threading.BoundedSemaphore:
+    with _slots_lock:
+        return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """fork server (POSIX, not macOS' default) preloaded with evalcore's reader: children start in milliseconds
+    without inheriting the caller's threads; spawn elsewhere."""
+    if sys.platform.startswith("linux"):
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["evalcore.data"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = None,
+                what: str = "Reading the file") -> Any:
+    """``fn(*args)`` computed in a child process within ``limits``; its result, or its EvalDataError re-raised.
+
+    ``fn`` and ``args`` must be picklable (``fn`` a module-level function). ``what`` names the work in messages.
+    """
+    limits = limits or WorkLimits.from_env()
+    slots = _slots_for(limits.workers)
+    start = time.monotonic()
+    if not slots.acquire(timeout=limits.seconds):
+        raise EvalDataError(
+            f"{what} could not start: the server is busy with {limits.workers} other files for longer than "
+            f"{limits.seconds:g} s. Try again in a minute. (Administrators: EVALCORE_WORKERS sets how many files "
+            "are read at once.)")
+    try:
+        return _run_child(fn, args, limits, what, limits.seconds - (time.monotonic() - start))
+    finally:
+        slots.release()
+
+
+def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
+    ctx = _context()
+    receiver, sender = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child_main, args=(sender, fn, args, limits.memory_bytes), daemon=True,
+                        name="evalcore-bounded")
+    child.start()
+    sender.close()
+    _children.add(child)
+    try:
+        if not receiver.poll(max(seconds, 0.0)):
+            raise EvalDataError(
+                f"{what} took longer than {limits.seconds:g} s, the limit for one file, and was stopped. Upload a "
+                "smaller file or a sample. (Administrators: EVALCORE_WORKER_SECONDS raises the limit.)")
+        try:
+            status, payload = receiver.recv()
+        except (EOFError, OSError):
+            status, payload = "died", None
+    finally:
+        receiver.close()
+        _stop(child)
+        _children.discard(child)
+    if status == "ok":
+        return payload
+    if status == "error":
+        raise EvalDataError(payload)
+    if status == "memory" or (status == "died" and child.exitcode in (-9, 137)):
+        raise EvalDataError(
+            f"{what} needed more than {limits.memory_bytes // MB:,} MB of memory, the limit for one file, and was "
+            "stopped. Upload a smaller file or a sample. (Administrators: EVALCORE_WORKER_MEMORY_MB raises the "
+            "limit.)")
+    raise EvalDataError(f"{what} failed unexpectedly ({payload or f'the worker exited with code {child.exitcode}'}).")
+
+
+def _stop(child: multiprocessing.process.BaseProcess) -> None:
+    if child.is_alive():
+        child.kill()
+    child.join(timeout=5)
+
+
+def stop_all() -> None:
+    """Kill every running child (for a server shutting down)."""
+    for child in list(_children):
+        _stop(child)
+
+
+def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_bytes: int) -> None:
+    _limit_memory(memory_bytes)
+    try:
+        outcome = ("ok", fn(*args))
+    except EvalDataError as exc:
+        outcome = ("error", str(exc))
+    except MemoryError:
+        outcome = ("memory", None)
+    except Exception as exc:  # noqa: BLE001 - reported to the caller as an unexpected failure
+        outcome = ("crash", f"{type(exc).__name__}: {exc}")
+    try:
+        sender.send(outcome)
+    except MemoryError:
+        sender.send(("memory", None))
+    finally:
+        sender.close()
+
+
+def _limit_memory(memory_bytes: int) -> None:
+    """Cap the address space at what the process maps now plus ``memory_bytes``."""
+    if resource is None:
+        return
+    mapped = _mapped_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mapped + memory_bytes
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def _mapped_bytes() -> int:
+    """The process's virtual memory size (VmSize), 0 where /proc is absent."""
+    try:
+        with open(f"/proc/{os.getpid()}/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
