@@ -1,19 +1,21 @@
 """Resource limits on what a file may make the reader do, so that no input can exhaust a shared host.
 
 One :class:`ReadLimits` object carries every bound of :func:`evalcore.reading.read_table`: the size of the data
-after decompression, the number of columns, and the length of one line (which also bounds one field). The defaults
+after decompression, the number of rows and of columns, and the length of one line (which also bounds one field). The defaults
 come from the environment, so that a hosted instance, the command line and the API share one configuration:
 
 =============================  ======================================================  =========
 variable                       bound                                                   default
 =============================  ======================================================  =========
 ``EVALCORE_MAX_FILE_MB``       bytes after decompression (and of the file itself)      200
+``EVALCORE_MAX_ROWS``          rows of a table                                         10,000,000
 ``EVALCORE_MAX_COLUMNS``       columns of a table                                      2,000
 ``EVALCORE_MAX_LINE_KB``       bytes of one line of a text table (so of one value)     1,024
 =============================  ======================================================  =========
 
 200 MB is the dashboard's upload limit (``server.maxUploadSize``): a compressed upload may not expand beyond what
-an uncompressed one may be.
+an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
+larger logs belong in an engine that reduces them where they are stored.
 """
 
 from __future__ import annotations
@@ -36,27 +38,25 @@ def env_number(name: str, default: int) -> int:
 
 @dataclass(frozen=True)
 class ReadLimits:
-    """Bounds on one file: ``max_bytes`` after decompression, ``max_columns``, ``max_line_bytes`` per line."""
+    """Bounds on one file: ``max_bytes`` after decompression, ``max_rows``, ``max_columns``, ``max_line_bytes``."""
 
     max_bytes: int = 200 * MB
+    max_rows: int = 10_000_000
     max_columns: int = 2000
     max_line_bytes: int = 1024 * KB
 
     @classmethod
     def from_env(cls) -> "ReadLimits":
-        """The limits configured by ``EVALCORE_MAX_FILE_MB``, ``EVALCORE_MAX_COLUMNS`` and ``EVALCORE_MAX_LINE_KB``."""
+        """The limits configured by the environment variables above."""
         return cls(max_bytes=env_number("EVALCORE_MAX_FILE_MB", 200) * MB,
+                   max_rows=env_number("EVALCORE_MAX_ROWS", 10_000_000),
                    max_columns=env_number("EVALCORE_MAX_COLUMNS", 2000),
                    max_line_bytes=env_number("EVALCORE_MAX_LINE_KB", 1024) * KB)
 
-    @property
-    def max_rows(self) -> int:
-        """Rows a binary table may hold: as many as the smallest text table within ``max_bytes`` (2 bytes a row)."""
-        return self.max_bytes // 2
-
     def raise_hint(self, what: str) -> str:
-        """How to raise the limit called ``what`` (``bytes``, ``columns`` or ``line``)."""
+        """How to raise the limit called ``what`` (``bytes``, ``rows``, ``columns`` or ``line``)."""
         variable, field = {"bytes": ("EVALCORE_MAX_FILE_MB", "max_bytes"),
+                           "rows": ("EVALCORE_MAX_ROWS", "max_rows"),
                            "columns": ("EVALCORE_MAX_COLUMNS", "max_columns"),
                            "line": ("EVALCORE_MAX_LINE_KB", "max_line_bytes")}[what]
         return (f"To allow more, set the environment variable {variable} where evalcore runs (or pass "

@@ -118,12 +118,12 @@ def _read_parquet(data: bytes, limits: ReadLimits) -> pd.DataFrame:
         raise EvalDataError(
             f"The Parquet file has {meta.num_columns:,} columns; evalcore reads at most {limits.max_columns:,}. "
             f"Keep the columns you need. {limits.raise_hint('columns')}")
+    _refuse_rows(meta.num_rows, limits)
     size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    if size > limits.max_bytes or meta.num_rows > limits.max_rows:
+    if size > limits.max_bytes:
         raise EvalDataError(
-            f"The Parquet file holds {meta.num_rows:,} rows and {size_text(size)} of data uncompressed, more than "
-            f"the {size_text(limits.max_bytes)} evalcore reads into memory. Upload a sample. "
-            f"{limits.raise_hint('bytes')}")
+            f"The Parquet file holds {size_text(size)} of data uncompressed, more than the "
+            f"{size_text(limits.max_bytes)} evalcore reads into memory. Upload a sample. {limits.raise_hint('bytes')}")
     names = parquet.schema_arrow.names
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -137,6 +137,13 @@ def _read_parquet(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if isinstance(frame.columns, pd.MultiIndex) or frame.columns.duplicated().any():
         raise _parquet_error()
     return frame
+
+
+def _refuse_rows(n_rows: int, limits: ReadLimits) -> None:
+    if n_rows > limits.max_rows:
+        raise EvalDataError(
+            f"The file has {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} into memory. Upload a sample "
+            f"or a subset of the models. {limits.raise_hint('rows')}")
 
 
 def _parquet_error() -> EvalDataError:
@@ -198,7 +205,7 @@ def _refuse_nul(data: bytes) -> None:
         return
     head = data[:_SNIFF_BYTES]
     controls = sum(head.count(bytes([b])) for b in range(32) if b not in (9, 10, 13))
-    if controls > 0.01 * len(head):  # an image, an archive, a binary format: not a damaged table
+    if controls >= 4 and controls > 0.01 * len(head):  # an image, an archive, a binary format: not a damaged table
         raise EvalDataError(
             "This is not a text table (it contains binary bytes): upload CSV, TSV, gzip-compressed CSV or Parquet."
         )
@@ -249,6 +256,7 @@ def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if b"\r" in data:  # one line break for the checks and the parser alike (old Mac files end lines with \r alone)
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     _refuse_long_lines(data, limits)
+    _refuse_rows(data.count(b"\n") - 1 + (not data.endswith(b"\n")), limits)  # minus the header
     sample = data[:_SNIFF_BYTES].decode("utf-8", errors="ignore")
     if _MARKUP.match(sample):
         raise EvalDataError(

@@ -1,0 +1,306 @@
+"""A corpus of hostile files, generated here (nothing large is committed), read through the bounded worker.
+
+Every file must end in one of two ways within the worker's memory and time bounds: a canonical frame, or an
+EvalDataError whose message names the problem (and, for a limit, the limit and how to raise it). A worker that
+runs out of memory or time is a failure of the reader's own limits, so the bounds here are tight.
+"""
+
+from __future__ import annotations
+
+import bz2
+import codecs
+import gzip
+import io
+import lzma
+import zlib
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from evalcore.data import EvalDataError, load_eval_log, read_and_validate, report_of
+from evalcore.limits import MB, ReadLimits
+from evalcore.reading import read_table
+from evalcore.sandbox import WorkLimits, run_bounded
+
+GOOD = b"model,example_id,correct,confidence\na,q1,1,0.9\na,q2,0,0.4\nb,q1,1,0.8\nb,q2,1,0.7\n"
+BOUNDS = WorkLimits(memory_bytes=1536 * MB, seconds=90, workers=2)
+
+
+def gzip_stream(line: bytes, repeats: int, chunk: int = 1 << 16) -> bytes:
+    """gzip of ``line * repeats`` without holding the expanded bytes."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = line * (chunk // len(line))
+    out = [compressor.compress(block) for _ in range(repeats * len(line) // len(block))]
+    return b"".join(out) + compressor.flush()
+
+
+def parquet(frame: pd.DataFrame | pa.Table, **kwargs) -> bytes:
+    buffer = io.BytesIO()
+    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table, buffer, **kwargs)
+    return buffer.getvalue()
+
+
+def many_columns(n: int) -> bytes:
+    return (",".join(f"c{i}" for i in range(n)) + "\n" + ",".join("1" for _ in range(n)) + "\n").encode()
+
+
+REFUSED = {
+    # name: (bytes factory, fragments of the message)
+    "gzip-bomb-60M-rows": (lambda: gzip_stream(b"a,1\n", 60_000_000),
+                           ["expands beyond 200 MB", "EVALCORE_MAX_FILE_MB"]),
+    "gzip-52M-short-rows": (lambda: gzip_stream(b"a,1\n", 52_000_000),
+                            ["rows; evalcore reads at most 10,000,000", "EVALCORE_MAX_ROWS"]),
+    "bzip2-bomb": (lambda: bz2.compress(b"a,1\n" * 60_000_000), ["bzip2", "expands beyond 200 MB"]),
+    "xz-bomb": (lambda: lzma.compress(b"a,1\n" * 60_000_000), ["xz", "expands beyond 200 MB"]),
+    "gzip-in-gzip-bomb": (lambda: gzip.compress(gzip_stream(b"a,1\n", 60_000_000)), ["expands beyond 200 MB"]),
+    "five-layers-of-gzip": (lambda: _layers(GOOD, 5), ["compressed more than 3 times"]),
+    "zstd": (lambda: b"\x28\xb5\x2f\xfd" + b"\x00" * 64, ["zstd", "gzip instead"]),
+    "100k-columns": (lambda: many_columns(100_000), ["100,000 columns", "at most 2,000", "EVALCORE_MAX_COLUMNS"]),
+    "5MB-line-of-commas": (lambda: b"model,correct\n" + b"," * (5 * MB) + b"\n", ["Line 2", "bytes long",
+                                                                                  "EVALCORE_MAX_LINE_KB"]),
+    "5MB-header-of-commas": (lambda: b"," * (5 * MB) + b"\na,1\n", ["Line 1", "bytes long"]),
+    "2MB-quoted-value-over-lines": (lambda: b'model,correct\n"' + b"x\n" * MB + b'",1\n',
+                                    ["quoted value starting on line 2", "bytes long"]),
+    "duplicate-header": (lambda: b"model,model,correct\na,b,1\n", ["unique", "'model'"]),
+    "duplicate-header-after-trimming": (lambda: b"model, model ,correct\na,b,1\n", ["unique", "'model'"]),
+    "nul-in-a-value": (lambda: b"model,correct\na\x00b,1\nc,0\n", ["Line 2", "NUL byte"]),
+    "truncated-gzip": (lambda: gzip.compress(GOOD * 50)[:60], ["truncated"]),
+    "gzip-with-trailing-garbage": (lambda: gzip.compress(GOOD) + b"garbage", ["other data after its end"]),
+    "parquet-3000-columns": (lambda: parquet(pd.DataFrame({f"c{i}": [1] for i in range(3000)})),
+                             ["3,000 columns", "at most 2,000"]),
+    "parquet-duplicate-names": (lambda: parquet(pa.table([pa.array(["a"]), pa.array(["b"]), pa.array([1])],
+                                                         names=["model", "model", "correct"])),
+                                ["unique", "model"]),
+    "damaged-parquet": (lambda: _damaged_parquet(), ["could not be read as Parquet", "damaged"]),
+    "random-bytes": (lambda: np.random.default_rng(0).bytes(100_000), ["binary"]),
+    "html": (lambda: b"<html><body>" + b"<p>x</p>" * 1000 + b"</body></html>", ["HTML"]),
+}
+
+
+def _layers(data: bytes, n: int) -> bytes:
+    for _ in range(n):
+        data = gzip.compress(data)
+    return data
+
+
+def _damaged_parquet() -> bytes:
+    data = bytearray(parquet(pd.DataFrame({"model": ["a", "b"] * 50, "correct": [1, 0] * 50})))
+    data[200:260] = b"\xff" * 60
+    return bytes(data)
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_hostile_file_is_refused_with_a_clear_message_within_bounds(name):
+    make, fragments = REFUSED[name]
+    with pytest.raises(EvalDataError) as caught:
+        run_bounded(read_and_validate, make(), limits=BOUNDS)
+    message = str(caught.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+    for internal in ("Traceback", "__fragment_index", "pyarrow.lib", "ArrowInvalid", "needed more than",
+                     "took longer than"):
+        assert internal not in message, message
+
+
+ACCEPTED = {
+    "double-gzip": lambda: gzip.compress(gzip.compress(GOOD)),
+    "gzip-members-concatenated": lambda: gzip.compress(GOOD) + gzip.compress(GOOD[GOOD.index(b"\n") + 1:]
+                                                                             .replace(b"q", b"r")),
+    "bzip2": lambda: bz2.compress(GOOD),
+    "xz": lambda: lzma.compress(GOOD),
+    "gzip-of-bzip2": lambda: gzip.compress(bz2.compress(GOOD)),
+    "utf16-le-without-bom": lambda: GOOD.decode().encode("utf-16-le"),
+    "utf16-be-without-bom": lambda: GOOD.decode().encode("utf-16-be"),
+    "utf16-with-bom": lambda: GOOD.decode().encode("utf-16"),
+    "1999-columns": lambda: GOOD.replace(b"\n", b"," + b",".join(b"%d" % i for i in range(1995)) + b"\n", 1)
+    .replace(b"0.9\n", b"0.9" + b",1" * 1995 + b"\n").replace(b"0.4\n", b"0.4" + b",1" * 1995 + b"\n")
+    .replace(b"0.8\n", b"0.8" + b",1" * 1995 + b"\n").replace(b"0.7\n", b"0.7" + b",1" * 1995 + b"\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED))
+def test_unusual_but_valid_files_are_read(name):
+    table = run_bounded(read_and_validate, ACCEPTED[name](), limits=BOUNDS)
+    assert table.problem is None, table.problem
+    frame = table.frame
+    assert sorted(frame["model"].unique()) == ["a", "b"]
+    assert frame["correct"].notna().all()
+
+
+def test_concatenated_members_are_one_table():
+    frame = read_table(ACCEPTED["gzip-members-concatenated"]())
+    assert list(frame["example_id"]) == ["q1", "q2", "q1", "q2", "r1", "r2", "r1", "r2"]
+
+
+def test_utf16_without_bom_gives_the_same_table_as_utf8():
+    expected = read_table(GOOD)
+    for name in ("utf16-le-without-bom", "utf16-be-without-bom"):
+        pd.testing.assert_frame_equal(read_table(ACCEPTED[name]()), expected)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# limits are configurable, and every refusal says how
+
+
+def test_limits_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("EVALCORE_MAX_COLUMNS", "3")
+    monkeypatch.setenv("EVALCORE_MAX_FILE_MB", "1")
+    monkeypatch.setenv("EVALCORE_MAX_LINE_KB", "2")
+    monkeypatch.setenv("EVALCORE_MAX_ROWS", "5")
+    assert ReadLimits.from_env() == ReadLimits(max_bytes=MB, max_rows=5, max_columns=3, max_line_bytes=2048)
+    with pytest.raises(EvalDataError, match="6 rows; evalcore reads at most 5"):
+        read_table(b"a,b\n" + b"1,2\n" * 6)
+    with pytest.raises(EvalDataError, match="4 columns; evalcore reads at most 3"):
+        read_table(b"a,b,c,d\n1,2,3,4\n")
+    with pytest.raises(EvalDataError, match="larger than 1 MB"):
+        read_table(b"a,b\n" + b"1,2\n" * 300_000)
+    with pytest.raises(EvalDataError, match="Line 2 is 3,002 bytes long"):
+        read_table(b"a,b\n" + b"x" * 3000 + b",1\n")
+
+
+def test_bad_environment_values_fall_back_to_the_defaults(monkeypatch):
+    monkeypatch.setenv("EVALCORE_MAX_COLUMNS", "lots")
+    monkeypatch.setenv("EVALCORE_MAX_FILE_MB", "-5")
+    assert ReadLimits.from_env() == ReadLimits()
+
+
+def test_explicit_limits_can_raise_the_bound():
+    data = many_columns(2500)
+    with pytest.raises(EvalDataError, match="2,500 columns"):
+        read_table(data)
+    assert read_table(data, ReadLimits(max_columns=3000)).shape == (1, 2500)
+
+
+def test_a_line_exactly_at_the_limit_is_read():
+    limits = ReadLimits(max_line_bytes=100)
+    line = b"a," + b"x" * 98  # 100 bytes
+    assert read_table(b"m,v\n" + line + b"\n", limits).shape == (1, 2)
+    with pytest.raises(EvalDataError, match="101 bytes long"):
+        read_table(b"m,v\n" + line + b"y\n", limits)
+
+
+def test_parquet_with_more_rows_than_the_limit_allows_is_refused_before_reading():
+    bomb = parquet(pa.table({"model": pa.array(["a"] * 600_000), "correct": pa.array([1] * 600_000)}))
+    assert len(bomb) < 100_000  # run-length encoded: a few KB
+    with pytest.raises(EvalDataError, match="600,000 rows; evalcore reads at most 1,000"):
+        read_table(bomb, ReadLimits(max_rows=1000))
+
+
+def test_file_objects_are_read_only_up_to_the_limit():
+    class Endless(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            buffer[:] = b"1" * len(buffer)
+            return len(buffer)
+
+    with pytest.raises(EvalDataError, match="larger than 1 MB"):
+        read_table(io.BufferedReader(Endless()), ReadLimits(max_bytes=MB))
+
+
+def test_paths_larger_than_the_limit_are_refused_without_reading(tmp_path):
+    path = tmp_path / "big.csv"
+    with open(path, "wb") as handle:
+        handle.truncate(2 * MB)  # sparse: nothing is written
+    with pytest.raises(EvalDataError, match="larger than 1 MB"):
+        read_table(path, ReadLimits(max_bytes=MB))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the fast parser and the diagnosed one agree
+
+
+CASES = [
+    b"model,correct,confidence\na,1,0.5\nb,,0.25\n",
+    b"model,task,correct\na,2024-01-01,1\nb,2024-01-02,0\n",           # dates stay text
+    b"model,when,correct\na,2024-01-01T10:00:00,1\nb,10:00,0\n",
+    b"model,correct,note\na,1,NA\nb,0,null\nc,1,N/A\n",                  # pandas' missing markers
+    b"model,correct,x\na,1,\nb,0,\n",                                     # an empty column is numeric NaN
+    b'model,correct,note\na,1,"x, y"\nb,0,"say ""hi"""\n',
+    b"model,correct,flag\na,1,true\nb,0,False\n",
+    b"model,correct,id\n" + b"".join(b"m,1,%d\n" % i for i in range(70_000)) + b"m,1,text\n",  # text far down
+]
+
+
+@pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
+def test_fast_parse_equals_the_diagnosed_parse(data):
+    from evalcore import reading
+
+    limits = ReadLimits()
+    names = reading._header(data, ",", limits)
+    fast = reading._parse_fast(data, ",", names)
+    assert fast is not None
+    slow = reading._parse_diagnosed(data, ",", limits)
+    pd.testing.assert_frame_equal(fast.astype(object).where(fast.notna(), None),
+                                  slow.astype(object).where(slow.notna(), None), check_dtype=False)
+
+
+def test_ragged_files_fall_back_to_the_diagnosis_and_name_the_line():
+    with pytest.raises(EvalDataError, match="Line 3 has 1 field but the header has 2"):
+        read_table(b"a,b\n1,2\n3\n4,5\n")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# validation: messages that were wrong or missing
+
+
+def test_all_independent_problems_are_reported_together():
+    data = (b"model,example_id,correct,confidence,weight\n"
+            b"a,q1,2,1.5,1\n"
+            b"a,q2,1,0.5,-1\n"
+            b"b,q1,1,0.5,1\n")
+    with pytest.raises(EvalDataError) as caught:
+        load_eval_log(data)
+    message = str(caught.value)
+    assert message.startswith("3 problems with this table")
+    for fragment in ("'correct' must be 0 or 1", "'confidence' must lie in [0, 1]", "'weight' must be positive"):
+        assert fragment in message
+
+
+def test_a_probability_a_rounding_error_above_one_is_clipped_and_noted():
+    frame = load_eval_log(b"model,correct,confidence\na,1,1.0000001\nb,0,0.3\n")
+    assert frame["confidence"].tolist() == [1.0, 0.3]
+    assert any("clipped to [0, 1]" in n and "1e-07" in n for n in report_of(frame).notes)
+
+
+def test_a_probability_clearly_above_one_is_refused_without_the_percentage_hint():
+    with pytest.raises(EvalDataError) as caught:
+        load_eval_log(b"model,correct,confidence\na,1,1.01\nb,0,0.3\n")
+    assert "1.01" in str(caught.value) and "percentages" not in str(caught.value)
+    with pytest.raises(EvalDataError, match="percentages"):
+        load_eval_log(b"model,correct,confidence\na,1,91\nb,0,30\n")
+
+
+def test_the_mapping_can_leave_out_a_column_named_after_a_role():
+    data = b"model,example_id,category,correct\na,q1,x,1\nb,q1,y,0\n"
+    frame = load_eval_log(data, mapping={"category": None})
+    assert set(frame["category"]) == {"all"} and "category" not in report_of(frame).mapping
+    assert any("left out by the column mapping: 'category'" in n for n in report_of(frame).notes)
+    with pytest.raises(EvalDataError, match="leaves out a column 'nope'"):
+        load_eval_log(data, mapping={"nope": None})
+
+
+def test_names_differing_only_by_invisible_characters_are_flagged():
+    data = "model,example_id,correct\ngpt-4,q1,1\ngpt-4 ,q2,0\ngpt\u200b-4,q3,1\nclaude,q1,1\n\u00a0,q2,1\n"
+    frame = load_eval_log(data.encode())
+    warnings = report_of(frame).warnings
+    assert any("differ only by surrounding whitespace or invisible characters" in w and "'gpt-4 '" in w
+               for w in warnings), warnings
+    assert any("blank names" in w for w in warnings), warnings
+    assert report_of(load_eval_log(GOOD)).warnings == ()
+
+
+def test_nul_in_a_name_from_parquet_is_refused():
+    data = parquet(pd.DataFrame({"model": ["a\x00b", "c"], "correct": [1, 0]}))
+    with pytest.raises(EvalDataError, match="'model' contains a NUL byte.*row 1"):
+        load_eval_log(data)
+
+
+def test_utf16_bom_detection_does_not_misfire_on_binary():
+    with pytest.raises(EvalDataError, match="binary"):
+        read_table(codecs.BOM_UTF8 + bytes(range(256)) * 8)
