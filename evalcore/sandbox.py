@@ -24,9 +24,11 @@ variable                       bound                                  default
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 import time
@@ -101,7 +103,7 @@ def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = 
 def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
     ctx = _context()
     receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child_main, args=(sender, fn, args, limits.memory_bytes), daemon=True,
+    child = ctx.Process(target=_child_main, args=(sender, fn, args, limits.memory_bytes, seconds), daemon=True,
                         name="evalcore-bounded")
     child.start()
     sender.close()
@@ -143,8 +145,9 @@ def stop_all() -> None:
         _stop(child)
 
 
-def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_bytes: int) -> None:
+def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_bytes: int, seconds: float) -> None:
     _limit_memory(memory_bytes)
+    _end_with_parent(seconds)
     try:
         outcome = ("ok", fn(*args))
     except EvalDataError as exc:
@@ -159,6 +162,18 @@ def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_
         sender.send(("memory", None))
     finally:
         sender.close()
+
+
+def _end_with_parent(seconds: float) -> None:
+    """Die with the process that forked this child, and at the deadline even if nobody is left to enforce it
+    (a server that stopped while the child worked must not leave it running)."""
+    if hasattr(signal, "alarm"):
+        signal.alarm(int(seconds) + 5)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def _limit_memory(memory_bytes: int) -> None:
