@@ -8,6 +8,7 @@ is also written to ``benchmarks/results/latest.md`` (git-ignored).
 
 Benchmarks (``--only`` takes these names):
 
+* ``read-csv``: ``evalcore.reading.read_table`` of the 1,000,000-row CSV beside pyarrow's reader alone;
 * ``load-csv``, ``load-parquet``: ``evalcore.data.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
 * ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
@@ -45,6 +46,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -342,9 +344,25 @@ def bench_ppi(name: str, repeats: int) -> list[Result]:
 # ------------------------------------------------------------------------------------------------ runner
 
 
+def bench_read_csv(logs: _LogFiles, repeats: int) -> list[Result]:
+    """``read_table`` against pyarrow's CSV reader alone on the same file (target: at least half its speed)."""
+    import pyarrow.csv
+
+    from evalcore.reading import read_table
+
+    path = logs.get("csv")
+    arrow = time_calls(partial(pyarrow.csv.read_csv, path), repeats)
+    ours = time_calls(partial(read_table, path), repeats)
+    ratio = statistics.median(ours) / statistics.median(arrow)
+    return [Result("read-csv-pyarrow", "pyarrow.csv.read_csv alone, same 1,000,000-row CSV (reference)", arrow),
+            Result("read-csv", "`read_table` (limits, sniffing, parse) of that CSV; target: at most 2x pyarrow",
+                   ours, 2 * statistics.median(arrow), note=f"{ratio:.2f}x pyarrow's time")]
+
+
 def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
     """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
     return {
+        "read-csv": (partial(bench_read_csv, logs), False),
         "load-csv": (partial(bench_load, logs, "csv", 3.0), False),
         "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
         "calibration": (bench_calibration, False),
