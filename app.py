@@ -4,6 +4,7 @@ import streamlit as st
 
 from pages.common import data_source, render, selection
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 
 st.set_page_config(page_title="evalcore", page_icon=":material/insights:", layout="wide")
 
@@ -22,7 +23,7 @@ with st.sidebar:
     st.markdown("**evalcore** · precise evaluation with scarce labels")
     try:
         data = data_source.active_data()
-        st.caption(f"Data: {data.label}")
+        st.caption(f"Data: {literal(data.label)}")
         st.caption(selection.describe(selection.current(data)))
     except EvalDataError:
         st.caption("Data: the upload needs fixing (see the Data page).")

@@ -26,7 +26,8 @@ ELLIPSIS = "…"
 _PUNCTUATION = frozenset(string.punctuation)  # every ASCII punctuation character may be backslash-escaped
 _ARROW_START, _ARROW_END = frozenset("<->~"), frozenset("->=")  # '->', '<-', '--', '>=', '<=', '~=', '<->'
 _LINE_BREAK = re.compile(r"\r\n|\r|\n|\u2028|\u2029")
-_PLOTLY_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "%": "&#37;", "$": "&#36;"}
+#: plotly's markup characters and their entities ('&' first: the others bring their own '&')
+_PLOTLY_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("$", "&#36;"), ("%{", "&#37;{"))
 
 
 def literal(value: object) -> str:
@@ -57,11 +58,14 @@ def plotly_literal(value: object) -> str:
 
     plotly reads a subset of HTML in every text (``<b>``, ``<i>``, ``<br>``, ``<a href>``, ``<span style>``, ...),
     decodes entities (``&lt;`` -> ``<``), substitutes ``%{...}`` in hover templates and typesets ``$...$`` as LaTeX
-    when MathJax is present. ``& < > % $`` become entities, which plotly decodes back to the characters after
-    parsing tags and templates. Line breaks become spaces (plotly breaks lines only at ``<br>``).
+    when MathJax is present. ``& < > $ %{`` become entities, which plotly decodes back to the characters after
+    parsing tags and templates (``%{`` is the only template syntax; a lone ``%`` stays). Line breaks become
+    spaces (plotly breaks lines only at ``<br>``).
     """
     text = _LINE_BREAK.sub(" ", str(value))
-    return "".join(_PLOTLY_ENTITIES.get(char, char) for char in text)
+    for char, entity in _PLOTLY_ENTITIES:
+        text = text.replace(char, entity)
+    return text
 
 
 def shorten(value: object, width: int = LABEL_WIDTH) -> str:

@@ -15,6 +15,7 @@ import streamlit as st
 
 from evalcore import demo
 from evalcore.data import EvalDataError, ValidationReport, report_of, suggest_mapping, validate
+from evalcore.display import literal
 from evalcore.reading import read_table
 
 SOURCE = "data_source"        # {"type": "demo", "name": ...} or {"type": "upload", "digest": ..., "filename": ...}
@@ -118,7 +119,7 @@ def try_active_data(link: bool = True) -> ActiveData | None:
     try:
         return active_data()
     except EvalDataError as exc:
-        st.error(f"The uploaded data cannot be used yet: {exc}")
+        st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
         if link:
             st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None

@@ -63,7 +63,7 @@ def test_literal_of_non_strings():
     ('<a href="http://x">x</a>', '&lt;a href="http://x"&gt;x&lt;/a&gt;'),
     ("<br>", "&lt;br&gt;"),
     ("&lt;", "&amp;lt;"),                # an entity in a name stays literal (plotly decodes entities)
-    ("%{x} %{customdata[0]}", "&#37;{x} &#37;{customdata[0]}"),  # no hover-template substitution
+    ("%{x} %{customdata[0]} 5%", "&#37;{x} &#37;{customdata[0]} 5%"),  # no hover-template substitution
     ("$x$", "&#36;x&#36;"),              # no LaTeX
     ("a\nb", "a b"),
     ("**x** :red[x]", "**x** :red[x]"),  # Markdown means nothing to plotly
