@@ -6,7 +6,8 @@ from pages.common import data_source, render, selection
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 
-st.set_page_config(page_title="evalcore", page_icon=":material/insights:", layout="wide")
+# An emoji icon: Streamlit draws it as an inline SVG, where a ":material/...:" favicon is fetched from Google's servers.
+st.set_page_config(page_title="evalcore", page_icon="📊", layout="wide")
 
 PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/upload_file:", default=True),
