@@ -4,8 +4,10 @@ import streamlit as st
 
 from pages.common import data_source, render, selection
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 
-st.set_page_config(page_title="evalcore", page_icon=":material/insights:", layout="wide")
+# An emoji icon: Streamlit draws it as an inline SVG, where a ":material/...:" favicon is fetched from Google's servers.
+st.set_page_config(page_title="evalcore", page_icon="📊", layout="wide")
 
 PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/upload_file:", default=True),
@@ -22,7 +24,7 @@ with st.sidebar:
     st.markdown("**evalcore** · precise evaluation with scarce labels")
     try:
         data = data_source.active_data()
-        st.caption(f"Data: {data.label}")
+        st.caption(f"Data: {literal(data.label)}")
         st.caption(selection.describe(selection.current(data)))
     except EvalDataError:
         st.caption("Data: the upload needs fixing (see the Data page).")

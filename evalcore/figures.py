@@ -1,7 +1,10 @@
 """Pure plotly figure builders: data in, ``go.Figure`` out (no streamlit, no I/O).
 
 Every builder draws the uncertainty next to the estimate (error bars or bands) and states in the figure's
-caption-like subtitle what the interval means.
+caption-like subtitle what the interval means. Names from the data (models, tasks, groups, categories) and every
+title given by the caller are escaped (:mod:`evalcore.display`): plotly reads HTML in all its text. Categories on
+an axis or in a legend are shortened to :data:`~evalcore.display.LABEL_WIDTH` characters; the hover shows the
+full name.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from .display import chart_labels, plotly_literal
 
 PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#6b46c1", "#b7791f", "#2c7a7b", "#97266d", "#4a5568")
 _TEMPLATE = "plotly_white"
@@ -36,7 +41,14 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def _title(text: str, subtitle: str | None) -> dict:
-    return {"text": text, "subtitle": {"text": subtitle}} if subtitle else {"text": text}
+    """A layout title with an optional subtitle, both escaped (they may hold names from the data)."""
+    title = {"text": plotly_literal(text)}
+    return {**title, "subtitle": {"text": plotly_literal(subtitle)}} if subtitle else title
+
+
+def _columns(*columns) -> np.ndarray:
+    """Columns side by side as an object array: hover data mixing names and numbers (numbers stay numbers)."""
+    return np.column_stack([np.asarray(c, dtype=object) for c in columns])
 
 
 def reliability_diagram(table: pd.DataFrame, model: str, level: float = 0.95, ece: str | None = None) -> go.Figure:
@@ -84,25 +96,31 @@ def interval_dots(
 ) -> go.Figure:
     """Horizontal dot-and-whisker chart of ``estimate`` with ``ci_low``/``ci_high`` per ``label`` row.
 
-    With ``by``, one coloured series per value of that column (e.g. models across tasks).
+    With ``by``, one coloured series per value of that column (e.g. models across tasks). Row labels and series
+    names are shortened and escaped (:func:`evalcore.display.chart_labels`); the hover shows the full names.
     """
     fig = go.Figure()
     series = [(None, frame)] if by is None else list(frame.groupby(by, sort=False))
+    rows = chart_labels(frame[label])
+    names = chart_labels(name for name, _ in series if name is not None)
     for i, (name, part) in enumerate(series):
+        full = part[label].astype(str)
         fig.add_trace(go.Scatter(
-            x=part["estimate"], y=part[label], mode="markers", orientation="h",
-            name=str(name) if name is not None else x_title,
+            x=part["estimate"], y=full.map(rows), mode="markers", orientation="h",
+            name=names[str(name)] if name is not None else plotly_literal(x_title),
             showlegend=by is not None, marker={"color": color(i), "size": 9},
             error_x={"type": "data", "symmetric": False, "array": part["ci_high"] - part["estimate"],
                      "arrayminus": part["estimate"] - part["ci_low"], "color": color(i), "thickness": 1.5},
-            customdata=np.stack([part["ci_low"], part["ci_high"]], axis=1),
-            hovertemplate="%{y}: %{x:.4f} (%{customdata[0]:.4f}, %{customdata[1]:.4f})<extra></extra>"))
+            customdata=_columns(part["ci_low"], part["ci_high"], full.map(plotly_literal),
+                                [""] * len(part) if name is None else [f" · {plotly_literal(name)}"] * len(part)),
+            hovertemplate="%{customdata[2]}%{customdata[3]}: %{x:.4f} (%{customdata[0]:.4f}, %{customdata[1]:.4f})"
+                          "<extra></extra>"))
     if reference is not None:
         fig.add_vline(x=reference, line={"color": "#a0aec0", "dash": "dot"})
     row_height = 28 if by is None else 12 + 9 * len(series)
     fig.update_layout(template=_TEMPLATE, title=_title(title, subtitle),
                       height=max(260, 110 + row_height * frame[label].nunique()),
-                      margin={"l": 10, "r": 20, "t": 70, "b": 40}, xaxis_title=x_title,
+                      margin={"l": 10, "r": 20, "t": 70, "b": 40}, xaxis_title=plotly_literal(x_title),
                       legend={"orientation": "h", "y": -0.2}, scattermode="group" if by else None)
     fig.update_yaxes(autorange="reversed", type="category")
     return fig
@@ -123,17 +141,18 @@ def selective_curves(curves: Mapping[str, pd.DataFrame], level: float = 0.95) ->
     ``curves`` maps model name to :func:`evalcore.calibration.selective_prediction_curve` output.
     """
     fig = go.Figure()
+    names = chart_labels(curves)
     for i, (model, curve) in enumerate(curves.items()):
-        c = _thin(curve[curve["n_covered"] >= MIN_ANSWERED])
+        c, name = _thin(curve[curve["n_covered"] >= MIN_ANSWERED]), names[str(model)]
         fig.add_trace(go.Scatter(
             x=np.concatenate([c["coverage"], c["coverage"][::-1]]),
             y=np.concatenate([c["ci_high"], c["ci_low"][::-1]]), fill="toself",
-            fillcolor=_rgba(color(i), 0.15), line={"width": 0}, mode="lines", hoverinfo="skip", legendgroup=model,
+            fillcolor=_rgba(color(i), 0.15), line={"width": 0}, mode="lines", hoverinfo="skip", legendgroup=name,
             showlegend=False))
         fig.add_trace(go.Scatter(
-            x=c["coverage"], y=c["selective_accuracy"], mode="lines", name=model, legendgroup=model,
+            x=c["coverage"], y=c["selective_accuracy"], mode="lines", name=name, legendgroup=name,
             line={"color": color(i), "width": 2}, customdata=np.stack([c["threshold"], c["n_covered"]], axis=1),
-            hovertemplate=(f"{model}<br>coverage %{{x:.3f}} (n = %{{customdata[1]:,}})<br>"
+            hovertemplate=(f"{plotly_literal(model)}<br>coverage %{{x:.3f}} (n = %{{customdata[1]:,}})<br>"
                            "threshold %{customdata[0]:.3f}<br>selective accuracy %{y:.3f}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, height=440,
                       title=_title("Selective prediction", f"bands: pointwise {percent(level)} Wilson intervals · curves start at "
@@ -176,9 +195,11 @@ def forest_plot(
     """
     rows = table.reset_index(drop=True)
     pos = np.arange(len(rows), dtype=float)
-    groups = rows["group"].astype(str).to_numpy()
+    names = rows["group"].astype(str)
+    short = chart_labels(names)
+    groups = names.map(plotly_literal).to_numpy()  # full names, for the hover
     sizes = rows["n"].astype(int).to_numpy()
-    labels = [f"{g} (n={n:,})" for g, n in zip(groups, sizes)]
+    labels = [f"{short[g]} (n={n:,})" for g, n in zip(names, sizes)]
     fig = go.Figure()
     for method, est, low, high, symbol, interval in (
             ("DT", "direct", "direct_low", "direct_high", "square", "Wilson/t"),
@@ -189,7 +210,7 @@ def forest_plot(
             marker={"color": c, "size": 7, "symbol": symbol},
             error_x={"type": "data", "symmetric": False, "array": rows[high] - rows[est],
                      "arrayminus": rows[est] - rows[low], "color": c, "thickness": 1.5, "width": 0},
-            customdata=np.column_stack([groups, sizes, rows[low], rows[high]]),
+            customdata=_columns(groups, sizes, rows[low], rows[high]),
             hovertemplate=(f"%{{customdata[0]}} (n = %{{customdata[1]}})<br>{method} %{{x:.3f}} "
                            f"({percent(level)} {interval}: %{{customdata[2]:.3f}} to %{{customdata[3]:.3f}})"
                            "<extra></extra>")))
@@ -201,7 +222,7 @@ def forest_plot(
                                          "<extra></extra>"))
     if truth is not None:
         fig.add_trace(go.Scatter(
-            x=pd.Series(truth).reindex(groups).to_numpy(dtype=float), y=pos, mode="markers",
+            x=pd.Series(truth).reindex(names).to_numpy(dtype=float), y=pos, mode="markers",
             name="ground truth (holdout)",
             marker={"symbol": "diamond-open", "size": 11, "color": "#1a202c", "line": {"width": 1.5}},
             customdata=groups, hovertemplate="%{customdata}<br>truth %{x:.3f}<extra></extra>"))
@@ -238,20 +259,21 @@ def shrinkage_plot(table: pd.DataFrame) -> go.Figure:
     which carries the legend entry and the hover (group, n, direct, eb, shrinkage).
     """
     fig = go.Figure()
+    names = chart_labels(table["model"].unique())
     for i, (model, part) in enumerate(table.groupby("model", sort=False)):
-        c = color(i)
+        c, name, full = color(i), names[str(model)], plotly_literal(model)
         n = part["n"].to_numpy(dtype=float)
         gap = np.full(len(part), None, dtype=object)
         fig.add_trace(go.Scatter(
             x=np.column_stack([n, n, gap]).ravel(),
             y=np.column_stack([part["direct"].to_numpy(dtype=float), part["eb"].to_numpy(dtype=float), gap]).ravel(),
-            mode="lines", line={"color": _rgba(c, 0.55), "width": 1.5}, hoverinfo="skip", legendgroup=str(model),
-            showlegend=False, name=f"{model} DT → EB"))
+            mode="lines", line={"color": _rgba(c, 0.55), "width": 1.5}, hoverinfo="skip", legendgroup=name,
+            showlegend=False, name=f"{name} DT → EB"))
         fig.add_trace(go.Scatter(
-            x=n, y=part["eb"], mode="markers", name=str(model), legendgroup=str(model),
+            x=n, y=part["eb"], mode="markers", name=name, legendgroup=name,
             marker={"color": c, "size": 6},
-            customdata=np.column_stack([part["group"].astype(str), part["direct"], part["shrinkage"]]),
-            hovertemplate=(f"{model} · %{{customdata[0]}}<br>n = %{{x}}<br>direct %{{customdata[1]:.3f}} → "
+            customdata=_columns(part["group"].astype(str).map(plotly_literal), part["direct"], part["shrinkage"]),
+            hovertemplate=(f"{full} · %{{customdata[0]}}<br>n = %{{x}}<br>direct %{{customdata[1]:.3f}} → "
                            "EB %{y:.3f}<br>shrinkage %{customdata[2]:.2f}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, height=460,
                       title=_title("Shrinkage", "each segment moves a subgroup's direct estimate to its EB estimate "
@@ -275,16 +297,17 @@ def holdout_mse_chart(summary_by_model: pd.DataFrame) -> go.Figure:
     (model, method) at ``mse_ratio_vs_DT`` (log axis) with a reference line at 1 (the direct estimator).
     """
     rows = _summary_rows(summary_by_model, ("SR", "EB"))
-    models = list(dict.fromkeys(rows["model"]))
+    labels = chart_labels(rows["model"])
+    models = list(labels.values())
     fig = go.Figure()
     for method in ("SR", "EB"):
         part = rows[rows["method"] == method]
         fig.add_trace(go.Scatter(
-            x=part["mse_ratio_vs_DT"], y=part["model"], mode="markers", name=METHOD_NAMES[method],
+            x=part["mse_ratio_vs_DT"], y=part["model"].map(labels), mode="markers", name=METHOD_NAMES[method],
             marker={"color": METHOD_COLORS[method], "size": 10, "symbol": "circle" if method == "EB" else "x-thin",
                     "line": {"width": 2, "color": METHOD_COLORS[method]}},
-            customdata=np.column_stack([part["mse"], part["mse_small"], part["mse_large"]]),
-            hovertemplate=(f"%{{y}} · {method}<br>MSE / MSE(DT) = %{{x:.3f}}<br>MSE %{{customdata[0]:.5f}} "
+            customdata=_columns(part["mse"], part["mse_small"], part["mse_large"], part["model"].map(plotly_literal)),
+            hovertemplate=(f"%{{customdata[3]}} · {method}<br>MSE / MSE(DT) = %{{x:.3f}}<br>MSE %{{customdata[0]:.5f}} "
                            "(≤15 examples %{customdata[1]:.5f}, larger %{customdata[2]:.5f})<extra></extra>")))
     fig.add_vline(x=1.0, line={"color": "#718096", "dash": "dash"}, layer="below")
     fig.update_layout(template=_TEMPLATE, height=max(300, 150 + 26 * len(models)),
@@ -312,7 +335,7 @@ def holdout_coverage_width(summary_by_model: pd.DataFrame, level: float = 0.95) 
         fig.add_trace(go.Scatter(
             x=part["width"], y=part["coverage"], mode="markers", name=METHOD_NAMES[method],
             marker={"color": METHOD_COLORS[method], "size": 9, "symbol": "square" if method == "DT" else "circle"},
-            customdata=part["model"],
+            customdata=part["model"].map(plotly_literal),
             hovertemplate=(f"%{{customdata}} · {method}<br>coverage %{{y:.3f}}<br>width %{{x:.3f}}"
                            "<extra></extra>")))
     fig.add_hline(y=level, line={"color": "#718096", "dash": "dash"}, layer="below")
@@ -334,6 +357,12 @@ def holdout_coverage_width(summary_by_model: pd.DataFrame, level: float = 0.95) 
 TERNARY_GRAY = "#a0aec0"
 
 
+def _ternary_hover(part: pd.DataFrame) -> np.ndarray:
+    """customdata of the ternary map: winner and runner-up (escaped), difference and its standard error."""
+    return _columns(part["winner"].astype(str).map(plotly_literal), part["runner_up"].astype(str).map(plotly_literal),
+                    part["diff"], part["se"])
+
+
 def ternary_figure(
     map_frame: pd.DataFrame,
     categories: tuple[str, str, str] | None = None,
@@ -348,7 +377,7 @@ def ternary_figure(
     weights, winner, runner-up, the difference and its standard error.
     """
     frame = map_frame
-    cats = tuple(categories or frame.attrs.get("categories") or ("w1", "w2", "w3"))
+    cats = tuple(plotly_literal(c) for c in categories or frame.attrs.get("categories") or ("w1", "w2", "w3"))
     z = frame.attrs.get("z")
     if marker_size is None:
         n = max(len(frame), 1)
@@ -359,12 +388,13 @@ def ternary_figure(
     fig = go.Figure()
     clear = frame[~frame["gray"].astype(bool)]
     counts = clear["winner"].value_counts()
+    names = chart_labels(counts.index)
     for i, model in enumerate(counts.index):
         part = clear[clear["winner"] == model]
         fig.add_trace(go.Scatterternary(
-            a=part["w1"], b=part["w2"], c=part["w3"], mode="markers", name=str(model),
+            a=part["w1"], b=part["w2"], c=part["w3"], mode="markers", name=names[str(model)],
             marker={"color": color(i), "size": marker_size, "symbol": "square", "line": {"width": 0}},
-            customdata=np.stack([part["winner"], part["runner_up"], part["diff"], part["se"]], axis=1),
+            customdata=_ternary_hover(part),
             hovertemplate=hover))
     gray = frame[frame["gray"].astype(bool)]
     if len(gray):
@@ -372,7 +402,7 @@ def ternary_figure(
             a=gray["w1"], b=gray["w2"], c=gray["w3"], mode="markers",
             name="too close to call" + (f" (within {z:g} SE)" if z is not None else ""),
             marker={"color": TERNARY_GRAY, "size": marker_size, "symbol": "square", "line": {"width": 0}},
-            customdata=np.stack([gray["winner"], gray["runner_up"], gray["diff"], gray["se"]], axis=1),
+            customdata=_ternary_hover(gray),
             hovertemplate=hover))
     subtitle = ("colour: best weighted score; gray: top two within "
                 + (f"z = {z:g}" if z is not None else "z") + " standard errors of their difference")
@@ -394,11 +424,14 @@ def rank_probability_bars(probabilities: pd.DataFrame, subtitle: str = "") -> go
     """
     wide = probabilities.pivot(index="model", columns="rank", values="probability").fillna(0.0)
     wide = wide.sort_values(by=list(wide.columns), ascending=False)
+    labels = chart_labels(wide.index)
+    full = [plotly_literal(m) for m in wide.index]
     fig = go.Figure()
     for i, rank in enumerate(wide.columns):
         fig.add_trace(go.Bar(
-            y=wide.index, x=wide[rank], orientation="h", name=f"rank {rank}", marker_color=color(i),
-            hovertemplate=f"%{{y}}: P(rank {rank}) = %{{x:.3f}}<extra></extra>"))
+            y=[labels[str(m)] for m in wide.index], x=wide[rank], orientation="h", name=f"rank {rank}",
+            marker_color=color(i), customdata=full,
+            hovertemplate=f"%{{customdata}}: P(rank {rank}) = %{{x:.3f}}<extra></extra>"))
     fig.update_layout(template=_TEMPLATE, barmode="stack", height=max(260, 110 + 30 * len(wide)),
                       title=_title("Posterior rank probabilities", subtitle), xaxis_title="probability",
                       legend={"orientation": "h", "y": -0.2}, margin={"l": 10, "r": 20, "t": 70, "b": 40})

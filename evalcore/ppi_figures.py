@@ -5,7 +5,8 @@ the classical average of the labels against PPI (λ = 1) and PPI++ (tuned λ) es
 synthetic labels on the unlabeled data. The effective sample size (ESS), the MSE of the point estimates and the
 agreement of the Bonferroni ranking with the full-data ranking against the labeled size n (Figure 1, Sections
 2.3, 2.4 and 3.3), the ESS of PPI++ against the annotator's quality (Figure 3) and the coverage and width of
-the intervals (Figure 6).
+the intervals (Figure 6). Model and annotator names are escaped (:mod:`evalcore.display`) and shortened in
+legends; the hover shows them in full.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .display import chart_labels, plotly_literal
 from .figures import PALETTE, _TEMPLATE, _rgba, _title, color, percent
 
 #: method -> (colour, legend label), in drawing order
@@ -203,17 +205,21 @@ def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against anno
         raise ValueError("table has no rows (no annotator to draw).")
     models = list(dict.fromkeys(table["model"].astype(str)))
     symbol = {m: MODEL_SYMBOLS[i % len(MODEL_SYMBOLS)] for i, m in enumerate(models)}
+    model_labels = chart_labels(models)
+    annotator_labels = chart_labels(table["annotator"])
     fig = go.Figure()
     hover = ("%{customdata[0]} · annotator %{customdata[1]}<br>quality (Pearson r) %{x:.3f}<br>"
              "ESS / n %{y:.3f}{range}<br>n = %{customdata[4]:,} labels<extra></extra>")
     for i, (annotator, part) in enumerate(table.groupby("annotator", sort=False)):
         c, name = color(i), str(annotator)
+        label = annotator_labels[name]
         with_bars = part["ess_ratio_low"].notna() & part["ess_ratio_high"].notna()
         shown = False
         for rows, bars in ((part[with_bars], True), (part[~with_bars], False)):
             if rows.empty:
                 continue
-            customdata = pd.DataFrame({"model": rows["model"].astype(str), "annotator": name,
+            customdata = pd.DataFrame({"model": rows["model"].astype(str).map(plotly_literal),
+                                       "annotator": plotly_literal(name),
                                        "low": rows["ess_ratio_low"], "high": rows["ess_ratio_high"],
                                        "n": rows["n"].astype(int)}).to_numpy(dtype=object)
             error = ({"type": "data", "symmetric": False, "array": rows["ess_ratio_high"] - rows["ess_ratio"],
@@ -221,7 +227,7 @@ def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against anno
                      if bars else None)
             rng = " (range %{customdata[2]:.3f}–%{customdata[3]:.3f})" if bars else " (no range)"
             fig.add_trace(go.Scatter(
-                x=rows["quality"], y=rows["ess_ratio"], mode="markers", name=name, legendgroup=name,
+                x=rows["quality"], y=rows["ess_ratio"], mode="markers", name=label, legendgroup=label,
                 showlegend=not shown, error_y=error,
                 marker={"color": c, "size": 10, "symbol": [symbol[m] for m in rows["model"].astype(str)],
                         "line": {"width": 1, "color": "white"}},
@@ -229,8 +235,8 @@ def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against anno
             shown = True
     if len(models) > 1:
         for m in models:
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"model {m}",
-                                     legendgroup=f"model {m}", hoverinfo="skip",
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"model {model_labels[m]}",
+                                     legendgroup=f"model {model_labels[m]}", hoverinfo="skip",
                                      marker={"color": "#718096", "size": 10, "symbol": symbol[m]}))
     fig.add_hline(y=1.0, line={"color": "#718096", "dash": "dash", "width": 1.5}, layer="below",
                   annotation_text="classical (labels only)", annotation_position="bottom right")
@@ -265,19 +271,20 @@ def projection_figure(table: pd.DataFrame, actual_n: int | None = None, target_w
                         subplot_titles=("a. effective sample size of PPI++",
                                         f"b. width of the {percent(level)} intervals"))
     fig.add_trace(_diagonal(table["n"]), row=1, col=1)
+    labels = chart_labels(table["model"])
     for i, (model, part) in enumerate(table.groupby("model", sort=False)):
-        c, name = color(i), str(model)
+        c, name, full = color(i), str(model), plotly_literal(model)
         part = part.sort_values("n")
         fig.add_trace(go.Scatter(
-            x=part["n"], y=part["ess"], mode="lines", name=name, legendgroup=name, line={"color": c, "width": 2},
-            customdata=part["ess"] / part["n"],
-            hovertemplate=(f"{name}<br>n = %{{x:,}} labels: ESS %{{y:,.0f}} labels "
+            x=part["n"], y=part["ess"], mode="lines", name=labels[name], legendgroup=labels[name],
+            line={"color": c, "width": 2}, customdata=part["ess"] / part["n"],
+            hovertemplate=(f"{full}<br>n = %{{x:,}} labels: ESS %{{y:,.0f}} labels "
                            "(×%{customdata:.2f})<extra></extra>")), row=1, col=1)
         for column, dash, label in (("width_ppi", "solid", "PPI++"), ("width_classical", "dot", "classical")):
             fig.add_trace(go.Scatter(
-                x=part["n"], y=part[column], mode="lines", name=f"{name} {label}", legendgroup=name,
+                x=part["n"], y=part[column], mode="lines", name=f"{labels[name]} {label}", legendgroup=labels[name],
                 showlegend=False, line={"color": c, "width": 2, "dash": dash},
-                hovertemplate=(f"{name} · {label}<br>n = %{{x:,}} labels: width %{{y:.4f}} "
+                hovertemplate=(f"{full} · {label}<br>n = %{{x:,}} labels: width %{{y:.4f}} "
                                "(metric units)<extra></extra>")), row=1, col=2)
     for dash, label in (("solid", "solid: PPI++"), ("dot", "dotted: classical (labels only)")):
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=label, legendgroup=label,

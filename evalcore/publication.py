@@ -1,7 +1,8 @@
 """Static, publication-ready versions of figures (matplotlib through python-ternary), as PNG, SVG or PDF bytes.
 
 Builders return a ``matplotlib.figure.Figure`` made without pyplot (no global state, no display backend);
-:func:`figure_bytes` renders it.
+:func:`figure_bytes` renders it. Names from the data are drawn literally (:func:`evalcore.display.mathtext_literal`:
+matplotlib would typeset ``$...$`` as maths).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pandas as pd
 import ternary
 from matplotlib.figure import Figure
 
+from .display import mathtext_literal
 from .figures import TERNARY_GRAY, color
 
 FORMATS = ("png", "svg", "pdf")
@@ -26,14 +28,14 @@ def ternary_static(map_frame: pd.DataFrame, categories: tuple[str, str, str] | N
     Each grid point is a hexagon coloured by its winner, gray where the top two are within ``z`` standard errors;
     ``w1, w2, w3`` go on the bottom, right and left axes (python-ternary's order of coordinates).
     """
-    cats = tuple(categories or map_frame.attrs.get("categories") or ("w1", "w2", "w3"))
+    cats = tuple(mathtext_literal(c) for c in categories or map_frame.attrs.get("categories") or ("w1", "w2", "w3"))
     fig = Figure(figsize=(7.5, 6.5))
     ax = fig.add_subplot()
     tax = ternary.TernaryAxesSubplot(ax=ax, scale=SCALE)
     step = float(map_frame["w1"].diff().abs().replace(0, float("nan")).min() or 0.01)
     size = max(4.0, 18 * (0.01 / step) ** -2) if step > 0 else 6.0
     clear = map_frame[~map_frame["gray"].astype(bool)]
-    layers = [(clear[clear["winner"] == model], color(i), str(model))  # colours as in figures.ternary_figure
+    layers = [(clear[clear["winner"] == model], color(i), mathtext_literal(model))  # colours as in ternary_figure
               for i, model in enumerate(clear["winner"].value_counts().index)]
     gray = map_frame[map_frame["gray"].astype(bool)]
     if len(gray):
@@ -50,7 +52,7 @@ def ternary_static(map_frame: pd.DataFrame, categories: tuple[str, str, str] | N
     tax.bottom_axis_label(f"{cats[0]} weight", offset=0.04)
     tax.right_axis_label(f"{cats[1]} weight", offset=0.14)
     tax.left_axis_label(f"{cats[2]} weight", offset=0.14)
-    tax.set_title(title)
+    tax.set_title(mathtext_literal(title))
     tax.legend(loc="upper left", bbox_to_anchor=(0.82, 1.0), fontsize=8, frameon=False, markerscale=2)
     tax.clear_matplotlib_ticks()
     ax.axis("off")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .display import plotly_literal
 from .figures import _TEMPLATE, _rgba, _title, color, percent
 
 #: (design, estimator) -> legend label, in drawing order
@@ -61,9 +62,10 @@ def allocation_bars(table: pd.DataFrame, title: str = "Budget per stratum") -> g
     """
     series = [c for c in table.columns if c not in ("stratum", "N_h", "proxy_mean")]
     fig = go.Figure()
-    for i, name in enumerate(series):
+    for i, column in enumerate(series):
+        name = plotly_literal(column)
         fig.add_trace(go.Bar(
-            x=table["stratum"].astype(str), y=table[name], name=name, marker_color=color(i),
+            x=table["stratum"].astype(str), y=table[column], name=name, marker_color=color(i),
             customdata=table[["N_h"]].to_numpy() if "N_h" in table else None,
             hovertemplate=f"{name}<br>stratum %{{x}}: %{{y:,}} labels" +
                           (" of %{customdata[0]:,}" if "N_h" in table else "") + "<extra></extra>"))

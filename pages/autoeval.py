@@ -6,6 +6,7 @@ from evalcore import figures, ppi_figures
 from evalcore.autoeval import METHOD_NAMES
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 from evalcore.figures import percent
 from evalcore.ppi_curves import ALL_MODELS, default_grid
 from evalcore.schema import BATTLES, LOG
@@ -39,7 +40,7 @@ rows = selection.apply(data.frame, sel, kind)
 
 def show_notes(notes) -> None:
     for note in notes:
-        st.info(note, icon=":material/info:")
+        st.info(literal(note), icon=":material/info:")
 
 
 def split_settings(prefix: str, total: int, smallest: int, low: int, high: int) -> tuple[int, int, int, int]:
@@ -74,7 +75,7 @@ if kind == BATTLES:
     try:
         table = ac.bradley_terry((data.key, sel.models), alpha, judge, reference, rows)
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     voted = "judge" in rows and rows["outcome"].notna().all() and rows["judge"].notna().all()
     if voted:
@@ -112,7 +113,7 @@ if kind == BATTLES:
                 grid = tuple(default_grid(total, 12, lo, hi))
                 curves = ac.bt_curves((data.key, sel.models), grid, splits, alpha, seed, judge, reference, rows)
             except EvalDataError as exc:
-                st.error(str(exc))
+                st.error(literal(exc))
                 st.stop()
             failed = curves.groupby("n")["failed"].first()
             show_curves("ae_bt", "bradley-terry ", curves, [m for m in models if m != reference],
@@ -164,7 +165,7 @@ key = (data.key, sel.models, sel.tasks, sel.groups, task, metric, all_annotators
 try:
     mats = ac.matrices(key, metric, all_annotators, weighted, rows)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 st.caption(f"{len(mats.models)} model(s) on {mats.n + mats.N:,} examples: {mats.n:,} human-labeled, "
            f"{mats.N:,} scored by the annotator only. Annotator: {ANNOTATOR_NAMES.get(annotator, annotator)}.")
@@ -184,7 +185,7 @@ if mats.fully_labeled:
             grid = tuple(default_grid(total, 20, lo, hi))
             curves = ac.curves(key, annotator, grid, splits, alpha, seed, mats)
         except EvalDataError as exc:
-            st.error(str(exc))
+            st.error(literal(exc))
             st.stop()
         show_curves("ae", "", curves, mats.models,
                     f"ESS = n · Var(classical) / Var(method): the labels the classical estimate would need for the "
@@ -197,7 +198,7 @@ if mats.fully_labeled:
         try:
             qual = ac.quality_curves(key, n_q, splits, alpha, seed, mats)
         except EvalDataError as exc:
-            st.error(str(exc))
+            st.error(literal(exc))
             st.stop()
         render.chart(ppi_figures.annotator_quality_figure(qual), "ess against annotator quality")
         st.caption(f"Quality: correlation of the annotator with the human labels. ESS/n of PPI++ at n = {n_q:,} "
@@ -214,7 +215,7 @@ with tabs["Estimates"]:
     try:
         table = ac.estimates(key, annotator, alpha, weighted, self_normalize, design, n_strata, boot_seed, mats)
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     show_notes(table.attrs["notes"])
     render.chart(figures.interval_dots(
@@ -245,7 +246,7 @@ with tabs["Projection"]:
     try:
         need = ac.needed(key, annotator, alpha, float(width), mats)
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     st.caption(f"Labels needed for a {percent(level)} interval no wider than {width:.3f}, with the annotator "
                "(PPI++) and without it (classical); empty when even labeling the whole pool does not reach it.")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from evalcore import figures
+from evalcore.display import literal
 from evalcore.schema import LOG
 from pages.common import calibration_cache as cc
 from pages.common import data_source as ds
@@ -71,7 +72,7 @@ render.table(summary, "calibration summary")
 st.subheader("Reliability diagrams")
 st.caption(f"Accuracy against mean confidence per bin; bands are {figures.percent(sel.level)} Wilson intervals; bars count the "
            "examples per bin. Empty bins are listed in the table, not drawn.")
-for tab, model in zip(st.tabs(models, key="cal_model_tab", on_change="rerun"), models):
+for tab, model in zip(st.tabs([literal(m) for m in models], key="cal_model_tab", on_change="rerun"), models):
     if not tab.open:  # only the open tab's diagram is built and sent to the browser
         continue
     with tab:

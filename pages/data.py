@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 from evalcore.mapping import detect_kind, suggest_mapping
 from evalcore.schema import KINDS, ROLES
 from pages.common import data_source as ds
@@ -92,7 +93,7 @@ def mapping_editor(columns: list[str]) -> None:
     if twice:
         column = sorted(twice)[0]
         roles_of = [r for r, c in picks.items() if c == column]
-        st.error(f"Column '{column}' is chosen for the roles {' and '.join(roles_of)}: a column can play one "
+        st.error(f"Column '{literal(column)}' is chosen for the roles {' and '.join(roles_of)}: a column can play one "
                  "role only. Choose another column for one of them.")
         st.stop()
     chosen = {c: r for r, c in picks.items()}
@@ -104,12 +105,12 @@ def mapping_editor(columns: list[str]) -> None:
 
 src = ds.source()
 if src["type"] == "upload":
-    st.subheader(f"Columns of {src['filename']}")
+    st.subheader(f"Columns of {literal(src['filename'])}")
     try:
         table = ds.upload_table(src["digest"], st.session_state[ds.UPLOAD_BYTES], None,
                                 st.session_state.get(ds.KIND))
     except EvalDataError as exc:
-        st.error(f"**{src['filename']}** cannot be read: {exc}")
+        st.error(f"**{literal(src['filename'])}** cannot be read: {literal(exc)}")
         st.stop()
     st.caption(f"{table.n_rows:,} rows, {len(table.columns)} columns. Choose which column plays which role; "
                "suggestions come from the column names.")
@@ -121,11 +122,12 @@ if data is None:
 
 report = data.report
 st.subheader("Validation report")
-st.success(f"{data.label}: a **{report.kind}** table with {report.n_rows:,} rows and {report.n_models} models.")
+st.success(f"{literal(data.label)}: a **{report.kind}** table with {report.n_rows:,} rows and "
+           f"{report.n_models} models.")
 for warning in report.warnings:
-    st.warning(warning, icon=":material/warning:")
+    st.warning(literal(warning), icon=":material/warning:")
 for note in report.notes:
-    st.info(note, icon=":material/info:")
+    st.info(literal(note), icon=":material/info:")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})
 render.table(mapping_rows, "column mapping")
 

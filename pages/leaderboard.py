@@ -5,6 +5,7 @@ import streamlit as st
 
 from evalcore import figures
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 from evalcore.schema import BATTLES, LOG
 from pages.common import data_source as ds
 from pages.common import leaderboard_cache as lc
@@ -61,13 +62,13 @@ source = rows
 try:
     table = lc.board(key, level, n_boot, seed, norm, bounds, source)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 if table.attrs.get("paired"):
     how = "paired bootstrap: the examples of each task resampled jointly for all models, keeping their correlation"
 else:
     note = table.attrs.get("bootstrap_note", "")
-    how = "binomial resampling of each (model, task) count" + (f" ({note})" if note else "")
+    how = "binomial resampling of each (model, task) count" + (f" ({literal(note)})" if note else "")
 st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
            f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}.")
 
@@ -108,7 +109,7 @@ st.subheader("Weighted scores")
 st.caption("S(w) = Σ w_c × (mean accuracy over category c's tasks). The default weights (each category's share of "
            "the tasks) give the plain mean of tasks; weights are rescaled to sum to 1.")
 cols = st.columns(min(len(categories), 4))
-raw_w = {c: cols[i % len(cols)].number_input(c, 0.0, 1.0, float(task_share[c]), 0.05, format="%.3f",
+raw_w = {c: cols[i % len(cols)].number_input(literal(c), 0.0, 1.0, float(task_share[c]), 0.05, format="%.3f",
                                                     key=f"lb_w_{c}")
          for i, c in enumerate(categories)}
 if sum(raw_w.values()) <= 0:
@@ -117,8 +118,8 @@ if sum(raw_w.values()) <= 0:
 weights = tuple((c, v / sum(raw_w.values())) for c, v in raw_w.items())
 scores = lc.weighted(key, weights, level, n_boot, seed, norm, bounds, summary).sort_values("score", ascending=False)
 shown_w = ", ".join(f"{c} {w:.2f}" for c, w in weights)
-st.caption(f"Weights {shown_w}. Intervals: {figures.percent(level)} normal intervals score ± z·SE with the binomial "
-           "standard error, tasks independent.")
+st.caption(f"Weights {literal(shown_w)}. Intervals: {figures.percent(level)} normal intervals score ± z·SE with the "
+           "binomial standard error, tasks independent.")
 render.chart(figures.interval_dots(scores.assign(label=scores["model"], estimate=scores["score"]), "label",
                                    "Weighted score", "score", f"{figures.percent(level)} intervals · {shown_w}"),
              "weighted score")
@@ -144,7 +145,7 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
     try:
         bboard = lc.bayes_board(key, draws, seed, prior, level, summary)
     except (EvalDataError, ValueError) as exc:
-        st.error(f"Cannot fit the Bayesian model: {exc}")
+        st.error(f"Cannot fit the Bayesian model: {literal(exc)}")
         st.stop()
     probs = lc.rank_probabilities(key, draws, seed, prior, weights, summary)
     prior_text = "truncated normal priors (your table)" if prior else "Exponential(1/10000) priors"
@@ -162,7 +163,7 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
 st.subheader("Task-weighting map")
 if len(categories) < 3:
     st.info(f"The weighting map needs three task categories; this data has {len(categories)} "
-            f"({', '.join(categories)}). With fewer there is no trade-off between categories to map.")
+            f"({literal(', '.join(categories))}). With fewer there is no trade-off between categories to map.")
     st.stop()
 SE_LABELS = {"binomial": "binomial", "bootstrap": "bootstrap", "bayes": "Bayesian posterior"}
 t1, t2, t3 = st.columns(3)
@@ -177,7 +178,7 @@ try:
     map_key = (key, tuple(chosen), z, se_source, n_boot, seed, norm, bounds, draws, prior)
     wmap = lc.weighting_map(*map_key, summary)
 except (EvalDataError, ValueError) as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 se_text = {"binomial": "binomial standard errors, tasks and models independent",
            "bootstrap": f"standard errors from the {n_boot:,} bootstrap replicates",

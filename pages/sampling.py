@@ -9,6 +9,7 @@ from evalcore import figures, sampling, sampling_figures
 from evalcore.annotation import read_labels
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 from evalcore.schema import LOG
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -64,11 +65,11 @@ try:
     pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, rows)
     strata = sc.strata(key, basis, n_strata, seed, pool)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 n_pool, labeled = len(pool), int(pool["z"].notna().sum())
 fully_labeled = labeled == n_pool
-st.caption(f"Pool: {n_pool:,} examples of {model} ({task}); {labeled:,} already labeled"
+st.caption(f"Pool: {n_pool:,} examples of {literal(model)} ({literal(task)}); {labeled:,} already labeled"
            f"{' (all: the Monte Carlo check below is available)' if fully_labeled else ''}. Proxy: "
            f"{sc.PROXY_SOURCES[source]}. {len(np.unique(strata))} strata from {sc.STRATA_BASES[basis]}. Seed {seed}.")
 
@@ -87,7 +88,7 @@ st.subheader("Budget allocation")
 try:
     alloc = sc.allocations(skey, n_strata, seed, budget, pool, strata)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 st.caption("Proportional: n_h ∝ N_h. Neyman: n_h ∝ N_h·S_h, with S_h the proxy's plug-in spread "
            "sqrt(p̄_h(1 − p̄_h)) (actual)" + (" or the labels' own spread (ideal)" if fully_labeled else "") +
@@ -118,7 +119,7 @@ design = st.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=
 try:
     chosen, used = sc.sample(skey, n_strata, seed, budget, design, pool, strata)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 picked = pool.iloc[chosen][["example_id", "proxy"]].assign(stratum=used[chosen] + 1)
 st.caption(f"{len(picked):,} examples drawn at random within each stratum (seed {seed}); send this list to the "
@@ -133,7 +134,7 @@ if upload is not None:
     try:
         given = read_labels(ds.read_upload(upload.getvalue()), picked["example_id"])
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     from_file = picked["example_id"].map(given).to_numpy(dtype=float)
     labels = np.where(np.isfinite(from_file), from_file, labels)
@@ -152,7 +153,7 @@ else:
             for e in [sampling.estimate(z, chosen, used, proxy=pool["proxy"].to_numpy(), estimator=name,
                                         alpha=alpha)]])
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     truth = float(np.mean(pool["z"])) if fully_labeled else None
     st.caption(f"{figures.percent(level)} normal intervals from the design-based variance with the finite-population "
@@ -180,7 +181,7 @@ if fully_labeled:
         try:
             mc = sc.monte_carlo(*spec, pool, strata)
         except EvalDataError as exc:
-            st.error(str(exc))
+            st.error(literal(exc))
             st.stop()
         z_crit = norm.ppf(1 - alpha / 2)
         st.caption(f"{reps:,} samples per design and budget, seed {seed}. Bands: ±2 Monte Carlo standard errors of "

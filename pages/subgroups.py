@@ -5,6 +5,7 @@ import streamlit as st
 from evalcore import figures
 from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
+from evalcore.display import literal
 from evalcore.holdout import summarize
 from evalcore.schema import LOG
 from evalcore.subgroups import REGRESSORS, fit_summary
@@ -53,7 +54,7 @@ if auto:
     try:
         rows = sc.grouped(key, tuple(chosen or features), seed, rows)
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
         st.stop()
     key = (*key, "auto", tuple(chosen or features), seed)
 
@@ -63,7 +64,7 @@ st.caption(f"Using {len(labeled):,} labeled rows ({rows['group'].nunique()} subg
 try:
     table = sc.estimates(key, sel.metric, regressor, sel.level, seed, tuple(chosen), rows)
 except EvalDataError as exc:
-    st.error(str(exc))
+    st.error(literal(exc))
     st.stop()
 
 level = figures.percent(sel.level)
@@ -97,8 +98,9 @@ study = st.session_state.get("sg_study")
 truth = None
 if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed):
     truth = study[1].units.query("model == @model").set_index("group")["truth"]
-st.caption(f"{model}: overall {sel.metric} {render.ci(overall['estimate'], overall['ci_low'], overall['ci_high'])} "
-           f"({level} interval; dotted line). {len(one)} subgroups match.")
+st.caption(f"{literal(model)}: overall {sel.metric} "
+           f"{render.ci(overall['estimate'], overall['ci_low'], overall['ci_high'])} ({level} interval; dotted line). "
+           f"{len(one)} subgroups match.")
 if shown.empty:
     st.warning("No subgroup matches the filter.")
 else:
@@ -121,7 +123,7 @@ if st.button("Run the holdout study", icon=":material/science:", key="sg_run"):
     try:
         result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled)
     except EvalDataError as exc:
-        st.error(str(exc))
+        st.error(literal(exc))
     else:
         st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed), result)
         st.rerun()

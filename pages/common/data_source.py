@@ -18,6 +18,7 @@ import streamlit as st
 from evalcore import demo
 from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, suggest_mapping
 from evalcore.data import validate
+from evalcore.display import literal
 from evalcore.reading import read_table
 from evalcore.sandbox import run_bounded
 
@@ -141,7 +142,7 @@ def try_active_data(link: bool = True) -> ActiveData | None:
     try:
         return active_data()
     except EvalDataError as exc:
-        st.error(f"The uploaded data cannot be used yet: {exc}")
+        st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
         if link:
             st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None

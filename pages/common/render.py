@@ -9,6 +9,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from evalcore.display import literal
+from evalcore.export import csv_bytes
+
 CHART_FORMAT = "chart_format"  # "png" or "svg": what each chart's camera button downloads
 FORMATS = {"png": "PNG", "svg": "SVG"}
 
@@ -34,12 +37,14 @@ def chart(fig: go.Figure, name: str) -> None:
 
 
 def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_config) -> None:
-    """Show ``frame`` with a CSV download button underneath."""
+    """Show ``frame`` with a CSV download button underneath (cells neutralized against formula injection).
+
+    ``name`` may hold names from the data: it is shown literally in the button's label."""
     floats = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns
               if pd.api.types.is_float_dtype(frame[c])}
     st.dataframe(frame, hide_index=True, height=height or "auto", column_config={**floats, **column_config})
     st.download_button(
-        f"Download {name} (CSV)", frame.to_csv(index=False).encode("utf-8"), file_name=f"{_slug(name)}.csv",
+        f"Download {literal(name)} (CSV)", csv_bytes(frame), file_name=f"{_slug(name)}.csv",
         mime="text/csv", key=_key("csv", name), icon=":material/download:")
 
 

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore import demo
 from evalcore.data import validate
+from evalcore.display import WORD_JOINER
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -77,8 +78,18 @@ def assert_no_exception(at: AppTest) -> None:
     assert not problems, "the page raised:\n" + "\n".join(problems)
 
 
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def shown(markdown: str) -> str:
+    """The text a browser shows for Markdown whose user strings went through ``evalcore.display.literal``:
+    backslash escapes resolved, word joiners (invisible) dropped."""
+    return _ESCAPE.sub(r"\1", markdown).replace(WORD_JOINER, "")
+
+
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    """What the elements (captions, alerts, ...) show, as text."""
+    return [shown(e.value) for e in elements]
 
 
 def report_counts(at: AppTest) -> tuple[str, int, int]:
@@ -109,7 +120,7 @@ def assert_lazy_reliability_tab(at: AppTest) -> None:
     selective-prediction curves and the breakdown."""
     keys = [c.key for c in charts(at)]
     assert len(keys) == 4, keys
-    first = at.tabs[0].label
+    first = shown(at.tabs[0].label)
     assert sum(k.startswith("chart-reliability-") for k in keys) == 1
     assert any(k.startswith("chart-reliability-") and k.endswith(render_key_hash(f"reliability {first}"))
                for k in keys), (first, keys)
@@ -235,7 +246,7 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
     models = sorted(models_table["model"])
     assert sorted(summary["model"]) == models
     assert ((summary["ece_low"] <= summary["ece"] + 1e-12) & (summary["ece"] >= 0)).all()
-    assert [t.label for t in at.tabs] == list(summary["model"])  # one reliability diagram tab per model
+    assert [shown(t.label) for t in at.tabs] == list(summary["model"])  # one reliability diagram tab per model
     # ECE by model, one reliability diagram per model, selective prediction, ECE breakdown
     assert_lazy_reliability_tab(at)
     assert_tables_downloadable(at)
@@ -520,7 +531,7 @@ def test_selection_persists_across_pages():
     assert sidebar_captions(at)[1] == "4 model(s) · all tasks · all groups · level 90%"
     summary = table_with(at, "model", "ece")
     assert sorted(summary["model"]) == sorted(kept)
-    assert [t.label for t in at.tabs] == kept
+    assert [shown(t.label) for t in at.tabs] == kept
     assert any("90% basic bootstrap" in c for c in texts(at.caption))
 
     goto(at, "models")
@@ -613,7 +624,7 @@ def test_model_names_differing_only_in_case_or_punctuation():
     upload(at, "names.csv", csv_bytes(log))
     assert report_counts(at) == ("log", 24, 3)
     goto(at, "calibration")
-    assert [t.label for t in at.tabs] == ["Model-A", "model a", "model_a"]
+    assert [shown(t.label) for t in at.tabs] == ["Model-A", "model a", "model_a"]
     assert_lazy_reliability_tab(at)
     assert_tables_downloadable(at)
 
@@ -638,7 +649,7 @@ def test_one_column_chosen_for_two_roles_is_refused():
     at.selectbox(key="role_example_id").set_value("system")
     at.run()
     assert not at.exception
-    assert any("'system' is chosen for the roles model and example_id" in e.value for e in at.error)
+    assert any("'system' is chosen for the roles model and example_id" in e for e in texts(at.error))
 
 
 def test_same_bytes_under_a_new_name_update_the_label():
@@ -648,7 +659,7 @@ def test_same_bytes_under_a_new_name_update_the_label():
     at.run()
     at.file_uploader[0].set_value(("second.csv", csv, "text/csv"))
     at.run()
-    assert any("second.csv" in c.value for c in at.sidebar.caption)
+    assert any("second.csv" in c for c in texts(at.sidebar.caption))
 
 
 def test_subgroups_page_on_an_upload_and_its_holdout_study():

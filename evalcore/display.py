@@ -1,0 +1,100 @@
+"""User strings (names of models, tasks, groups, categories, columns and files) made safe to show literally.
+
+Names come from uploaded files: they are data, never markup. Each renderer interprets its own markup, so each gets
+its own escape:
+
+* :func:`literal` for Streamlit's Markdown (captions, alerts, headings, tab and widget labels);
+* :func:`plotly_literal` for any text of a plotly figure (titles, legend names, tick labels, hover text);
+* :func:`chart_labels` for the categories of a chart axis or legend: shortened, unique and escaped;
+* :func:`mathtext_literal` for matplotlib text (its mathtext reads ``$...$``).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Iterable
+
+#: U+2060 WORD JOINER: invisible and zero-width. Streamlit rewrites some patterns of the text that Markdown escapes
+#: cannot reach (emoji shortcodes ``:smile:``, ``:streamlit:``, ``:material_x:`` icons, arrows such as ``->``,
+#: links ``www.x.org`` and ``a@b.org``); a joiner inside each pattern breaks it.
+WORD_JOINER = "\u2060"
+#: Default width of chart labels (characters, ellipsis included).
+LABEL_WIDTH = 40
+ELLIPSIS = "…"
+
+_PUNCTUATION = frozenset(string.punctuation)  # every ASCII punctuation character may be backslash-escaped
+_ARROW_START, _ARROW_END = frozenset("<->~"), frozenset("->=")  # '->', '<-', '--', '>=', '<=', '~=', '<->'
+_LINE_BREAK = re.compile(r"\r\n|\r|\n|\u2028|\u2029")
+#: plotly's markup characters and their entities ('&' first: the others bring their own '&')
+_PLOTLY_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("$", "&#36;"), ("%{", "&#37;{"))
+
+
+def literal(value: object) -> str:
+    """Markdown that Streamlit renders as exactly the text of ``value`` (apart from line breaks, see below).
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark renders ``\\x`` as ``x``), so emphasis,
+    code, links, images, HTML, headings, lists, tables, maths (``$``) and Streamlit's directives (``:red[...]``)
+    cannot start. A word joiner follows each ``:`` and ``@``, precedes the dot of ``www.`` and splits arrows:
+    Streamlit replaces emoji and icon shortcodes and arrows, and GFM links ``http://``, ``www.`` and e-mail
+    addresses, in the parsed text, where the escapes are gone. Line breaks become spaces (a name must not
+    start a new block) and a leading space or tab becomes a character reference (four would start a code block).
+    """
+    text = _LINE_BREAK.sub(" ", str(value))
+    out = []
+    for i, char in enumerate(text):
+        if char == "." and text[max(0, i - 3):i].lower() == "www":  # 'www.' starts a link (GFM autolink literal)
+            out.append(WORD_JOINER)
+        out.append("\\" + char if char in _PUNCTUATION else char)
+        if char in ":@" or (char in _ARROW_START and text[i + 1:i + 2] in _ARROW_END):
+            out.append(WORD_JOINER)
+    if text[:1] in (" ", "\t"):
+        out[0] = f"&#{ord(text[0])};"
+    return "".join(out)
+
+
+def plotly_literal(value: object) -> str:
+    """Text that plotly.js draws as exactly the text of ``value``.
+
+    plotly reads a subset of HTML in every text (``<b>``, ``<i>``, ``<br>``, ``<a href>``, ``<span style>``, ...),
+    decodes entities (``&lt;`` -> ``<``), substitutes ``%{...}`` in hover templates and typesets ``$...$`` as LaTeX
+    when MathJax is present. ``& < > $ %{`` become entities, which plotly decodes back to the characters after
+    parsing tags and templates (``%{`` is the only template syntax; a lone ``%`` stays). Line breaks become
+    spaces (plotly breaks lines only at ``<br>``).
+    """
+    text = _LINE_BREAK.sub(" ", str(value))
+    for char, entity in _PLOTLY_ENTITIES:
+        text = text.replace(char, entity)
+    return text
+
+
+def shorten(value: object, width: int = LABEL_WIDTH) -> str:
+    """``value`` as text of at most ``width`` characters: longer text keeps its start and ends with an ellipsis."""
+    text = _LINE_BREAK.sub(" ", str(value))
+    return text if len(text) <= width else text[:width - 1] + ELLIPSIS
+
+
+def chart_labels(names: Iterable[object], width: int = LABEL_WIDTH) -> dict[str, str]:
+    """Short, unique, plotly-escaped labels for the distinct ``names`` (keyed by ``str(name)``), in first-seen order.
+
+    Each name is cut to ``width`` characters (:func:`shorten`). A label already given to an earlier name gets a
+    counter, ``"... (2)"``, ``"... (3)"``, until it is unique: the chart never merges two names into one category.
+    Put the full name (:func:`plotly_literal`) in the hover text.
+    """
+    labels: dict[str, str] = {}
+    used: set[str] = set()
+    for key in dict.fromkeys(str(n) for n in names):
+        label, counter = shorten(key, width), 1
+        while label in used:
+            counter += 1
+            suffix = f" ({counter})"
+            label = shorten(key, max(1, width - len(suffix))) + suffix
+        used.add(label)
+        labels[key] = plotly_literal(label)
+    return labels
+
+
+def mathtext_literal(value: object) -> str:
+    """Text that matplotlib draws as exactly the text of ``value``: every ``$`` escaped as ``\\$``, so mathtext
+    never starts (matplotlib turns ``\\$`` back into ``$`` in plain text)."""
+    return str(value).replace("$", r"\$")
