@@ -42,8 +42,9 @@ if "confidence" in sources:
     sources.append("calibrated")
 
 rows = selection.apply(data.frame, sel, kind)
+selection.require(sel, rows)
 c1, c2, c3 = st.columns(3)
-model = c1.selectbox("Model", list(sel.models), key="sp_model")
+model = c1.selectbox("Model", [m for m in sel.models if (rows["model"] == m).any()], key="sp_model")
 tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())
 task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) > 1 else "all tasks"
 source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
