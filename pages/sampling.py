@@ -169,10 +169,14 @@ if fully_labeled:
     st.subheader("Monte Carlo check")
     st.caption("The pool is fully labeled, so repeated sampling shows each design's real MSE and interval coverage "
                "(the paper's Figure 1 and Table 1), next to the predictions above. Runs on all cores.")
+    choices = [b for b in (50, 100, 200, 500, 1000, 2000, 5000) if 2 * len(np.unique(strata)) <= b <= n_pool // 2]
+    if not choices:
+        st.info(f"The Monte Carlo check needs a pool of at least 100 examples (budgets of 50 or more labels, at "
+                f"most half the pool); this pool has {n_pool:,}.")
+        st.stop()
     m1, m2 = st.columns(2)
     reps = m1.select_slider("Samples per design and budget", [200, 500, 1000, 2000, 5000], value=1000,
                             key="sp_reps")
-    choices = [b for b in (50, 100, 200, 500, 1000, 2000, 5000) if 2 * len(np.unique(strata)) <= b <= n_pool // 2]
     budgets = m2.multiselect("Budgets", choices, default=[b for b in (100, 500, 1000) if b in choices] or choices[:3],
                              key="sp_mc_budgets")
     if st.button("Run the Monte Carlo check", icon=":material/science:", key="sp_mc_run") and budgets:
