@@ -11,8 +11,10 @@ Known answers (accuracies, differences, numbers of pairs) are counted by hand fr
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,6 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from test_pages import assert_no_exception, charts, csv_bytes, open_app, table_with, texts, upload
 
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"data": "Data", "models": "Models", "calibration": "Calibration", "subgroups": "Subgroups",
          "leaderboard": "Leaderboard", "sampling": "Labeling budget", "autoeval": "AI-assisted evaluation"}
 
@@ -49,11 +52,14 @@ def generated_log(n_models: int, n_examples: int, *, tasks: int = 3, categories:
     return pd.concat(frames, ignore_index=True)
 
 
-#: The README's example log ("Data formats"), also shown on the Data page.
-README_EXAMPLE = pd.DataFrame({
-    "model": ["model-a", "model-a", "model-b", "model-b"], "example_id": ["q1", "q2", "q1", "q2"],
-    "task": ["flowers"] * 4, "category": ["natural"] * 4, "group": ["roses", "tulips", "roses", "tulips"],
-    "correct": [1, 0, 1, None], "confidence": [0.91, 0.62, 0.84, 0.55]})
+def readme_example() -> pd.DataFrame:
+    """The example log of the README's "Data formats" section (the first CSV block), as a user would save it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Data formats", 1)[1].split("```csv\n", 1)[1].split("```", 1)[0]
+    return pd.read_csv(io.StringIO(block))
+
+
+README_EXAMPLE = readme_example()
 
 
 def all_labeled(n_models: int, n_examples: int, value: float) -> pd.DataFrame:
@@ -200,7 +206,6 @@ def test_every_page_on_small_and_odd_data(case):
     run_every_page(loaded(make()), expectations)
 
 
-@pytest.mark.slow
 def test_every_page_on_29_real_models(shared_file):
     """MMLU-Pro: 29 models, 14 categories (one task each), 91 source groups; six questions per category that every
     model answered (2,436 rows). No confidence column: calibration and the label-budget pages explain."""
@@ -273,6 +278,8 @@ def test_empty_selection_is_explained_on_every_page():
 def test_leaderboard_readme_example_compares_its_two_models():
     """The README's example: model-a 1/2 correct, model-b 1/1 (its q2 is unlabeled) on one task."""
     at = loaded(README_EXAMPLE)
+    [formats] = [e for e in at.expander if e.label == "Accepted formats and an example"]
+    pd.testing.assert_frame_equal(formats.dataframe[0].value, README_EXAMPLE)  # the Data page shows the same file
     visit(at, "leaderboard")
     assert not texts(at.error)
     assert not [s for s in at.slider if s.key == "lb_top"]  # two models: nothing to choose
