@@ -299,6 +299,19 @@ def test_leaderboard_readme_example_compares_its_two_models():
     assert any("needs three task categories" in i for i in texts(at.info))  # the page ran to its end
 
 
+def test_leaderboard_of_the_demo_narrowed_to_two_models():
+    """Any selection of exactly two models (here on the default demo) gets the one pairwise difference."""
+    at = open_app()
+    chosen = list(select(at).multiselect(key="w_models").options)[:2]
+    select(at, models=chosen)
+    visit(at, "leaderboard")
+    assert not texts(at.error)
+    assert not [s for s in at.slider if s.key == "lb_top"]
+    [pair] = table_with(at, "model_a", "model_b", "diff").to_dict("records")
+    assert {pair["model_a"], pair["model_b"]} == set(chosen)
+    assert len(charts(at)) == 5  # overall, pairwise differences, rank intervals, weighted score, weighting map
+
+
 def test_leaderboard_summary_with_two_models_and_one_task():
     at = loaded(SUMMARY_2)
     visit(at, "leaderboard")
