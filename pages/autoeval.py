@@ -36,6 +36,7 @@ level = st.select_slider("Interval level", selection.LEVELS, value=0.90, format_
                          help="The paper reports 90% intervals.")
 alpha = 1 - level
 rows = selection.apply(data.frame, sel, kind)
+selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)  # a battle needs both its models selected
 
 
 def show_notes(notes) -> None:

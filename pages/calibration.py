@@ -29,10 +29,8 @@ if data.report.kind != LOG or missing:
     st.stop()
 
 sel = selection.current(data)
-if not sel.models:
-    st.warning("No model is selected: choose models on the Models page.")
-    st.stop()
 rows = selection.apply(frame, sel)
+selection.require(sel, rows)
 usable = rows[rows["correct"].notna() & rows["confidence"].notna()]
 n_unlabeled = int(rows["correct"].isna().sum())
 n_no_conf = int((rows["correct"].notna() & rows["confidence"].isna()).sum())

@@ -27,11 +27,8 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
     st.info("The leaderboard needs per-example 0/1 correctness (`correct`) or a leaderboard summary "
             "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
     st.stop()
-if len(sel.models) < 2:
-    st.warning("Choose at least two models on the Models page to compare them.")
-    st.stop()
-
 rows = selection.apply(data.frame, sel, kind)
+selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
 tasks = [str(t) for t in pd.unique(rows["task"].astype(str))]
 with st.expander("Settings", icon=":material/settings:"):
@@ -82,7 +79,8 @@ render.table(wide.pivot(index="model", columns="name", values="value").reset_ind
 render.table(table, "leaderboard (long, all tasks)")
 
 st.subheader("Pairwise differences")
-top = st.slider("Compare the top k models", 2, min(8, len(overall)), min(3, len(overall)), key="lb_top")
+most = min(8, len(overall))  # a slider needs two distinct ends: with two models there is nothing to choose
+top = st.slider("Compare the top k models", 2, most, min(3, most), key="lb_top") if most > 2 else most
 models = tuple(overall["model"].head(top))
 diffs = lc.differences(key, models, n_boot, seed, source)
 diffs = diffs.assign(label=diffs["model_a"] + " − " + diffs["model_b"], estimate=diffs["diff"])

@@ -40,11 +40,8 @@ changed = selection.update(data, models=models, tasks=tasks, groups=groups,
 if changed != sel:
     st.rerun()  # app.py drew the sidebar's selection summary before this page ran: redraw it
 
-if not sel.models:
-    st.warning("Choose at least one model.")
-    st.stop()
-
 rows = selection.apply(data.frame, sel, kind)
+selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
 st.subheader("Headline numbers")
 if kind == BATTLES:
     st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")

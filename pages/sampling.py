@@ -42,8 +42,9 @@ if "confidence" in sources:
     sources.append("calibrated")
 
 rows = selection.apply(data.frame, sel, kind)
+selection.require(sel, rows)
 c1, c2, c3 = st.columns(3)
-model = c1.selectbox("Model", list(sel.models), key="sp_model")
+model = c1.selectbox("Model", [m for m in sel.models if (rows["model"] == m).any()], key="sp_model")
 tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())
 task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) > 1 else "all tasks"
 source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
@@ -168,10 +169,14 @@ if fully_labeled:
     st.subheader("Monte Carlo check")
     st.caption("The pool is fully labeled, so repeated sampling shows each design's real MSE and interval coverage "
                "(the paper's Figure 1 and Table 1), next to the predictions above. Runs on all cores.")
+    choices = [b for b in (50, 100, 200, 500, 1000, 2000, 5000) if 2 * len(np.unique(strata)) <= b <= n_pool // 2]
+    if not choices:
+        st.info(f"The Monte Carlo check needs a pool of at least 100 examples (budgets of 50 or more labels, at "
+                f"most half the pool); this pool has {n_pool:,}.")
+        st.stop()
     m1, m2 = st.columns(2)
     reps = m1.select_slider("Samples per design and budget", [200, 500, 1000, 2000, 5000], value=1000,
                             key="sp_reps")
-    choices = [b for b in (50, 100, 200, 500, 1000, 2000, 5000) if 2 * len(np.unique(strata)) <= b <= n_pool // 2]
     budgets = m2.multiselect("Budgets", choices, default=[b for b in (100, 500, 1000) if b in choices] or choices[:3],
                              key="sp_mc_budgets")
     if st.button("Run the Monte Carlo check", icon=":material/science:", key="sp_mc_run") and budgets:

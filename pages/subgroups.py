@@ -34,11 +34,8 @@ if data.report.kind != LOG or sel.metric is None:
     st.info("Subgroup estimates need a per-example log with a labeled metric (`correct` or `score`). Load the "
             "synthetic or scikit-learn demo, or map those columns on the Data page.")
     st.stop()
-if not sel.models:
-    st.warning("No model is selected: choose models on the Models page.")
-    st.stop()
-
 rows = selection.apply(data.frame, sel)
+selection.require(sel, rows)
 key = (data.key, sel.models, sel.tasks, sel.groups)
 features = feature_columns(rows)
 

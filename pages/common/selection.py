@@ -92,6 +92,23 @@ def apply(frame: pd.DataFrame, sel: Selection, kind: str = LOG) -> pd.DataFrame:
     return frame[keep]
 
 
+def require(sel: Selection, rows: pd.DataFrame, min_models: int = 1, link: bool = True) -> None:
+    """Stop the page with a warning saying what to choose on the Models page when the selection holds fewer than
+    ``min_models`` (1 or 2) models or no row at all (e.g. chosen tasks and groups without an example in common);
+    ``link`` adds a link to the Models page (off on the Models page itself)."""
+    if len(sel.models) < min_models:
+        st.warning("Choose at least one model on the Models page." if min_models == 1 else
+                   "Choose at least two models on the Models page: this view compares models.")
+    elif rows.empty:
+        st.warning("No row of the data lies in the selection: the chosen models, tasks and groups have no example "
+                   "in common. Widen the selection on the Models page.")
+    else:
+        return
+    if link:
+        st.page_link("pages/models.py", label="Go to the Models page", icon=":material/tune:")
+    st.stop()
+
+
 def describe(sel: Selection) -> str:
     """One line for the sidebar."""
     tasks = "all tasks" if not sel.tasks else f"{len(sel.tasks)} task(s)"
