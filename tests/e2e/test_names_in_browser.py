@@ -88,7 +88,8 @@ def test_hostile_names_render_literally_and_fetch_nothing(page: Page, app_url: s
     page.goto("/")
     wait_idle(page)
     page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
-    expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
+    # the demo's report is on the page before the upload: wait for the upload's own
+    expect(page.locator("[data-testid='stAlertContentSuccess']", has_text="upload ·")).to_be_visible()
     wait_idle(page)
     assert f"Columns of {FILENAME}" in visible(page.locator("h3"))
     assert f"Data: upload · {FILENAME}" in visible(page.locator(SIDEBAR))
