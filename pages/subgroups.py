@@ -3,7 +3,7 @@
 import streamlit as st
 
 from evalcore import figures
-from evalcore.clustering import feature_columns
+from evalcore.features import numeric_columns, screen_features
 from evalcore.data import EvalDataError
 from evalcore.holdout import summarize
 from evalcore.schema import LOG
@@ -39,23 +39,26 @@ if not sel.models:
 
 rows = selection.apply(data.frame, sel)
 key = (data.key, sel.models, sel.tasks, sel.groups)
-features = feature_columns(rows)
+features = numeric_columns(rows)
+screen = screen_features(rows, sel.metric)
 
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3 = st.columns(3)
     regressor = c1.selectbox("Synthetic regression", REGRESSORS, format_func=REGRESSOR_NAMES.get, key="sg_reg")
     seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sg_seed"))
-    chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=features, key="sg_features")
+    chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=screen.features,
+                            key="sg_features", help=screen.note())
     auto = st.checkbox("Form subgroups automatically (k-means on the feature columns, k by silhouette score)",
-                       value=rows["group"].nunique() < 2 and bool(features), key="sg_auto", disabled=not features)
+                       value=rows["group"].nunique() < 2 and bool(screen.features), key="sg_auto",
+                       disabled=not features)
 
 if auto:
     try:
-        rows = sc.grouped(key, tuple(chosen or features), seed, rows)
+        rows = sc.grouped(key, tuple(chosen or screen.features), seed, rows)
     except EvalDataError as exc:
         st.error(str(exc))
         st.stop()
-    key = (*key, "auto", tuple(chosen or features), seed)
+    key = (*key, "auto", tuple(chosen or screen.features), seed)
 
 labeled = rows[rows[sel.metric].notna()]
 st.caption(f"Using {len(labeled):,} labeled rows ({rows['group'].nunique()} subgroups, {len(sel.models)} model(s)); "

@@ -12,10 +12,13 @@ from evalcore.subgroups import empirical_bayes
 from .store import compute_with_progress
 
 
-@st.cache_resource(max_entries=16, show_spinner="Forming subgroups by k-means on the feature columns...")
-def grouped(key: tuple, features: tuple[str, ...], seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows with ``group`` replaced by automatic k-means subgroups."""
-    return _rows.assign(group=auto_groups(_rows, list(features), seed=seed))
+def grouped(key: tuple, features: tuple[str, ...], seed: int, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with ``group`` replaced by automatic k-means subgroups, under a progress bar (the labels are
+    stored by key, as categories)."""
+    job = (lambda progress: auto_groups(rows, list(features), seed=seed, progress=progress).astype("category"))
+    groups = compute_with_progress((key, features, seed), "Forming subgroups by k-means on the feature columns...",
+                                   [("auto_groups", job)])[0]
+    return rows.assign(group=groups.astype(str))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Fitting synthetic regression and empirical Bayes...")
