@@ -11,8 +11,8 @@ when it is
    ``rownum``), or integers that number the rows -- distinct, consecutive values over all rows or within each
    model (``0..n-1``, ``1..n``, any start);
 3. **identifier-like**: integer values (more than two) that are codes rather than quantities -- named like an
-   id, a class or a label (``id``, ``*_id``, ``class``, ``predicted_class``, ``metaclass_id``, ``label``, ``code``, ``key``,
-   ``cls``...) or at least 10 distinct integers starting at 0 or 1 with every value in between used (class ids,
+   id, a class, a label or a prediction (``id``, ``*_id``, ``qid``, ``class``, ``metaclass``, ``label``, ``pred``,
+   ``code``, ``key``, ``category``, ``cluster``, ``type``...) or at least 10 distinct integers starting at 0 or 1 with every value in between used (class ids,
    trial counters); their order means nothing to a regression or a distance;
 4. **label-derived**: named with a metric or label word (``correct``, ``label``, ``target``, ``answer``, ``gold``,
    ``truth``, ``score``, ``accuracy``, ``loss``, ``reward``...), present only on the rows that carry the metric
@@ -51,7 +51,8 @@ MOSTLY_MISSING = 0.5
 
 _INDEX_NAME = re.compile(r"^(unnamed:?\s*\d+|index|idx|level_\d+|row|row_?id|row_?idx|row_?num(ber)?|#)$")
 _ID_WORDS = {"id", "ids", "uid", "uuid", "guid", "key", "code", "codes", "class", "classes", "cls", "label",
-             "labels", "idx", "index", "hash", "seed"}
+             "labels", "idx", "index", "hash", "seed", "pred", "preds", "prediction", "predicted", "category",
+             "cluster", "group", "type", "kind"}
 _LABEL_WORDS = {"correct", "incorrect", "wrong", "label", "labels", "target", "targets", "answer", "answers", "gold",
                 "truth", "groundtruth", "y", "score", "scores", "accuracy", "acc", "em", "f1", "bleu", "rouge",
                 "reward", "loss", "error", "errors", "pass", "passed", "success", "solved", "outcome"}
@@ -128,7 +129,7 @@ def _reason(name: str, values: pd.Series, target: pd.Series | None, models: pd.S
         return "index-like: named like a row index"
     if integer and (_numbers_rows(present) or (models is not None and _numbers_rows_per_model(present, models))):
         return "index-like: consecutive integers numbering the rows"
-    id_word = next((w for w in words if _id_word(w)), None)
+    id_word = next((w for w in reversed(words) if _id_word(w)), None)  # the last: the noun of 'predicted_class'
     if integer and len(distinct) > 2 and id_word:
         return f"identifier-like: integer codes, '{id_word}' in the name"
     if integer and len(distinct) >= CODE_MIN_DISTINCT and distinct[0] in (0, 1) \

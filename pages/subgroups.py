@@ -1,5 +1,6 @@
 """Subgroups page: direct vs synthetic-regression vs empirical Bayes estimates per subgroup, and a holdout study."""
 
+import pandas as pd
 import streamlit as st
 
 from evalcore import figures
@@ -47,10 +48,13 @@ with st.expander("Settings", icon=":material/settings:"):
     regressor = c1.selectbox("Synthetic regression", REGRESSORS, format_func=REGRESSOR_NAMES.get, key="sg_reg")
     seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sg_seed"))
     chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=screen.features,
-                            key="sg_features", help=screen.note())
+                            key="sg_features")
     auto = st.checkbox("Form subgroups automatically (k-means on the feature columns, k by silhouette score)",
                        value=rows["group"].nunique() < 2 and bool(screen.features), key="sg_auto",
                        disabled=not features)
+    if screen.set_aside:
+        st.caption("Numeric columns that are not features by default (choose them above if you want them):")
+        render.table(pd.DataFrame(screen.set_aside, columns=["column", "reason"]), "columns set aside as features")
 
 if auto:
     try:
