@@ -12,8 +12,10 @@ when it is
    model (``0..n-1``, ``1..n``, any start);
 3. **identifier-like**: integer values (more than two) that are codes rather than quantities -- named like an
    id, a class, a label or a prediction (``id``, ``*_id``, ``qid``, ``class``, ``metaclass``, ``label``, ``pred``,
-   ``code``, ``key``, ``category``, ``cluster``, ``type``...) or at least 10 distinct integers starting at 0 or 1 with every value in between used (class ids,
-   trial counters); their order means nothing to a regression or a distance;
+   ``code``, ``key``, ``category``, ``cluster``, ``type``...) or at least 10 distinct integers starting at 0 or 1
+   with every value in between used and none on more than half of the rows (class ids, trial counters; a count
+   piled on one value, such as a number of answer options, stays a feature); their order means nothing to a
+   regression or a distance;
 4. **label-derived**: named with a metric or label word (``correct``, ``label``, ``target``, ``answer``, ``gold``,
    ``truth``, ``score``, ``accuracy``, ``loss``, ``reward``...), present only on the rows that carry the metric
    (recorded with the label), or nearly determining the metric: :math:`|r| > 0.9` with it on the labeled rows
@@ -44,8 +46,11 @@ from .schema import LOG_ROLES
 LEAK_CORRELATION = 0.9
 #: Rows with both the metric and the column needed before the correlation is used.
 LEAK_MIN_ROWS = 10
-#: Distinct integers from which a dense 0/1-based run counts as codes.
+#: Distinct integers from which a dense 0/1-based run counts as codes...
 CODE_MIN_DISTINCT = 10
+#: ... when no value holds more than this share of the rows (a count piled on one value, such as MMLU-Pro's
+#: n_options at 10 on 83% of the questions, is a quantity).
+CODE_MAX_SHARE = 0.5
 #: Fraction of rows without a value above which a column is "mostly missing".
 MOSTLY_MISSING = 0.5
 
@@ -133,7 +138,8 @@ def _reason(name: str, values: pd.Series, target: pd.Series | None, models: pd.S
     if integer and len(distinct) > 2 and id_word:
         return f"identifier-like: integer codes, '{id_word}' in the name"
     if integer and len(distinct) >= CODE_MIN_DISTINCT and distinct[0] in (0, 1) \
-            and len(distinct) == distinct[-1] - distinct[0] + 1:
+            and len(distinct) == distinct[-1] - distinct[0] + 1 \
+            and present.value_counts(normalize=True).iloc[0] <= CODE_MAX_SHARE:
         return f"identifier-like: integer codes {distinct[0]:.0f} to {distinct[-1]:.0f}"
     leak = _label_words(words)
     if leak:

@@ -87,9 +87,11 @@ def unit_features(log: pd.DataFrame, units: pd.DataFrame, metric: str, features:
     r"""Features :math:`X_g` of each unit, aligned with ``units``.
 
     Means over the unit's rows (labeled or not) of ``confidence``, ``proxy`` and the numeric feature columns
-    (``features`` None = :func:`evalcore.features.default_features`; a unit's mean skips missing values); one-hot model and task indicators; and, with ``group_difficulty`` and
-    several models sharing the group, the group's difficulty learned from the other models: the mean of their
-    :math:`Z` on it (leave-this-model-out; NaN when no other model has labels there).
+    (``features`` None = :func:`evalcore.features.default_features`; a unit's mean skips missing values, and a unit
+    with none is filled by the regression: the training mean for the linear fit, XGBoost's own missing-value
+    branches); one-hot model and task indicators; and, with ``group_difficulty`` and several models sharing the
+    group, the group's difficulty learned from the other models: the mean of their :math:`Z` on it
+    (leave-this-model-out; NaN when no other model has labels there).
 
     ``group_difficulty`` is off by default: the other models are scored on the *same sampled examples*, so the
     feature carries the sample's noise, the regression learns it, :math:`\hat A` is underestimated and the robust

@@ -6,21 +6,22 @@ import pytest
 
 from evalcore.data import report_of, validate
 from evalcore.features import default_features, fill_missing, numeric_columns, screen_features
-from evalcore.subgroups import empirical_bayes, unit_features, direct_estimates
+from evalcore.subgroups import direct_estimates, empirical_bayes, unit_features
 
 N = 300
 MODELS = ("m0", "m1", "m2")
 
 
 def generated_raw(seed: int = 0) -> pd.DataFrame:
-    """3 models x 300 examples, 30% unlabeled, with one column of each kind the rules set aside and three genuine
-    features (two floats, one with missing values, and an integer count)."""
+    """3 models x 300 examples, 30% unlabeled, with one column of each kind the rules set aside and four genuine
+    features (two floats, one with missing values, and two integer counts)."""
     rng = np.random.default_rng(seed)
     emb_0, emb_1 = rng.normal(size=N), rng.normal(size=N)
     emb_1[rng.random(N) < 0.1] = np.nan  # genuine, with some missing values
     n_tokens = rng.poisson(200, size=N)
     class_id = rng.integers(0, 10, size=N)
     bucket = rng.permutation(np.arange(N) % 50)  # integer codes 0..49, every one used
+    n_steps = np.where(rng.random(N) < 0.7, 12, rng.integers(1, 12, N))  # 1..12 all used, but mostly 12
     parts = []
     for m, model in enumerate(MODELS):
         correct = (rng.random(N) < 0.3 + 0.2 * m).astype(float)
@@ -36,7 +37,7 @@ def generated_raw(seed: int = 0) -> pd.DataFrame:
             "only_labeled": np.where(np.isnan(correct), np.nan, rng.normal(size=N)),
             "is_big": float(m == 2),                  # a property of the model
             "const": 5.0, "sparse": sparse,
-            "emb_0": emb_0, "emb_1": emb_1, "n_tokens": n_tokens,
+            "emb_0": emb_0, "emb_1": emb_1, "n_tokens": n_tokens, "n_steps": n_steps,
         }))
     raw = pd.concat(parts, ignore_index=True)
     raw.insert(0, "Unnamed: 0", np.arange(len(raw)))  # a pandas index written to the file
@@ -62,8 +63,8 @@ def test_defaults_are_exactly_the_genuine_features_and_every_other_column_has_it
     assert numeric_columns(log) == [c for c in generated_raw().columns if c not in ("model", "example_id",
                                                                                      "correct")]
     screen = screen_features(log)
-    assert screen.features == ("emb_0", "emb_1", "n_tokens")
-    assert default_features(log, "correct") == ["emb_0", "emb_1", "n_tokens"]
+    assert screen.features == ("emb_0", "emb_1", "n_tokens", "n_steps")
+    assert default_features(log, "correct") == ["emb_0", "emb_1", "n_tokens", "n_steps"]
     reasons = dict(screen.set_aside)
     assert set(reasons) == set(EXPECTED_REASONS)
     for column, reason in EXPECTED_REASONS.items():
@@ -134,7 +135,8 @@ def test_subgroup_regression_uses_the_defaults_and_skips_missing_values():
     log = validate(generated_raw()).assign(group=lambda f: "g" + (f["n_tokens"] % 5).astype(int).astype(str))
     units = direct_estimates(log)
     x = unit_features(log, units, "correct", None)
-    assert [c for c in x.columns if c.startswith("mean_")] == ["mean_emb_0", "mean_emb_1", "mean_n_tokens"]
+    assert [c for c in x.columns if c.startswith("mean_")] == ["mean_emb_0", "mean_emb_1", "mean_n_tokens",
+                                                                "mean_n_steps"]
     one = (log["model"] == "m0") & (log["group"] == "g0")
     assert x.loc[(units["model"] == "m0").to_numpy() & (units["group"] == "g0").to_numpy(), "mean_emb_1"].item() \
         == pytest.approx(log.loc[one, "emb_1"].dropna().mean())
@@ -163,3 +165,11 @@ def test_model_vs_human_trials_counters_and_subject_traits_are_set_aside(shared_
     assert {c: r.split(":")[0] for c, r in reasons.items()} == {
         "is_human": "model-level", "session": "constant", "trial": "identifier-like", "rt": "mostly missing"}
     assert default_features(log) == []
+
+
+def test_mmlu_pro_number_of_options_stays_a_feature(shared_file):
+    """n_options runs 1..10 with every value used, but 10 holds most questions: a quantity, not codes."""
+    from evalcore.data import load_eval_log
+
+    log = load_eval_log(shared_file("mmlu_pro_per_question.csv.gz"))
+    assert default_features(log) == ["n_options"]
