@@ -6,7 +6,8 @@ take features (subgroup regression and automatic subgroups, the holdout study, f
 budget) start from :func:`default_features`. A column is set aside by default, with the first reason that applies,
 when it is
 
-1. **empty** (no value) or **constant** (one value): it carries no information;
+1. **empty** (no value) or **constant** (one value): it carries no information; or it has **infinite values**,
+   which no mean or distance can use;
 2. **index-like**: named like a row index (``Unnamed: 0``, ``index``, ``idx``, ``level_0``, ``row``, ``row_id``,
    ``rownum``), or integers that number the rows -- distinct, consecutive values over all rows or within each
    model (``0..n-1``, ``1..n``, any start);
@@ -99,7 +100,9 @@ def screen_features(log: pd.DataFrame, metric: str | None = None) -> FeatureScre
     if metric is None:
         metric = next((m for m in ("correct", "score") if m in log), None)
     target = log[metric] if metric is not None and metric in log else None
-    models = log["model"] if "model" in log and log["model"].nunique() > 1 else None
+    models = pd.factorize(log["model"])[0] if "model" in log else None  # integer codes: fast groupby
+    if models is not None and models.max(initial=0) < 1:
+        models = None  # one model: the per-model rules say nothing
     features, aside = [], []
     for column in numeric_columns(log):
         reason = _reason(column, log[column].astype(float), target, models)
@@ -121,18 +124,22 @@ def _words(name: str) -> list[str]:
     return [w for w in re.split(r"[^a-z]+", spaced.lower()) if w]
 
 
-def _reason(name: str, values: pd.Series, target: pd.Series | None, models: pd.Series | None) -> str | None:
+def _reason(name: str, values: pd.Series, target: pd.Series | None, models: np.ndarray | None) -> str | None:
     present = values.dropna()
     if present.empty:
         return "empty: no row has a value"
-    distinct = np.unique(present.to_numpy())
-    if len(distinct) == 1:
+    v = present.to_numpy()
+    infinite = int(np.isinf(v).sum())
+    if infinite:
+        return f"infinite values on {infinite:,} rows"
+    if v.min() == v.max():
         return "constant: one value"
     words = _words(name)
-    integer = bool(np.all(distinct == np.round(distinct)))
+    integer = bool(np.all(v == np.round(v)))
+    distinct = np.unique(v) if integer else None  # sorted; only integer columns need it
     if _INDEX_NAME.match(name.strip().lower()):
         return "index-like: named like a row index"
-    if integer and (_numbers_rows(present) or (models is not None and _numbers_rows_per_model(present, models))):
+    if integer and (_numbers_rows(present) or (models is not None and _numbers_rows_per_model(values, models))):
         return "index-like: consecutive integers numbering the rows"
     id_word = next((w for w in reversed(words) if _id_word(w)), None)  # the last: the noun of 'predicted_class'
     if integer and len(distinct) > 2 and id_word:
@@ -153,8 +160,10 @@ def _reason(name: str, values: pd.Series, target: pd.Series | None, models: pd.S
             r = _correlation(values[both].to_numpy(), target[both].to_numpy(dtype=float))
             if abs(r) > LEAK_CORRELATION:
                 return f"label-derived: correlation {r:+.2f} with the metric on labeled rows"
-    if models is not None and values.groupby(models.to_numpy()).nunique().max() <= 1:
-        return "model-level: constant within each model"
+    if models is not None:
+        spread = values.groupby(models).agg(["min", "max"])
+        if ((spread["min"] == spread["max"]) | spread["min"].isna()).all():
+            return "model-level: constant within each model"
     missing = 1 - len(present) / len(values)
     if missing > MOSTLY_MISSING:
         return f"mostly missing: {missing:.0%} of rows have no value"
@@ -176,9 +185,10 @@ def _numbers_rows(values: pd.Series) -> bool:
     return len(v) >= 3 and v.max() - v.min() + 1 == len(v) and len(np.unique(v)) == len(v)
 
 
-def _numbers_rows_per_model(values: pd.Series, models: pd.Series) -> bool:
-    """:func:`_numbers_rows` within each model (e.g. a row index written per model before concatenating)."""
-    stats = values.groupby(models.loc[values.index].to_numpy()).agg(["min", "max", "count", "nunique"])
+def _numbers_rows_per_model(values: pd.Series, models: np.ndarray) -> bool:
+    """:func:`_numbers_rows` within each model (e.g. a row index written per model before concatenating);
+    ``values`` aligned with the model codes ``models``; missing values are not counted."""
+    stats = values.groupby(models).agg(["min", "max", "count", "nunique"])
     return bool(((stats["count"] >= 3) & (stats["max"] - stats["min"] + 1 == stats["count"])
                  & (stats["nunique"] == stats["count"])).all())
 

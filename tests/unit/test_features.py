@@ -97,6 +97,7 @@ def test_genuine_float_features_alone_give_no_note():
     ("index", [0.5, 1.5, 2.5, 0.5, 1.5, 2.5], "index-like: named like a row index"),
     ("correct_real", [1, 0, np.nan, 1, 1, 0], "label-derived: 'correct' in the name"),
     ("y_true", [0.1, 0.9, 0.3, 0.4, 0.2, 0.8], "label-derived: 'y' in the name"),
+    ("x", [0.1, np.inf, 0.3, 0.4, -np.inf, 0.8], "infinite values on 2 rows"),
 ])
 def test_name_rules(name, values, reason):
     log = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"], "example_id": ["1", "2", "3"] * 2,
