@@ -67,8 +67,12 @@ def holdout_study(
     seed: int = 0,
     n_jobs: int = -1,
     progress: Callable[[float], None] | None = None,
+    features: list[str] | None = None,
 ) -> HoldoutResult:
-    """Repeated subsample-and-estimate study of DT, SR and EB against the full-data truth (module doc)."""
+    """Repeated subsample-and-estimate study of DT, SR and EB against the full-data truth (module doc).
+
+    ``features``: the feature columns of the synthetic regression, as in
+    :func:`evalcore.subgroups.empirical_bayes` (None = the log's default features)."""
     if design not in ("proportional", 10, 20, 50):
         raise EvalDataError(f"Unknown design {design!r}: choose 'proportional', 10, 20 or 50 examples per group.")
     rows = log[log[metric].notna()]  # the study draws from the labeled examples; their full mean is the truth
@@ -86,8 +90,8 @@ def holdout_study(
             "subgroups are too small for a holdout study, which compares estimates from a small sample with the "
             "full data. It needs subgroups of well over 10 examples (50+ for the proportional design).")
     children = np.random.SeedSequence(seed).spawn(n_repetitions)
-    # the default features of the whole log, as empirical_bayes(log) would use
-    data = _StudyData.build(rows, examples, sizes, metric, regressor, _feature_columns(log, None, metric))
+    # checked (or defaulted) on the whole log, as empirical_bayes(log, features=features) would
+    data = _StudyData.build(rows, examples, sizes, metric, regressor, _feature_columns(log, features, metric))
     jobs = (delayed(_fast_repetition)(data, alpha, child) for child in children)
     runs = []
     for i, run in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):

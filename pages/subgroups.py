@@ -102,7 +102,7 @@ shown = one.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
 overall = mean_table(labeled[labeled["model"] == model], ["model"], sel.metric, sel.alpha).iloc[0]
 study = st.session_state.get("sg_study")
 truth = None
-if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed):
+if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed, tuple(chosen)):
     truth = study[1].units.query("model == @model").set_index("group")["truth"]
 st.caption(f"{model}: overall {sel.metric} {render.ci(overall['estimate'], overall['ci_low'], overall['ci_high'])} "
            f"({level} interval; dotted line). {len(one)} subgroups match.")
@@ -126,11 +126,11 @@ design = h2.selectbox("Sample per subgroup", ["proportional", 10, 20, 50], key="
                       format_func=lambda d: "proportional to size" if d == "proportional" else f"{d} examples")
 if st.button("Run the holdout study", icon=":material/science:", key="sg_run"):
     try:
-        result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled)
+        result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled, tuple(chosen))
     except EvalDataError as exc:
         st.error(str(exc))
     else:
-        st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed), result)
+        st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed, tuple(chosen)), result)
         st.rerun()
 if truth is not None:
     result = study[1]

@@ -30,9 +30,10 @@ def estimates(key: tuple, metric: str, regressor: str, level: float, seed: int, 
 
 
 def holdout(key: tuple, metric: str, regressor: str, level: float, seed: int, reps: int, design,
-            rows: pd.DataFrame) -> HoldoutResult:
+            rows: pd.DataFrame, features: tuple[str, ...]) -> HoldoutResult:
     """The holdout study under a progress bar (cancelled when an input changes), stored by key."""
     job = (lambda progress: holdout_study(rows, metric=metric, regressor=regressor, n_repetitions=reps,
-                                          design=design, alpha=1 - level, seed=seed, progress=progress))
-    return compute_with_progress((key, metric, regressor, level, seed, reps, design),
+                                          design=design, alpha=1 - level, seed=seed, progress=progress,
+                                          features=list(features)))
+    return compute_with_progress((key, metric, regressor, level, seed, reps, design, features),
                                  f"Holdout study: {reps} repetitions...", [("holdout", job)])[0]

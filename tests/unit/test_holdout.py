@@ -91,3 +91,16 @@ def test_fast_repetition_equals_the_reference_repetition(full_log, regressor):
     fast = holdout._fast_repetition(data, 0.05, seed)
     reference = holdout._one_repetition(rows, examples, sizes, "correct", regressor, features, 0.05, seed)
     pd.testing.assert_frame_equal(fast.reset_index(drop=True), reference.reset_index(drop=True))
+
+
+def test_the_study_fits_with_the_chosen_features(full_log):
+    """Linear SR: the study with difficulty_hint (the default feature) differs from the one without any; an
+    unknown column is refused by name."""
+    with_hint = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1)
+    same = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1,
+                         features=["difficulty_hint"])
+    none = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1, features=[])
+    pd.testing.assert_frame_equal(with_hint.summary, same.summary)
+    assert not np.isclose(none.summary["mse"].iloc[1], with_hint.summary["mse"].iloc[1])  # SR row
+    with pytest.raises(EvalDataError, match="Feature columns not found"):
+        holdout_study(full_log, regressor="linear", n_repetitions=1, features=["nope"])
