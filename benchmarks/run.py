@@ -16,6 +16,8 @@ Benchmarks (``--only`` takes these names):
 * ``page-render``: first render of the Data, Models and Calibration pages with the demo in chromium, on a fresh
   server (cold cache) and on a second visit (warm cache);
 * ``eb-1000``: ``evalcore.subgroups.empirical_bayes`` (XGBoost tuned, robust intervals) for 1,000 units;
+* ``auto-groups-demo``: ``evalcore.clustering.auto_groups`` with its defaults on the validated synthetic demo
+  (8,700 examples; one feature, two clusters);
 * ``cva-1000``: ``evalcore.ebci.robust_critical_value`` for 1,000 distinct m2 at kappa = 3 and at kappa = inf, with
   the max abs error against the per-value reference solver ``_cva_direct``;
 * ``holdout-mmlu``: ``evalcore.holdout.holdout_study`` with 200 repetitions on MMLU-Pro (29 LLMs, 91 subgroups; at
@@ -195,6 +197,19 @@ def bench_eb(repeats: int) -> list[Result]:
     return [Result("eb-1000", what, time_calls(partial(empirical_bayes, log), repeats), 5.0)]
 
 
+def bench_auto_groups(repeats: int) -> list[Result]:
+    from evalcore.clustering import auto_groups
+    from evalcore.data import validate
+    from evalcore.demo import synthetic_benchmark
+
+    log = validate(synthetic_benchmark(seed=0).log)
+    groups = auto_groups(log)
+    what = (f"`auto_groups` (default features, k = 2..20 by silhouette on a seeded subsample, then all examples) "
+            f"on the synthetic demo ({log['example_id'].nunique():,} examples, {len(log):,} rows)")
+    return [Result("auto-groups-demo", what, time_calls(partial(auto_groups, log), repeats), 10.0,
+                   note=f"{groups.nunique()} clusters")]
+
+
 def bench_cva(repeats: int) -> list[Result]:
     import numpy as np
 
@@ -371,6 +386,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "server-start": (bench_server_start, True),
         "page-render": (bench_page_render, True),
         "eb-1000": (bench_eb, False),
+        "auto-groups-demo": (bench_auto_groups, False),
         "cva-1000": (bench_cva, False),
         "holdout-mmlu": (bench_holdout_mmlu, False),
         "boot-summary": (bench_boot_summary, False),

@@ -8,20 +8,21 @@ over the models that list it), and every model's row of that example gets the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
+from threadpoolctl import threadpool_limits
 
+from .features import default_features, fill_missing
 from .reading import EvalDataError
-from .schema import LOG_ROLES
 
-SILHOUETTE_SAMPLE = 5000
-
-
-def feature_columns(log: pd.DataFrame) -> list[str]:
-    """The numeric per-example feature columns of a canonical log (everything that is not a role)."""
-    return [c for c in log.columns if c not in LOG_ROLES and pd.api.types.is_numeric_dtype(log[c])]
+#: Examples on which k is chosen (a seeded subsample when there are more).
+SEARCH_SAMPLE = 2000
+#: k-means restarts per k during the search; the final fit starts from the chosen fit's centres.
+SEARCH_N_INIT = 3
 
 
 def auto_groups(
@@ -30,46 +31,63 @@ def auto_groups(
     max_clusters: int = 20,
     min_size: int = 20,
     seed: int = 0,
+    progress: Callable[[float], None] | None = None,
 ) -> pd.Series:
     """Group label ("cluster 01", ...) for every row of ``log``, from k-means on the examples' features.
 
-    k runs over 2..``max_clusters`` (at most the number of examples - 1) and the k with the highest silhouette score
-    (computed on at most 5,000 examples, seeded) wins; clusters with fewer than ``min_size`` examples are then merged
-    into the cluster with the nearest centroid among those large enough. Features are standardised first.
+    ``features`` None uses :func:`evalcore.features.default_features`. Features are standardised; an example's
+    value is its mean over the models that list it (missing values skipped; an example with none gets the
+    feature's mean, :func:`evalcore.features.fill_missing`). k runs over 2..``max_clusters`` (at most the
+    subsample's number of distinct points, and its size - 1) on a seeded subsample of at most ``SEARCH_SAMPLE``
+    examples (k-means with ``SEARCH_N_INIT`` restarts each) and the k with
+    the highest silhouette score on that subsample wins; k-means with that k is then refined on all examples
+    from the subsample's centres, and clusters with fewer than ``min_size`` examples are merged into the cluster
+    with the nearest centroid among those large enough. Identical output for identical ``seed``.
+    ``progress(fraction)`` is called after each k and at the end.
     """
-    columns = feature_columns(log) if features is None else list(features)
+    columns = default_features(log) if features is None else list(features)
     if not columns:
         raise EvalDataError(
-            "Automatic subgroups need numeric per-example feature columns (e.g. embeddings); this data has none. "
-            "Add a 'group' column instead.")
+            "Automatic subgroups need numeric per-example feature columns (e.g. embeddings); this data has none "
+            "by default. Choose feature columns or add a 'group' column instead.")
     per_example = log.groupby("example_id", sort=True)[columns].mean()
-    if per_example.isna().any().any():
-        bad = per_example.columns[per_example.isna().any()].tolist()
-        raise EvalDataError(f"Feature columns {', '.join(bad)} have missing values: fill them or leave them out.")
+    empty = per_example.columns[per_example.isna().all()].tolist()
+    if empty:
+        raise EvalDataError(f"Feature columns {', '.join(empty)} have no values: leave them out.")
     if len(per_example) < 3:
         raise EvalDataError("Automatic subgroups need at least 3 examples.")
-    x = per_example.to_numpy(dtype=float)
+    x = fill_missing(per_example).to_numpy(dtype=float)
     spread = x.std(axis=0)
     x = (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
-    labels, centers = _best_kmeans(x, min(max_clusters, len(x) - 1), seed)
+    # one thread: k-means on a few thousand points is too little work per OpenMP thread, and on a busy 2-core
+    # machine threads waiting for each other made each fit 10-50 times slower (measured)
+    with threadpool_limits(limits=1):
+        labels, centers = _best_kmeans(x, max_clusters, seed, progress or (lambda fraction: None))
     labels = _merge_small(labels, centers, min_size)
     names = pd.Series(labels, index=per_example.index).map(lambda k: f"cluster {k + 1:02d}")
     return log["example_id"].map(names).rename("group")
 
 
-def _best_kmeans(x: np.ndarray, k_max: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _best_kmeans(x: np.ndarray, max_clusters: int, seed: int,
+                 progress: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
+    """k by silhouette on a seeded subsample, then k-means on all of ``x`` from the winner's centres."""
+    rng = np.random.default_rng(seed)
+    sample = x if len(x) <= SEARCH_SAMPLE else x[np.sort(rng.choice(len(x), SEARCH_SAMPLE, replace=False))]
+    distinct = len(np.unique(sample, axis=0))  # more clusters than distinct points cannot be formed
+    ks = range(2, max(2, min(max_clusters, len(sample) - 1, distinct)) + 1)
     best, best_score = None, -np.inf
-    sample = min(SILHOUETTE_SAMPLE, len(x))
-    for k in range(2, max(2, k_max) + 1):
-        fit = KMeans(n_clusters=k, n_init=10, random_state=seed).fit(x)
-        if len(np.unique(fit.labels_)) < 2:
-            continue
-        score = silhouette_score(x, fit.labels_, sample_size=sample, random_state=seed)
-        if score > best_score:
-            best, best_score = fit, score
+    for i, k in enumerate(ks):
+        fit = KMeans(n_clusters=k, n_init=SEARCH_N_INIT, random_state=seed).fit(sample)
+        if len(np.unique(fit.labels_)) >= 2:
+            score = silhouette_score(sample, fit.labels_)
+            if score > best_score:
+                best, best_score = fit, score
+        progress((i + 1) / (len(ks) + 1))
     if best is None:
         raise EvalDataError("The feature columns do not separate the examples into clusters (all identical?).")
-    return best.labels_, best.cluster_centers_
+    final = KMeans(n_clusters=best.n_clusters, init=best.cluster_centers_, n_init=1, random_state=seed).fit(x)
+    progress(1.0)
+    return final.labels_, final.cluster_centers_
 
 
 def _merge_small(labels: np.ndarray, centers: np.ndarray, min_size: int) -> np.ndarray:

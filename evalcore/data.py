@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from .features import screen_features
 from .mapping import check_mapping, detect_kind, suggest_mapping
 from .reading import EvalDataError, ReadLimits, Source, listed, read_table
 from .schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
@@ -538,6 +539,10 @@ def _features(raw: pd.DataFrame, mapping: dict[str, str], frame: pd.DataFrame, n
             ignored.append(column)
     if features:
         notes.append(f"Extra numeric columns kept as features: {', '.join(features)}.")
+        if "model" in frame:  # a log: say which of them the feature views leave out unless chosen
+            set_aside = screen_features(frame).note()
+            if set_aside:
+                notes.append(set_aside)
     if ignored:
         notes.append(f"Text columns not mapped to a role are ignored: {', '.join(ignored)}.")
     return features

@@ -67,8 +67,12 @@ def holdout_study(
     seed: int = 0,
     n_jobs: int = -1,
     progress: Callable[[float], None] | None = None,
+    features: list[str] | None = None,
 ) -> HoldoutResult:
-    """Repeated subsample-and-estimate study of DT, SR and EB against the full-data truth (module doc)."""
+    """Repeated subsample-and-estimate study of DT, SR and EB against the full-data truth (module doc).
+
+    ``features``: the feature columns of the synthetic regression, as in
+    :func:`evalcore.subgroups.empirical_bayes` (None = the log's default features)."""
     if design not in ("proportional", 10, 20, 50):
         raise EvalDataError(f"Unknown design {design!r}: choose 'proportional', 10, 20 or 50 examples per group.")
     rows = log[log[metric].notna()]  # the study draws from the labeled examples; their full mean is the truth
@@ -86,7 +90,8 @@ def holdout_study(
             "subgroups are too small for a holdout study, which compares estimates from a small sample with the "
             "full data. It needs subgroups of well over 10 examples (50+ for the proportional design).")
     children = np.random.SeedSequence(seed).spawn(n_repetitions)
-    data = _StudyData.build(rows, examples, sizes, metric, regressor)
+    # checked (or defaulted) on the whole log, as empirical_bayes(log, features=features) would
+    data = _StudyData.build(rows, examples, sizes, metric, regressor, _feature_columns(log, features, metric))
     jobs = (delayed(_fast_repetition)(data, alpha, child) for child in children)
     runs = []
     for i, run in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
@@ -102,7 +107,7 @@ def _draw(rng: np.random.Generator, pools, counts) -> np.ndarray:
     return np.concatenate([rng.choice(pool, size=count, replace=False) for pool, count in zip(pools, counts)])
 
 
-def _one_repetition(rows, examples, sizes, metric, regressor, alpha, seed_seq) -> pd.DataFrame:
+def _one_repetition(rows, examples, sizes, metric, regressor, features, alpha, seed_seq) -> pd.DataFrame:
     """One repetition in terms of the public API (the reference for :func:`_fast_repetition`, which the study
     runs and which returns the same frame)."""
     rng = np.random.default_rng(seed_seq)
@@ -111,7 +116,8 @@ def _one_repetition(rows, examples, sizes, metric, regressor, alpha, seed_seq) -
     # labels kept on the sample only; confidence and features stay known on every example, as in practice
     sample = rows.assign(**{metric: rows[metric].where(rows["example_id"].isin(chosen))})
     fit_seed = int(rng.integers(2**31 - 1))
-    return empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed)
+    return empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed,
+                           features=features)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,11 +141,11 @@ class _StudyData:
     covariates: tuple
 
     @classmethod
-    def build(cls, rows, examples, sizes, metric, regressor) -> "_StudyData":
+    def build(cls, rows, examples, sizes, metric, regressor, features) -> "_StudyData":
         if regressor not in REGRESSORS:  # checked once here rather than in every repetition
             raise EvalDataError(f"Unknown regressor '{regressor}': choose one of {', '.join(REGRESSORS)}.")
         _require_metric(rows, metric)
-        numeric = [c for c in ("confidence", "proxy") if c in rows] + _feature_columns(rows, None)
+        numeric = [c for c in ("confidence", "proxy") if c in rows] + list(features)
         rows = rows[rows["model"].notna() & rows["group"].notna()]  # as groupby, which leaves such rows out
         row_model, models = pd.factorize(rows["model"], sort=True)
         row_group, groups = pd.factorize(rows["group"], sort=True)

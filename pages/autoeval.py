@@ -4,7 +4,7 @@ import streamlit as st
 
 from evalcore import figures, ppi_figures
 from evalcore.autoeval import METHOD_NAMES
-from evalcore.clustering import feature_columns
+from evalcore.features import numeric_columns
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 from evalcore.figures import percent
@@ -147,7 +147,7 @@ tasks = sorted(rows["task"].astype(str).unique())
 task = c3.selectbox("Task", ["all tasks", *tasks], key="ae_task") if len(tasks) > 1 else "all tasks"
 if task != "all tasks":
     rows = rows[rows["task"] == task]
-extra = feature_columns(rows)
+extra = numeric_columns(rows)
 with st.expander("Settings", icon=":material/settings:"):
     s1, s2 = st.columns(2)
     more = s1.multiselect("More annotators to compare (numeric columns)", extra, key="ae_more",

@@ -7,13 +7,13 @@ from scipy.stats import norm
 
 from evalcore import figures, sampling, sampling_figures
 from evalcore.annotation import read_labels
-from evalcore.clustering import feature_columns
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 from evalcore.schema import LOG
 from pages.common import data_source as ds
 from pages.common import render, selection
 from pages.common import sampling_cache as sc
+from pages.common.subgroups_cache import feature_screen
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
@@ -50,7 +50,8 @@ task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) 
 source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
 with st.expander("Settings", icon=":material/settings:"):
     s0, s1, s2, s3 = st.columns(4)
-    bases = ["proxy"] + (["features"] if feature_columns(rows) else []) + (
+    features = tuple(feature_screen((data.key, sel.models, sel.tasks, sel.groups), "correct", rows).features)
+    bases = ["proxy"] + (["features"] if features else []) + (
         ["groups"] if rows["group"].nunique() > 1 else [])
     basis = s0.selectbox("Strata from", bases, format_func=sc.STRATA_BASES.get, key="sp_basis")
     n_strata = s1.slider("Strata", 2, 20, 10, key="sp_strata", disabled=basis == "groups",
@@ -63,7 +64,7 @@ alpha = 1 - level
 key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
 skey = (*key, basis)  # what depends on the strata
 try:
-    pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, rows)
+    pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, features, rows)
     strata = sc.strata(key, basis, n_strata, seed, pool)
 except EvalDataError as exc:
     st.error(literal(exc))

@@ -1,9 +1,10 @@
 """Subgroups page: direct vs synthetic-regression vs empirical Bayes estimates per subgroup, and a holdout study."""
 
+import pandas as pd
 import streamlit as st
 
 from evalcore import figures
-from evalcore.clustering import feature_columns
+from evalcore.features import numeric_columns
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 from evalcore.holdout import summarize
@@ -37,23 +38,29 @@ if data.report.kind != LOG or sel.metric is None:
 rows = selection.apply(data.frame, sel)
 selection.require(sel, rows)
 key = (data.key, sel.models, sel.tasks, sel.groups)
-features = feature_columns(rows)
+features = numeric_columns(rows)
+screen = sc.feature_screen(key, sel.metric, rows)
 
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3 = st.columns(3)
     regressor = c1.selectbox("Synthetic regression", REGRESSORS, format_func=REGRESSOR_NAMES.get, key="sg_reg")
     seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sg_seed"))
-    chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=features, key="sg_features")
+    chosen = c3.multiselect("Feature columns (means per subgroup)", features, default=screen.features,
+                            key="sg_features")
     auto = st.checkbox("Form subgroups automatically (k-means on the feature columns, k by silhouette score)",
-                       value=rows["group"].nunique() < 2 and bool(features), key="sg_auto", disabled=not features)
+                       value=rows["group"].nunique() < 2 and bool(screen.features), key="sg_auto",
+                       disabled=not features)
+    if screen.set_aside:
+        st.caption("Numeric columns that are not features by default (choose them above if you want them):")
+        render.table(pd.DataFrame(screen.set_aside, columns=["column", "reason"]), "columns set aside as features")
 
 if auto:
     try:
-        rows = sc.grouped(key, tuple(chosen or features), seed, rows)
+        rows = sc.grouped(key, tuple(chosen or screen.features), seed, rows)
     except EvalDataError as exc:
         st.error(literal(exc))
         st.stop()
-    key = (*key, "auto", tuple(chosen or features), seed)
+    key = (*key, "auto", tuple(chosen or screen.features), seed)
 
 labeled = rows[rows[sel.metric].notna()]
 st.caption(f"Using {len(labeled):,} labeled rows ({rows['group'].nunique()} subgroups, {len(sel.models)} model(s)); "
@@ -93,7 +100,7 @@ shown = one.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
 overall = mean_table(labeled[labeled["model"] == model], ["model"], sel.metric, sel.alpha).iloc[0]
 study = st.session_state.get("sg_study")
 truth = None
-if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed):
+if study is not None and study[0] == (key, sel.metric, regressor, sel.level, seed, tuple(chosen)):
     truth = study[1].units.query("model == @model").set_index("group")["truth"]
 st.caption(f"{literal(model)}: overall {sel.metric} "
            f"{render.ci(overall['estimate'], overall['ci_low'], overall['ci_high'])} ({level} interval; dotted line). "
@@ -118,11 +125,11 @@ design = h2.selectbox("Sample per subgroup", ["proportional", 10, 20, 50], key="
                       format_func=lambda d: "proportional to size" if d == "proportional" else f"{d} examples")
 if st.button("Run the holdout study", icon=":material/science:", key="sg_run"):
     try:
-        result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled)
+        result = sc.holdout(key, sel.metric, regressor, sel.level, seed, reps, design, labeled, tuple(chosen))
     except EvalDataError as exc:
         st.error(literal(exc))
     else:
-        st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed), result)
+        st.session_state["sg_study"] = ((key, sel.metric, regressor, sel.level, seed, tuple(chosen)), result)
         st.rerun()
 if truth is not None:
     result = study[1]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from evalcore import sampling
 from evalcore.reading import EvalDataError
-from evalcore.clustering import feature_columns
+from evalcore.features import fill_missing
 from evalcore.proxy import calibrate_crossfit, check_proxy
 
 from .store import cached, compute_with_progress
@@ -25,8 +25,10 @@ DESIGNS = {"srs": "simple random sample", "proportional": "stratified, proportio
 
 
 @cached("Preparing the pool...")
-def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy, group, features.
+def pool(key: tuple, model: str, task: str | None, source: str, seed: int, features: tuple[str, ...],
+         _rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy, group, and the
+    ``features`` columns (the selection's default features, :func:`evalcore.features.default_features`).
 
     ``source="calibrated"`` calibrates the confidence on the rows that already have a label, cross-fitted
     (:func:`evalcore.proxy.calibrate_crossfit`): no example's calibrated value uses its own label.
@@ -44,17 +46,18 @@ def pool(key: tuple, model: str, task: str | None, source: str, seed: int, _rows
     except EvalDataError as exc:
         raise EvalDataError(f"Pool of {model} ({task or 'all tasks'}), proxy '{source}' (positions count this "
                             f"model's examples from 0): {exc}") from exc
-    features = rows[feature_columns(rows)].reset_index(drop=True)
     return pd.concat([pd.DataFrame({"example_id": rows["example_id"].astype(str).to_numpy(), "z": z, "proxy": proxy,
-                                    "group": rows["group"].astype(str).to_numpy()}), features], axis=1)
+                                    "group": rows["group"].astype(str).to_numpy()}),
+                      rows[list(features)].reset_index(drop=True)], axis=1)
 
 
 @cached("Stratifying the pool...")
 def strata(key: tuple, basis: str, n_strata: int, seed: int, _pool: pd.DataFrame) -> np.ndarray:
-    """Stratum labels: exact 1-D k-means on the proxy, k-means on the feature columns, or the existing groups."""
+    """Stratum labels: exact 1-D k-means on the proxy, k-means on the feature columns (missing values filled by
+    :func:`evalcore.features.fill_missing`), or the existing groups."""
     if basis == "features":
         columns = [c for c in _pool.columns if c not in ("example_id", "z", "proxy", "group")]
-        return sampling.feature_strata(_pool[columns].to_numpy(dtype=float), n_strata, seed=seed,
+        return sampling.feature_strata(fill_missing(_pool[columns]).to_numpy(dtype=float), n_strata, seed=seed,
                                        proxy=_pool["proxy"].to_numpy())
     if basis == "groups":
         return sampling.group_strata(_pool["group"].to_numpy())

@@ -63,7 +63,7 @@ def test_only_the_sample_is_labeled_in_each_repetition(full_log, monkeypatch):
     monkeypatch.setattr(holdout, "empirical_bayes", lambda sample, **kw: seen.append(sample) or pd.DataFrame())
     sizes = sample_sizes(full_log.drop_duplicates("example_id").groupby("group").size())
     holdout._one_repetition(full_log, full_log.drop_duplicates("example_id")[["example_id", "group"]], sizes,
-                            "correct", "mean", 0.05, np.random.SeedSequence(0))
+                            "correct", "mean", None, 0.05, np.random.SeedSequence(0))
     sample = seen[0]
     assert len(sample) == len(full_log)  # confidence and features stay known on every example
     labeled = sample[sample["correct"].notna()]
@@ -85,8 +85,22 @@ def test_fast_repetition_equals_the_reference_repetition(full_log, regressor):
     rows = full_log[full_log["correct"].notna()]
     examples = rows.drop_duplicates("example_id")[["example_id", "group"]]
     sizes = sample_sizes(examples.groupby("group").size())
-    data = holdout._StudyData.build(rows, examples, sizes, "correct", regressor)
+    features = holdout._feature_columns(full_log, None, "correct")
+    data = holdout._StudyData.build(rows, examples, sizes, "correct", regressor, features)
     seed = np.random.SeedSequence(11)
     fast = holdout._fast_repetition(data, 0.05, seed)
-    reference = holdout._one_repetition(rows, examples, sizes, "correct", regressor, 0.05, seed)
+    reference = holdout._one_repetition(rows, examples, sizes, "correct", regressor, features, 0.05, seed)
     pd.testing.assert_frame_equal(fast.reset_index(drop=True), reference.reset_index(drop=True))
+
+
+def test_the_study_fits_with_the_chosen_features(full_log):
+    """Linear SR: the study with difficulty_hint (the default feature) differs from the one without any; an
+    unknown column is refused by name."""
+    with_hint = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1)
+    same = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1,
+                         features=["difficulty_hint"])
+    none = holdout_study(full_log, regressor="linear", n_repetitions=3, seed=2, n_jobs=1, features=[])
+    pd.testing.assert_frame_equal(with_hint.summary, same.summary)
+    assert not np.isclose(none.summary["mse"].iloc[1], with_hint.summary["mse"].iloc[1])  # SR row
+    with pytest.raises(EvalDataError, match="Feature columns not found"):
+        holdout_study(full_log, regressor="linear", n_repetitions=1, features=["nope"])
