@@ -55,6 +55,21 @@ def _parquet_3000_columns() -> bytes:
     return buffer.getvalue()
 
 
+def names_log(models: list[str], tasks: dict[str, str], groups: list[str], seed: int) -> pd.DataFrame:
+    """A log of ``models`` x 200 examples over three ``tasks`` (task -> category) and four ``groups``; every 10th
+    example unlabeled for all models: the shape the name-escaping tests upload with hostile names."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, model in enumerate(models):
+        for i in range(200):
+            task = list(tasks)[i % 3]
+            confidence = float(rng.uniform(0.3 + 0.05 * m, 0.95))
+            rows.append({"model": model, "example_id": f"e{i}", "task": task, "category": tasks[task],
+                         "group": groups[(i // 3) % 4], "confidence": round(confidence, 3),
+                         "correct": np.nan if i % 10 == 0 else float(rng.random() < confidence)})
+    return pd.DataFrame(rows)
+
+
 HOSTILE_NAMES = ("model,example_id,task,correct,confidence\n"
                  "**bold** $x^2$ :red[red] ![img](http://127.0.0.1:9/x.png),q1,=HYPERLINK(\"http://x\"),1,0.9\n"
                  "<b>html</b><br><a href='http://127.0.0.1:9/'>link</a>,q1,+1+1,0,0.4\n").encode()

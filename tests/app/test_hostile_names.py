@@ -13,11 +13,10 @@ import csv
 import io
 import json
 
-import numpy as np
-import pandas as pd
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
+from benchmarks.hostile import names_log
 from evalcore.display import WORD_JOINER, literal, plotly_literal
 from evalcore.export import neutralize
 from test_pages import assert_no_exception, csv_bytes, open_app, shown, upload
@@ -32,20 +31,6 @@ PAGES = ["data", "models", "calibration", "subgroups", "leaderboard", "sampling"
 MARKDOWN = ["title", "subheader", "caption", "markdown", "info", "warning", "error", "success"]
 LABELLED = ["tabs", "number_input", "selectbox", "multiselect", "radio", "checkbox", "text_input", "slider",
             "select_slider", "toggle", "button", "download_button", "expander"]
-
-
-def hostile_log() -> pd.DataFrame:
-    """4 models x 3 tasks (one category each) x 4 groups; every 10th example unlabeled for all models."""
-    rng = np.random.default_rng(3)
-    rows = []
-    for m, model in enumerate(MODELS):
-        for i in range(200):
-            task = list(TASKS)[i % 3]
-            confidence = float(rng.uniform(0.3 + 0.05 * m, 0.95))
-            rows.append({"model": model, "example_id": f"e{i}", "task": task, "category": TASKS[task],
-                         "group": GROUPS[(i // 3) % 4], "confidence": round(confidence, 3),
-                         "correct": np.nan if i % 10 == 0 else float(rng.random() < confidence)})
-    return pd.DataFrame(rows)
 
 
 @pytest.fixture
@@ -97,7 +82,7 @@ def figure_strings(at) -> list[str]:
 
 def test_every_page_shows_hostile_names_literally(served):
     at = open_app()
-    upload(at, FILENAME, csv_bytes(hostile_log()))
+    upload(at, FILENAME, csv_bytes(names_log(MODELS, TASKS, GROUPS, seed=3)))
     seen: dict[str, list[tuple[str, str]]] = {}
     for page in PAGES:
         visit(at, page)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud collection error
@@ -16,6 +14,7 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
+from benchmarks.hostile import names_log  # noqa: E402
 from e2e_helpers import PLOTLY, SIDEBAR, expect_charts, goto_page, wait_idle  # noqa: E402
 
 pytestmark = pytest.mark.e2e
@@ -42,16 +41,7 @@ PAGES = [("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5)
 
 
 def write_hostile_log(path: Path) -> None:
-    rng = np.random.default_rng(5)
-    rows = []
-    for m, model in enumerate(MODELS):
-        for i in range(200):
-            task = list(TASKS)[i % 3]
-            confidence = float(rng.uniform(0.3 + 0.05 * m, 0.95))
-            rows.append({"model": model, "example_id": f"e{i}", "task": task, "category": TASKS[task],
-                         "group": GROUPS[(i // 3) % 4], "confidence": round(confidence, 4),
-                         "correct": None if i % 10 == 0 else int(rng.random() < confidence)})
-    frame = pd.DataFrame(rows)
+    frame = names_log(MODELS, TASKS, GROUPS, seed=5)
     frame["correct"] = frame["correct"].astype("Int64")
     frame.to_csv(path, index=False)
 
