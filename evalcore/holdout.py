@@ -8,7 +8,11 @@ The protocol of Fogliato et al. (2024), Section 4.2, on a fully labeled log:
    (``design="proportional"``), or a fixed ``n_g`` per subgroup, dropping subgroups with fewer than
    :math:`4 n_g` examples as in Appendix C.1.1 (``design=10``, ``20``, ``50``);
 2. estimate every (model, group) unit with DT, SR and EB (:func:`evalcore.subgroups.empirical_bayes`);
-3. repeat, and compare with the "truth" :math:`\mu_g`, the unit's mean over all its examples:
+3. repeat, and compare with the "truth" :math:`\mu_g`, the unit's mean over all its labeled examples. That truth
+   is a finite pool of which the sample is a part -- for a small subgroup a large part -- so every method
+   estimates it as such (:func:`evalcore.subgroups.finite_population`: the sampled examples are known, the rest
+   predicted; DT with the finite-population correction). Judged as estimates of the subgroup's population mean,
+   EB would be compared with a truth that shares its sample with DT and look worse than it is;
    :math:`\mathrm{MSE}_g = \frac{1}{R}\sum_r (\hat\mu_g^{(r)} - \mu_g)^2`, averaged over units (paper eq. 1),
    the ratios EB/DT and SR/DT, MSE for small (:math:`\le 15` sampled examples) and large subgroups (Figure 3), and
    the interval coverage and width averaged over units (Figure 4).
@@ -26,9 +30,9 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .reading import EvalDataError
+from .reading import EvalDataError, listed
 from .subgroups import (REGRESSORS, _cross_fit, _feature_columns, _require_metric, _unit_covariates,
-                        _unit_stats, empirical_bayes)
+                        _unit_stats, empirical_bayes, finite_population, unit_variances)
 
 SMALL_SUBGROUP = 15
 METHODS = {"DT": "direct", "SR": "synthetic", "EB": "eb"}
@@ -43,6 +47,7 @@ class HoldoutResult:
     n_repetitions: int
     design: str | int
     seed: int
+    notes: tuple[str, ...] = ()
 
 
 def sample_sizes(group_sizes: pd.Series, design: str | int = "proportional", n_min: int = 10) -> pd.Series:
@@ -78,6 +83,7 @@ def holdout_study(
     rows = log[log[metric].notna()]  # the study draws from the labeled examples; their full mean is the truth
     if rows.empty:
         raise EvalDataError(f"The holdout study needs labeled examples: no row has a '{metric}' label.")
+    rows, notes = _shared_examples(rows, metric)
     truth = rows.groupby(["model", "group"])[metric].agg(["mean", "size"]).rename(
         columns={"mean": "truth", "size": "n_full"})
     examples = rows.drop_duplicates("example_id")[["example_id", "group"]]
@@ -99,7 +105,31 @@ def holdout_study(
         if progress is not None:
             progress((i + 1) / n_repetitions)
     units = _per_unit(pd.concat(runs, ignore_index=True), truth)
-    return HoldoutResult(units, summarize(units), n_repetitions, design, seed)
+    return HoldoutResult(units, summarize(units), n_repetitions, design, seed, tuple(notes))
+
+
+def _shared_examples(rows: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, list[str]]:
+    """The study draws one sample of examples and keeps its labels for every model, so it uses the examples
+    labeled for every model: the rows of those (with a note when others are left out), or a refusal naming the
+    models when fewer than half the labeled examples are shared (models labeled on different examples, e.g. human
+    observers each shown other images, would each keep a fraction of the design's sample)."""
+    n_models = rows["model"].nunique()
+    per_example = rows.groupby("example_id", sort=False)["model"].nunique()
+    shared = per_example.index[per_example == n_models]
+    if len(shared) == len(per_example):
+        return rows, []
+    if len(shared) < 0.5 * len(per_example):
+        per_model = rows.groupby("model")["example_id"].nunique().sort_values()
+        shown = listed(list(zip(per_model.index, per_model.to_numpy())), 4, lambda mc: f"'{mc[0]}' {mc[1]:,}")
+        raise EvalDataError(
+            f"The holdout study draws one sample of examples and keeps its '{metric}' labels for every model, so "
+            f"it needs models labeled on the same examples; here only {len(shared):,} of {len(per_example):,} "
+            f"labeled examples have a label from every model (labeled examples per model: {shown}). Choose models "
+            "labeled on the same examples on the Models page.")
+    left_out = len(per_example) - len(shared)
+    note = (f"{left_out:,} of {len(per_example):,} labeled examples lack some model's '{metric}' label and are left "
+            "out: the study samples the examples labeled for every model.")
+    return rows[rows["example_id"].isin(shared)], [note]
 
 
 def _draw(rng: np.random.Generator, pools, counts) -> np.ndarray:
@@ -116,8 +146,12 @@ def _one_repetition(rows, examples, sizes, metric, regressor, features, alpha, s
     # labels kept on the sample only; confidence and features stay known on every example, as in practice
     sample = rows.assign(**{metric: rows[metric].where(rows["example_id"].isin(chosen))})
     fit_seed = int(rng.integers(2**31 - 1))
-    return empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed,
-                           features=features)
+    table = empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed,
+                            features=features)
+    units = _unit_stats(sample[sample[metric].notna()], metric, alpha)
+    s2 = unit_variances(units.assign(estimate=units["direct"]), metric)
+    pool = rows.groupby(["model", "group"]).size().reindex(pd.MultiIndex.from_frame(table[["model", "group"]]))
+    return finite_population(table, s2, pool.to_numpy(), metric, alpha)
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,6 +173,7 @@ class _StudyData:
     pools: list
     counts: list
     covariates: tuple
+    pool_sizes: np.ndarray  # labeled examples of each (model code, group code): the finite pool of the truth
 
     @classmethod
     def build(cls, rows, examples, sizes, metric, regressor, features) -> "_StudyData":
@@ -157,7 +192,14 @@ class _StudyData:
             row_model=row_model.astype(np.int32), row_group=row_group.astype(np.int32),
             values=rows[metric].to_numpy(dtype=float), models=models, groups=groups, n_examples=len(examples),
             pools=[pos.to_numpy() for _, pos in pools], counts=[int(sizes[g]) for g, _ in pools],
-            covariates=_unit_covariates(rows, numeric))
+            covariates=_unit_covariates(rows, numeric),
+            pool_sizes=_pool_sizes(row_model, row_group, len(models), len(groups)))
+
+
+def _pool_sizes(row_model: np.ndarray, row_group: np.ndarray, n_models: int, n_groups: int) -> np.ndarray:
+    counts = np.zeros((n_models, n_groups))
+    np.add.at(counts, (row_model, row_group), 1)
+    return counts
 
 
 def _fast_repetition(data: _StudyData, alpha: float, seed_seq) -> pd.DataFrame:
@@ -172,9 +214,12 @@ def _fast_repetition(data: _StudyData, alpha: float, seed_seq) -> pd.DataFrame:
     labeled = pd.DataFrame({"model": data.row_model[keep], "group": data.row_group[keep],
                             data.metric: data.values[keep]})
     units = _unit_stats(labeled, data.metric, alpha)
+    pool = data.pool_sizes[units["model"].to_numpy(), units["group"].to_numpy()]
     units["model"] = data.models.take(units["model"].to_numpy())
     units["group"] = data.groups.take(units["group"].to_numpy())
-    return _cross_fit(units, data.covariates, data.metric, data.regressor, alpha, fit_seed)
+    table = _cross_fit(units, data.covariates, data.metric, data.regressor, alpha, fit_seed)
+    s2 = unit_variances(units.assign(estimate=units["direct"]), data.metric)
+    return finite_population(table, s2, pool, data.metric, alpha)
 
 
 def _per_unit(runs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:

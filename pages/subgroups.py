@@ -76,11 +76,15 @@ st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar 
         f"the true subgroup values {level} of the time **on average across subgroups**, not for each subgroup. DT "
         f"intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) cover each subgroup {level} of the "
         "time.", icon=":material/info:")
+used, reason = table.attrs.get("group_difficulty", (False, "off"))
+st.caption(f"Group difficulty learned from the other models (a feature of the synthetic regression): {reason}.")
 
 st.subheader("Fit")
 fit = fit_summary(table)
 st.caption("sr_r2: how much of the spread of the direct estimates the synthetic regression predicts out of fold "
-           "(weighted by n; noise caps it below 1). A: variance of the true subgroup values around the synthetic "
+           "(weighted by n; noise caps it below 1; below 0 when it predicts worse than the model's mean; empty for a "
+           "model with fewer than 3 subgroups or whose subgroups differ no more than their sampling noise, where "
+           "there is nothing to explain). A: variance of the true subgroup values around the synthetic "
            "regression, fitted on each of the two cross-fitting folds (min and max shown); kappa: their kurtosis; "
            "shrinkage: weight on the synthetic estimate, s²/(s² + A).")
 render.table(fit, "empirical Bayes fit")
@@ -118,7 +122,10 @@ render.table(table, "subgroup estimates")
 st.subheader("Holdout study: how much does EB help on this data?")
 st.caption("From the labeled rows: repeatedly keep the labels of a small sample (the same examples for every model; "
            "the paper's design: proportional to subgroup size, the smallest subgroup with 50+ examples gets 10), hide "
-           "the rest, estimate with DT, SR and EB, and compare with the full-data values. Runs on all cores.")
+           "the rest, estimate with DT, SR and EB, and compare with the full-data values. The full-data value is the "
+           "mean over a subgroup's labeled examples, of which the sample is a part, so each method estimates that "
+           "finite pool: the sampled labels count as known, the rest is predicted (DT with the finite-population "
+           "correction). Needs models labeled on the same examples. Runs on all cores.")
 h1, h2 = st.columns(2)
 reps = h1.select_slider("Repetitions", [50, 100, 200, 500, 1000], value=200, key="sg_reps")
 design = h2.selectbox("Sample per subgroup", ["proportional", 10, 20, 50], key="sg_design",
@@ -136,6 +143,8 @@ if truth is not None:
     by_model = summarize(result.units, by_model=True)
     st.caption(f"{result.n_repetitions} repetitions, design {result.design}, seed {result.seed}. MSE ratios below 1 "
                "mean more precise than the direct estimate; coverage is averaged over subgroups.")
+    for note in result.notes:
+        st.info(literal(note), icon=":material/info:")
     render.table(result.summary, "holdout summary")
     render.chart(figures.holdout_mse_chart(by_model), "holdout MSE ratios")
     render.chart(figures.holdout_coverage_width(by_model, sel.level), "holdout coverage and width")

@@ -60,10 +60,19 @@ def test_only_the_sample_is_labeled_in_each_repetition(full_log, monkeypatch):
     from evalcore import holdout
 
     seen = []
-    monkeypatch.setattr(holdout, "empirical_bayes", lambda sample, **kw: seen.append(sample) or pd.DataFrame())
+
+    class Seen(Exception):
+        pass
+
+    def capture(sample, **kw):
+        seen.append(sample)
+        raise Seen
+
+    monkeypatch.setattr(holdout, "empirical_bayes", capture)
     sizes = sample_sizes(full_log.drop_duplicates("example_id").groupby("group").size())
-    holdout._one_repetition(full_log, full_log.drop_duplicates("example_id")[["example_id", "group"]], sizes,
-                            "correct", "mean", None, 0.05, np.random.SeedSequence(0))
+    with pytest.raises(Seen):
+        holdout._one_repetition(full_log, full_log.drop_duplicates("example_id")[["example_id", "group"]], sizes,
+                                "correct", "mean", None, 0.05, np.random.SeedSequence(0))
     sample = seen[0]
     assert len(sample) == len(full_log)  # confidence and features stay known on every example
     labeled = sample[sample["correct"].notna()]
@@ -104,3 +113,68 @@ def test_the_study_fits_with_the_chosen_features(full_log):
     assert not np.isclose(none.summary["mse"].iloc[1], with_hint.summary["mse"].iloc[1])  # SR row
     with pytest.raises(EvalDataError, match="Feature columns not found"):
         holdout_study(full_log, regressor="linear", n_repetitions=1, features=["nope"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the finite pool the study's truth is, and models labeled on different examples
+
+
+def test_finite_population_by_hand():
+    from evalcore.subgroups import finite_population
+
+    # one unit: 4 of a pool of 10 examples labeled, Z = 0.75, s^2 = 0.04; EB (superpopulation) 0.6 with A = 0.01,
+    # so w = A / (A + s^2) = 0.2
+    table = pd.DataFrame({"model": ["m"], "group": ["g"], "n": [4], "direct": [0.75], "direct_low": [0.3],
+                          "direct_high": [0.95], "synthetic": [0.45], "eb": [0.6], "eb_low": [0.3],
+                          "eb_high": [0.9], "shrinkage": [0.8], "A": [0.01], "kappa": [3.0]})
+    s2 = np.array([0.04])
+    out = finite_population(table, s2, np.array([10]), "correct", alpha=0.05).iloc[0]
+    f = 0.4
+    assert out["eb"] == pytest.approx(f * 0.75 + (1 - f) * 0.6)
+    assert out["synthetic"] == pytest.approx(f * 0.75 + (1 - f) * 0.45)
+    tau2 = 0.2**2 * 0.04 + 4 * 0.04 / 6  # w^2 s^2 + sigma^2 / (N - n), sigma^2 = n s^2
+    from evalcore.ebci import robust_critical_value
+
+    cva = robust_critical_value(np.array([0.8**2 * 0.01 / tau2]), 3.0, 0.05)[0]
+    assert out["eb_high"] - out["eb"] == pytest.approx((1 - f) * cva * np.sqrt(tau2))
+    # a fully labeled pool is known exactly; a huge pool gives back the superpopulation estimates
+    exact = finite_population(table, s2, np.array([4]), "correct").iloc[0]
+    assert exact["eb"] == exact["eb_low"] == exact["eb_high"] == exact["direct_low"] == 0.75
+    huge = finite_population(table, s2, np.array([10**9]), "correct").iloc[0]
+    half = robust_critical_value(np.array([0.04 / 0.01]), 3.0, 0.05)[0] * 0.2 * 0.2  # cva(s^2/A) w s
+    assert huge["eb"] == pytest.approx(0.6) and huge["eb_high"] - huge["eb"] == pytest.approx(half, rel=1e-6)
+
+
+@pytest.mark.slow
+def test_demo_holdout_meets_the_promised_coverage_and_eb_never_loses_to_dt():
+    """The synthetic demo's holdout study: EB covered 0.88 where 95% was promised and lost to DT for two models
+    (1.36 and 1.24) while it was judged against a truth sharing the sample of small subgroups with DT."""
+    from evalcore import demo
+    from evalcore.data import validate
+    from evalcore.holdout import summarize
+
+    log = validate(demo.synthetic_benchmark(seed=0).log)
+    result = holdout_study(log, "correct", "xgboost", n_repetitions=30, seed=7, n_jobs=1)
+    eb = result.summary.set_index("method").loc["EB"]
+    assert abs(eb["coverage"] - 0.95) < 0.03
+    by_model = summarize(result.units, by_model=True)
+    ratios = by_model[by_model["method"] == "EB"]["mse_ratio_vs_DT"]
+    assert (ratios < 1).all(), by_model
+
+
+def test_models_labeled_on_different_examples_are_refused_naming_them(full_log):
+    odd = full_log.copy()
+    first = odd["model"].unique()[0]
+    odd.loc[odd["model"] == first, "example_id"] = "other-" + odd.loc[odd["model"] == first, "example_id"]
+    with pytest.raises(EvalDataError, match=f"labeled on the same examples.*'{first}'"):
+        holdout_study(odd, n_repetitions=2)
+
+
+def test_examples_some_model_lacks_are_left_out_with_a_note(full_log):
+    examples = full_log["example_id"].unique()
+    gappy = full_log.copy()
+    first = gappy["model"].unique()[0]
+    gappy.loc[(gappy["model"] == first) & gappy["example_id"].isin(examples[:5]), "correct"] = np.nan
+    result = holdout_study(gappy, regressor="mean", n_repetitions=2)
+    assert result.notes == (f"5 of {len(examples):,} labeled examples lack some model's 'correct' label and are "
+                            "left out: the study samples the examples labeled for every model.",)

@@ -497,10 +497,64 @@ def test_mmlu_pro_subsample_eb_is_closer_to_the_full_data_truth_than_direct(shar
 def test_fit_summary_r2_by_hand():
     from evalcore.subgroups import fit_summary
 
+    direct = np.array([0.2, 0.6, 0.5])
     table = pd.DataFrame({"model": ["m"] * 3, "group": ["a", "b", "c"], "n": [1, 1, 2],
-                          "direct": [0.2, 0.6, 0.5], "synthetic": [0.3, 0.5, 0.5], "shrinkage": [0.5, 0.5, 0.2],
+                          "direct": direct, "direct_low": direct - 0.0196, "direct_high": direct + 0.0196,
+                          "synthetic": [0.3, 0.5, 0.5], "shrinkage": [0.5, 0.5, 0.2],
                           "A": [0.01, 0.02, 0.02], "kappa": [3.0, 5.0, 5.0]})
     row = fit_summary(table).iloc[0]
-    # weighted mean 0.45; residual SS 0.01 + 0.01 + 0 = 0.02; total SS 0.0625 + 0.0225 + 2 * 0.0025 = 0.09
+    # weighted mean 0.45; residual SS 0.01 + 0.01 + 0 = 0.02; total SS 0.0625 + 0.0225 + 2 * 0.0025 = 0.09,
+    # against a noise of (1 + 1 + 2) * 0.01^2 = 0.0004
     assert row["sr_r2"] == pytest.approx(1 - 0.02 / 0.09)
     assert (row["units"], row["A_min"], row["A_max"], row["kappa_max"]) == (3, 0.01, 0.02, 5.0)
+
+
+def test_fit_summary_r2_is_empty_where_it_means_nothing():
+    from evalcore.subgroups import fit_summary
+
+    direct = np.array([0.2, 0.6, 0.5])
+    base = {"model": ["m"] * 3, "group": ["a", "b", "c"], "n": [1, 1, 2], "direct": direct,
+            "synthetic": [0.3, 0.5, 0.5], "shrinkage": 0.5, "A": 0.01, "kappa": 3.0}
+    # spread 0.09 no larger than the noise (1 + 1 + 2) * (0.3 / 1.96)^2 * ... = 0.36: noise over noise
+    noisy = pd.DataFrame({**base, "direct_low": direct - 0.3 * 1.96, "direct_high": direct + 0.3 * 1.96})
+    assert np.isnan(fit_summary(noisy).iloc[0]["sr_r2"])
+    two = pd.DataFrame({**base, "direct_low": direct - 0.01, "direct_high": direct + 0.01}).head(2)
+    assert np.isnan(fit_summary(two).iloc[0]["sr_r2"])  # one or two subgroups: was -inf or wild
+
+
+def _units_log(shared: bool, n_models: int = 3, groups: int = 8, per_group: int = 12, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m in range(n_models):
+        for g in range(groups):
+            for i in range(per_group):
+                example = f"g{g}-e{i}" if shared else f"m{m}-g{g}-e{i}"
+                rows.append({"model": f"m{m}", "example_id": example, "task": "t", "group": f"g{g}",
+                             "correct": float(rng.random() < 0.3 + 0.05 * g)})
+    return pd.DataFrame(rows)
+
+
+def test_group_difficulty_is_used_exactly_when_the_models_examples_are_disjoint():
+    from evalcore.subgroups import empirical_bayes, group_difficulty_default
+
+    used, reason = group_difficulty_default(_units_log(shared=True))
+    assert not used and "share labeled examples" in reason
+    used, reason = group_difficulty_default(_units_log(shared=False))
+    assert used and "disjoint" in reason
+    assert not group_difficulty_default(_units_log(shared=False, n_models=1))[0]
+    table = empirical_bayes(_units_log(shared=False), regressor="linear")
+    assert table.attrs["group_difficulty"][0] is True
+    forced = empirical_bayes(_units_log(shared=False), regressor="linear", group_difficulty=False)
+    assert forced.attrs["group_difficulty"] == (False, "as chosen")
+    assert not np.allclose(table["synthetic"], forced["synthetic"])  # the feature reached the regression
+
+
+def test_eb_estimates_lie_inside_their_intervals():
+    from evalcore.subgroups import empirical_bayes
+
+    log = _units_log(shared=True, groups=12, per_group=6, seed=3)
+    log.loc[log["group"].isin(["g10", "g11"]), "correct"] = 1.0  # all correct: an unclipped fit can pass 1
+    for regressor in ("linear", "xgboost"):
+        table = empirical_bayes(log, regressor=regressor)
+        assert ((table["eb_low"] <= table["eb"]) & (table["eb"] <= table["eb_high"])).all()
+        assert table["eb"].between(0, 1).all()
