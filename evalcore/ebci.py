@@ -439,13 +439,14 @@ def ebci(estimate, se, covariates=None, weights=None, alpha: float = 0.05, kappa
     omega = np.ones_like(y) if weights is None else _column(weights, "weights", index)
     x = _covariates(covariates, index)
 
-    missing = pd.DataFrame({"estimate": y, "se": sigma, "weights": omega, **x}, index=index).isna()
-    notes = [f"{int(missing[c].sum())} rows without {c if c in ('estimate', 'se', 'weights') else f'covariate {c!r}'}"
-             for c in missing.columns if missing[c].any()]
-    keep = ~missing.any(axis=1).to_numpy()
+    missing = {"estimate": np.isnan(y), "se": np.isnan(sigma), "weights": np.isnan(omega),
+               **{f"covariate {c!r}": x[c].isna().to_numpy() for c in x.columns}}
+    keep = ~np.any(list(missing.values()), axis=0)
+    notes = []
     if not keep.all():
-        notes = [f"{int((~keep).sum())} of {len(keep)} rows left out for a missing value ({'; '.join(notes)}): "
-                 f"rows {listed(list(index[~keep]))}."]
+        counts = "; ".join(f"{int(m.sum())} without {what}" for what, m in missing.items() if m.any())
+        notes.append(f"{int((~keep).sum())} of {len(keep)} rows left out for a missing value ({counts}): "
+                     f"{'rows' if (~keep).sum() > 1 else 'row'} {listed(list(index[~keep]))}.")
     index, y, sigma, omega, x = index[keep], y[keep], sigma[keep], omega[keep], x[keep]
     for name, values, ok in (("se", sigma, (sigma > 0) & np.isfinite(sigma)),
                              ("weights", omega, (omega >= 0) & np.isfinite(omega)),

@@ -60,7 +60,7 @@ def test_vignette_rows_left_out_are_counted(vignette, cz):
     """R's na.omit drops the 146 rows without theta25/se25 (stayer25 is missing in 23 of them); we say so."""
     [note] = vignette.notes
     assert note.startswith("146 of 741 rows left out for a missing value")
-    assert "23 rows without covariate 'stayer25'" in note
+    assert "23 without covariate 'stayer25'" in note
     assert set(cz.index) - set(vignette.table.index) == set(cz.index[cz["theta25"].isna()])
 
 
@@ -148,6 +148,8 @@ def test_weighted_regression_is_weighted_least_squares():
     np.testing.assert_allclose(r.delta.to_numpy(), expected, rtol=1e-12)
     assert list(r.delta.index) == ["intercept", "x1"]
     np.testing.assert_allclose(r.table["fit"], design @ expected, rtol=1e-12)
+    named = ebci(y, se, pd.DataFrame({"se": x}), weights=1 / se**2)  # a covariate may carry any name
+    assert list(named.delta.index) == ["intercept", "se"] and named.delta["se"] == pytest.approx(expected[1])
 
 
 def test_mu2_zero_is_reported_not_hidden():
@@ -180,7 +182,7 @@ def test_errors(call, message):
 def test_missing_values_are_left_out_and_counted():
     r = ebci(pd.Series([1.0, np.nan, 3.0, 0.5, 2.0]), [1.0, 1.0, None, 1.0, 1.0])
     assert list(r.table.index) == [0, 3, 4]
-    assert r.notes == ("2 of 5 rows left out for a missing value (1 rows without estimate; 1 rows without se): "
+    assert r.notes == ("2 of 5 rows left out for a missing value (1 without estimate; 1 without se): "
                        "rows 1, 2.",)
 
 
