@@ -3,13 +3,18 @@ R package's commuting-zone data they are the vignette's."""
 
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.display import literal
+from evalcore.display import literal, plotly_literal
 from evalcore.ebci import ebci
-from test_pages import assert_no_exception, charts, goto, open_app, table_with, texts
+from evalcore.export import neutralize
+from test_hostile_names import FILENAME, GROUPS, MODELS, figure_strings, markdown_texts, served  # noqa: F401
+from test_pages import assert_no_exception, charts, csv_bytes, goto, open_app, table_with, texts
 
 
 def summary_view(at):
@@ -94,3 +99,31 @@ def test_bad_summary_names_column_and_rows():
     [error] = texts(at.error)
     assert "Column 'se' (se) must be positive" in error and "rows 2, 3" in error
     assert not charts(at)
+
+
+def test_hostile_names_in_a_summary_are_shown_literally(served):
+    """Model, group and feature names and the file name of a summary are data: escaped in Markdown and figures,
+    neutralised in CSV downloads."""
+    rng = np.random.default_rng(5)
+    feature = "=cat $c$"
+    rows = [{"model": m, "group": g, "estimate": 0.6 + rng.normal(0, 0.1), "se": 0.05 + 0.01 * j, "n": 10 + j,
+             feature: float(j)} for m in MODELS for j, g in enumerate([*GROUPS, "g5", "g6", "g7"])]
+    at = summary_view(open_app())
+    upload_summary(at, FILENAME, csv_bytes(pd.DataFrame(rows)))
+    assert not texts(at.error), texts(at.error)
+    assert at.multiselect(key="sga_features").value == [feature]
+    hostile = [*MODELS, *GROUPS, FILENAME, feature]
+    for kind, text in markdown_texts(at):
+        for name in hostile:
+            assert name not in text.replace(literal(name), ""), f"raw name {name!r} in a {kind}: {text!r}"
+    figure = figure_strings(at)
+    assert any(plotly_literal("# g2") in s for s in figure)
+    for text in figure:
+        for name in hostile:
+            assert name not in text.replace(plotly_literal(name), ""), f"raw {name!r} in the figure: {text!r}"
+    assert any(c.value.startswith(literal(FILENAME)) for c in at.caption)
+    tables = [data for data, mimetype, _ in served if mimetype == "text/csv"]
+    cells = [cell for data in tables for row in csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+             for cell in row]
+    assert "'" + MODELS[0] in cells and "'\t=g4" in cells
+    assert all(neutralize(cell) == cell for cell in cells)
