@@ -70,7 +70,8 @@ def test_generated_summary_with_models_and_synonyms():
         se = rng.uniform(0.02, 0.1, 40)
         frames.append(pd.DataFrame({"System": model, "Subgroup": [f"g{i}" for i in range(40)],
                                     "Accuracy": 0.7 + rng.normal(0, 0.05, 40) + se * rng.standard_normal(40),
-                                    "StdErr": se, "count": rng.integers(5, 500, 40), "difficulty": rng.uniform(0, 1, 40)}))
+                                    "StdErr": se, "count": rng.integers(5, 500, 40),
+                                    "difficulty": rng.uniform(0, 1, 40)}))
     summary = pd.concat(frames, ignore_index=True)
     at = summary_view(open_app())
     upload_summary(at, "summary.csv", summary.to_csv(index=False).encode())

@@ -102,7 +102,8 @@ def test_r_test_suite_values(cz):
     np.testing.assert_allclose(np.round(got, 6), expected, atol=1e-12)
     top40 = big.iloc[:40]
     r = ebci(top40["theta25"], top40["se25"], top40[["stayer25"]], alpha=0.1)
-    np.testing.assert_allclose(np.sqrt([r.mu2, r.mu2_uncorrected]), [0.0247533358, 0.016287771], atol=5e-10)  # as printed
+    np.testing.assert_allclose(np.sqrt([r.mu2, r.mu2_uncorrected]), [0.0247533358, 0.016287771],
+                               atol=5e-10)  # to the printed digits
     np.testing.assert_allclose([r.kappa, r.kappa_uncorrected], [475.964641182, 1719.44225761], rtol=1e-9)
 
 
