@@ -72,8 +72,8 @@ def _numbers(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
 
 @dataclass(frozen=True)
 class AreaSummary:
-    """A checked summary: ``frame`` with columns model, group, estimate, se, n and the features (index: 1-based
-    rows of the file); ``has_model`` / ``has_n`` say whether the file had those columns."""
+    """A checked summary: ``frame`` with columns model ("" without a model column), group, estimate, se, n (only
+    if given; whole numbers, missing allowed) and the features (index: 1-based rows of the file)."""
 
     frame: pd.DataFrame
     features: tuple[str, ...]
@@ -135,15 +135,13 @@ def area_summary(raw: pd.DataFrame, roles: dict[str, str | None] | None = None,
     if (se <= 0).any():
         raise EvalDataError(f"Column '{roles['se']}' (se) must be positive: a standard error of 0 or less in "
                             f"{_row_list(se <= 0)} ({listed(list(se[se <= 0]))}).")
-    if roles["n"] is None:
-        frame["n"] = np.nan
-    else:
+    if roles["n"] is not None:
         n = _numbers(raw, roles["n"], "n")
         bad = n.notna() & ((n < 0) | (n != np.round(n)))
         if bad.any():
             raise EvalDataError(f"Column '{roles['n']}' (n) must be a whole number of examples, 0 or more; see "
                                 f"{_row_list(bad)} ({listed(list(n[bad]))}).")
-        frame["n"] = n
+        frame["n"] = n.astype("Int64")
     for column in features:
         frame[str(column)] = _numbers(raw, column, "feature")
     return AreaSummary(frame, tuple(str(c) for c in features), roles["model"] is not None, roles["n"] is not None)
@@ -165,9 +163,10 @@ def area_estimates(summary: AreaSummary, alpha: float = 0.05, weights: str = "pr
     covariates, PMT correction).
 
     ``weights``: ``"precision"`` (1/se², the R package's vignette) or ``"equal"`` for the regression and the moment
-    estimates. ``table`` columns: model, group, n, estimate, se, direct (= estimate), direct_low/high
-    (estimate ∓ z·se), synthetic (the regression fit), w_eb, eb, eb_low, eb_high, half_length, cva, len_pa,
-    ncov_pa, shrinkage (1 - w_eb, the weight on the fit), row (in the file).
+    estimates. ``table`` columns: model (if the summary has models), group, n (if given), estimate, se, direct
+    (= estimate), direct_low and direct_high (estimate - z·se, estimate + z·se), synthetic (the regression fit),
+    w_eb, eb, eb_low, eb_high, half_length, cva, len_pa, ncov_pa, shrinkage (1 - w_eb, the weight on the fit) and
+    row (in the file). ``kappa``: a kurtosis bound used instead of the estimate (None: estimated).
     """
     if weights not in WEIGHTS:
         raise EvalDataError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}.")
@@ -182,19 +181,18 @@ def area_estimates(summary: AreaSummary, alpha: float = 0.05, weights: str = "pr
         except EvalDataError as exc:
             raise EvalDataError(f"{what}: {exc}") from None
         t = fit.table
+        sizes = {"n": rows.loc[t.index, "n"]} if summary.has_n else {}
         tables.append(pd.DataFrame({
-            "model": model, "group": rows.loc[t.index, "group"], "n": rows.loc[t.index, "n"],
-            "estimate": t["estimate"], "se": t["se"], "direct": t["estimate"],
-            "direct_low": t["estimate"] - z * t["se"], "direct_high": t["estimate"] + z * t["se"],
-            "synthetic": t["fit"], "w_eb": t["w_eb"], "eb": t["eb"], "eb_low": t["ci_low"], "eb_high": t["ci_high"],
-            "half_length": t["half_length"], "cva": t["cva"], "len_pa": t["len_pa"], "ncov_pa": t["ncov_pa"],
-            "shrinkage": 1 - t["w_eb"], "row": t.index}))
+            "model": model, "group": rows.loc[t.index, "group"], **sizes, "estimate": t["estimate"], "se": t["se"],
+            "direct": t["estimate"], "direct_low": t["estimate"] - z * t["se"],
+            "direct_high": t["estimate"] + z * t["se"], "synthetic": t["fit"], "w_eb": t["w_eb"], "eb": t["eb"],
+            "eb_low": t["ci_low"], "eb_high": t["ci_high"], "half_length": t["half_length"], "cva": t["cva"],
+            "len_pa": t["len_pa"], "ncov_pa": t["ncov_pa"], "shrinkage": 1 - t["w_eb"], "row": t.index}))
         fits.append({"model": model, "groups": len(t), "mu2": fit.mu2, "kappa": fit.kappa,
                      "mu2_uncorrected": fit.mu2_uncorrected, "kappa_uncorrected": fit.kappa_uncorrected,
                      **{f"delta_{name}": value for name, value in fit.delta.items()}})
         notes.extend(f"{what}: {note}" for note in fit.notes)
-    table = pd.concat(tables, ignore_index=True)
+    table, fits = pd.concat(tables, ignore_index=True), pd.DataFrame(fits)
     if not summary.has_model:
-        table = table.drop(columns="model")
-    fits = pd.DataFrame(fits) if summary.has_model else pd.DataFrame(fits).drop(columns="model")
+        table, fits = table.drop(columns="model"), fits.drop(columns="model")
     return AreaEstimates(table, fits, tuple(notes))

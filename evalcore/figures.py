@@ -193,14 +193,14 @@ def forest_plot(
     ``overall`` (the model's overall metric) is drawn as a dotted vertical line; ``truth`` (a Series indexed by
     group, e.g. the full-data means of a holdout study) as hollow diamonds at the row centres. The height grows
     by :data:`FOREST_ROW_PX` per row. ``direct_interval`` names the DT intervals (e.g. "normal" for a summary's
-    estimate ± z·se); a missing ``n`` (NaN) leaves the size out of the row's label.
+    estimate ± z·se); a missing ``n`` (no column, or NaN) leaves the size out of the row's label.
     """
     rows = table.reset_index(drop=True)
     pos = np.arange(len(rows), dtype=float)
     names = rows["group"].astype(str)
     short = chart_labels(names)
     groups = names.map(plotly_literal).to_numpy()  # full names, for the hover
-    sizes = [None if pd.isna(n) else int(n) for n in rows["n"]]
+    sizes = [None if pd.isna(n) else int(n) for n in (rows["n"] if "n" in rows else [None] * len(rows))]
     labels = [short[g] if n is None else f"{short[g]} (n={n:,})" for g, n in zip(names, sizes)]
     heads = [g if n is None else f"{g} (n = {n})" for g, n in zip(groups, sizes)]  # hover titles
     fig = go.Figure()

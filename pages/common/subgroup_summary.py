@@ -85,7 +85,8 @@ def show() -> None:
     st.subheader("Fit")
     st.caption("mu2: variance of the true values around the regression; kappa: their kurtosis (both after the "
                "finite-sample correction, PMT); delta: the regression coefficients.")
-    render.table(result.fits, "summary empirical Bayes fit")
+    small = st.column_config.NumberColumn(format="%.4e")  # mu2 is a variance: often below 1e-3
+    render.table(result.fits, "summary empirical Bayes fit", mu2=small, mu2_uncorrected=small)
 
     st.subheader("Forest plot")
     table = result.table

@@ -45,7 +45,7 @@ def test_area_estimates_are_ebci_per_model_in_forest_plot_layout():
         np.testing.assert_allclose(got["eb_high"], expected.table["ci_high"], rtol=1e-14)
         np.testing.assert_allclose(got["synthetic"], expected.table["fit"], rtol=1e-14)
         np.testing.assert_allclose(got["direct_high"], complete["Accuracy"] + z * complete["StdErr"], rtol=1e-14)
-        np.testing.assert_allclose(got["n"], complete["count"])
+        assert list(got["n"]) == list(complete["count"]) and got["n"].dtype == "Int64"
         fit = result.fits.set_index("model").loc[model]
         assert fit["mu2"] == expected.mu2 and fit["kappa"] == expected.kappa
         assert fit["delta_difficulty"] == expected.delta["difficulty"]
@@ -61,6 +61,7 @@ def test_summary_without_model_or_n_draws_a_forest_plot():
     assert not summary.has_model and not summary.has_n
     result = area_estimates(summary)
     assert "model" not in result.table.columns and "model" not in result.fits.columns
+    assert "n" not in result.table.columns
     fig = figures.forest_plot(result.table, 0.95, direct_interval="normal")
     assert list(fig.layout.yaxis.ticktext) == ["g1", "g2", "g3", "g4"]  # no "(n=..)" without sizes
     assert "DT: 95% normal intervals" in fig.layout.title.subtitle.text
