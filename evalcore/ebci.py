@@ -1,10 +1,12 @@
-r"""Critical values of robust empirical Bayes confidence intervals (numpy/scipy only).
+r"""Robust empirical Bayes confidence intervals: critical values and the area-level procedure (numpy/scipy/pandas).
 
 Armstrong, Kolesár & Plagborg-Møller (2022), "Robust Empirical Bayes Confidence Intervals",
 Econometrica 90(6) (arXiv:2004.03448): their critical value :math:`cva_\alpha(m_2, \kappa)`, the maximal
 non-coverage :math:`\rho(m_2, \kappa, \chi)` and its least favourable distributions (the paper's appendix and
-the R package ``ebci``, whose values the tests reproduce). Used by the subgroup EB estimates of the method paper
-(../shared/papers/empirical-bayes-subgroups.txt, Appendix A.2, eqs. 9-10): the interval
+the R package ``ebci``, whose values the tests reproduce), and :func:`ebci`, the package's whole procedure for
+area-level estimates with standard errors (shrinkage toward a weighted regression, moments estimated with
+finite-sample corrections). :func:`robust_critical_value` is also used by the subgroup EB estimates of the method
+paper (../shared/papers/empirical-bayes-subgroups.txt, Appendix A.2, eqs. 9-10): the interval
 :math:`\hat\mu_g \pm cva_\alpha(m_{2g}, \kappa)\, w_g s_g` with :math:`w_g = A/(A + s_g^2)`,
 :math:`m_{2g} = s_g^2/A` has average coverage :math:`1 - \alpha` across subgroups.
 
@@ -79,9 +81,14 @@ distributions pass the LP dual certificate :math:`q \ge r`. Scalars use :func:`_
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import ndtr, ndtri
+
+from .errors import EvalDataError, listed
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 _TAIL = 10.0  # r(t, chi) = 1 - O(Phi(-10)) beyond sqrt(t) = chi + 10, so t0 < (chi + 10)^2
@@ -313,3 +320,194 @@ def robust_critical_value(m2, kappa: float, alpha: float = 0.05) -> np.ndarray |
     if values.ndim == 0:
         return _cva_direct(float(values), kappa, alpha)
     return _cva_fast(values.ravel(), kappa, alpha).reshape(values.shape)
+
+
+FS_CORRECTIONS = ("PMT", "none")
+
+
+@dataclass(frozen=True)
+class EBCIResult:
+    """Output of :func:`ebci` (the R package's list, with the per-row ``df`` as ``table``).
+
+    ``mu2`` and ``kappa`` are the values used (after the finite-sample correction; ``kappa`` is the user's when
+    given), ``mu2_uncorrected`` and ``kappa_uncorrected`` the raw moment estimates
+    :math:`\\tilde\\mu_2` and :math:`\\tilde\\mu_4/\\tilde\\mu_2^2`. ``delta`` holds the regression coefficients
+    indexed ``intercept`` then the covariates' names. ``table`` has one row per complete input row (the input's
+    index kept): ``estimate``, ``se``, ``weight``, ``fit`` (:math:`X_i'\\hat\\delta`), ``w_eb``, ``eb``, ``cva``,
+    ``half_length`` (:math:`cva \\cdot w_{EB} \\cdot \\sigma`), ``ci_low``, ``ci_high``, ``len_pa`` (the parametric
+    half-length) and ``ncov_pa`` (its largest non-coverage). ``notes`` say what was left out and why.
+    """
+
+    mu2: float
+    kappa: float
+    delta: pd.Series
+    table: pd.DataFrame
+    mu2_uncorrected: float
+    kappa_uncorrected: float
+    alpha: float
+    fs_correction: str
+    notes: tuple[str, ...]
+
+
+def _column(values, name: str, index: pd.Index) -> np.ndarray:
+    """``values`` (one per row of ``index``) as floats, missing values as NaN; EvalDataError naming ``name``
+    for a wrong length or a value that is not a number."""
+    series = values.reset_index(drop=True) if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+    if np.ndim(values) != 1 or len(series) != len(index):
+        raise EvalDataError(f"{name} has shape {np.shape(values)}; expected one value per estimate ({len(index)}).")
+    series.index = index
+    numbers = pd.to_numeric(series, errors="coerce")
+    bad = numbers.isna() & series.notna()
+    if bad.any():
+        raise EvalDataError(f"{name} must be numeric; rows {listed(list(index[bad.to_numpy()]))} are not "
+                            f"({listed(list(series[bad]), fmt=repr)}).")
+    return numbers.to_numpy(dtype=float)
+
+
+def _covariates(covariates, index: pd.Index) -> pd.DataFrame:
+    """The covariates as a float frame on ``index``: a DataFrame keeps its column names, an array's columns are
+    named x1, x2, ... (the intercept is not included)."""
+    if covariates is None:
+        return pd.DataFrame(index=index)
+    if not isinstance(covariates, pd.DataFrame):
+        array = np.asarray(covariates)
+        if array.ndim == 1:
+            array = array[:, None]
+        if array.ndim != 2:
+            raise EvalDataError(f"covariates have shape {array.shape}; expected one row per estimate.")
+        covariates = pd.DataFrame(array, columns=[f"x{j + 1}" for j in range(array.shape[1])])
+    if len(covariates) != len(index):
+        raise EvalDataError(f"covariates have {len(covariates)} rows; expected one per estimate ({len(index)}).")
+    return pd.DataFrame({str(c): _column(covariates[c], f"covariate {str(c)!r}", index) for c in covariates.columns},
+                        index=index)
+
+
+def ebci(estimate, se, covariates=None, weights=None, alpha: float = 0.05, kappa: float | None = None,
+         fs_correction: str = "PMT") -> EBCIResult:
+    r"""Robust EBCIs shrinking toward a regression: the R package ``ebci``'s ``ebci()`` (Armstrong, Kolesár &
+    Plagborg-Møller 2022, Econometrica 90(6), 2567-2602; kolesarm/ebci, R/eb.R).
+
+    ``ebci(theta25 ~ stayer25, data=cz, se=se25, weights=1/se25^2, alpha=0.1)`` in R is
+    ``ebci(cz.theta25, cz.se25, cz[["stayer25"]], weights=1/cz.se25**2, alpha=0.1)`` here. Unlike R,
+    ``alpha`` defaults to 0.05 (R: 0.1); the length-optimal shrinkage (R ``wopt``) and the ``"FPLIB"``
+    correction are not offered.
+
+    Model: :math:`Y_i = \theta_i + \sigma_i Z_i` with :math:`Z_i \sim N(0, 1)` and known :math:`\sigma_i`.
+
+    1. Rows with a missing estimate, se, covariate or weight are left out (R's ``na.omit``), each counted in
+       ``notes``; everything below uses the :math:`n` complete rows.
+    2. Weighted least squares with the precision weights :math:`\omega_i` (all 1 if ``weights`` is None):
+       :math:`\hat\delta = \arg\min \sum_i \omega_i (Y_i - X_i'\delta)^2`, :math:`X_i = (1, \text{covariates})`;
+       residuals :math:`\varepsilon_i = Y_i - X_i'\hat\delta`.
+    3. Moments of :math:`\theta_i - X_i'\delta` from unbiased pieces, as :math:`\omega`-weighted means:
+       :math:`\tilde\mu_2 = \bar{(\varepsilon^2 - \sigma^2)}_\omega`,
+       :math:`\tilde\mu_4 = \bar{(\varepsilon^4 - 6\sigma^2\varepsilon^2 + 3\sigma^4)}_\omega`.
+       Finite-sample correction ``"PMT"`` (posterior mean truncation, R's default):
+       :math:`\mu_2 = \max(\tilde\mu_2, T_2)`, :math:`\kappa = \max(\tilde\mu_4/\mu_2^2, 1 + T_4/\mu_2^2)`,
+       :math:`T_2 = 2 \sum\omega_i^2\sigma_i^4 / (\sum\omega_i \sum\omega_i\sigma_i^2)`,
+       :math:`T_4 = 32 \sum\omega_i^2\sigma_i^8 / (\sum\omega_i \sum\omega_i\sigma_i^4)`; ``"none"``:
+       :math:`\mu_2 = \max(\tilde\mu_2, 0)`, :math:`\kappa = \max(\tilde\mu_4/\mu_2^2, 1)`. A given ``kappa``
+       replaces the estimate (:math:`\mu_2` is still estimated).
+    4. Per row: :math:`w_{EB} = \mu_2/(\mu_2 + \sigma_i^2)`, EB estimate
+       :math:`X_i'\hat\delta + w_{EB}\varepsilon_i`, interval
+       :math:`\pm\, cva_\alpha(\sigma_i^2/\mu_2, \kappa)\, w_{EB}\, \sigma_i` (:func:`robust_critical_value`);
+       the parametric (Morris) half-length :math:`z_{1-\alpha/2}\sqrt{w_{EB}}\,\sigma_i` and its largest
+       non-coverage :math:`\rho(\sigma_i^2/\mu_2, \kappa, z_{1-\alpha/2}\sqrt{1 + \sigma_i^2/\mu_2})`.
+
+    The intervals cover :math:`\theta_i` with probability at least :math:`1 - \alpha` **on average across
+    the rows** (as the moments are estimated, approximately, for many rows), not for each row.
+
+    If :math:`\mu_2 = 0` (only possible with ``"none"``), every estimate is the regression fit and the
+    intervals are undefined (NaN), with a note (R warns and returns :math:`Y - X'\hat\delta` there).
+
+    Raises
+    ------
+    EvalDataError
+        lengths that differ, non-numeric values, se not positive and finite, negative or infinite weights,
+        fewer complete rows than coefficients + 1, collinear covariates, a kappa below 1, alpha outside (0, 1),
+        an unknown ``fs_correction``.
+    """
+    if fs_correction not in FS_CORRECTIONS:
+        raise EvalDataError(f"fs_correction must be one of {', '.join(FS_CORRECTIONS)}; got {fs_correction!r}.")
+    if not 0 < alpha < 1:
+        raise EvalDataError(f"alpha must be in (0, 1); got {alpha!r}.")
+    if kappa is not None and not kappa >= 1:
+        raise EvalDataError(f"kappa is a kurtosis, at least 1 (np.inf for no bound); got {kappa!r}.")
+    index = estimate.index if isinstance(estimate, pd.Series) else pd.RangeIndex(np.size(estimate))
+    y = _column(estimate, "estimate", index)
+    sigma = _column(se, "se", index)
+    omega = np.ones_like(y) if weights is None else _column(weights, "weights", index)
+    x = _covariates(covariates, index)
+
+    missing = {"estimate": np.isnan(y), "se": np.isnan(sigma), "weights": np.isnan(omega),
+               **{f"covariate {c!r}": x[c].isna().to_numpy() for c in x.columns}}
+    keep = ~np.any(list(missing.values()), axis=0)
+    notes = []
+    if not keep.all():
+        counts = "; ".join(f"{int(m.sum())} without {what}" for what, m in missing.items() if m.any())
+        notes.append(f"{int((~keep).sum())} of {len(keep)} rows left out for a missing value ({counts}): "
+                     f"{'rows' if (~keep).sum() > 1 else 'row'} {listed(list(index[~keep]))}.")
+    index, y, sigma, omega, x = index[keep], y[keep], sigma[keep], omega[keep], x[keep]
+    for name, values, ok in (("se", sigma, (sigma > 0) & np.isfinite(sigma)),
+                             ("weights", omega, (omega >= 0) & np.isfinite(omega)),
+                             ("estimate", y, np.isfinite(y))):
+        if not ok.all():
+            what = {"se": "positive and finite", "weights": "non-negative and finite", "estimate": "finite"}[name]
+            raise EvalDataError(f"{name} must be {what}; rows {listed(list(index[~ok]))} are not "
+                                f"({listed(list(values[~ok]))}).")
+    for c in x.columns:
+        if not np.isfinite(x[c]).all():
+            raise EvalDataError(f"covariate {c!r} must be finite; rows {listed(list(index[~np.isfinite(x[c])]))} "
+                                "are not.")
+    design = np.column_stack([np.ones(len(y)), x.to_numpy(dtype=float)])
+    if len(y) <= design.shape[1]:
+        raise EvalDataError(f"{len(y)} complete rows cannot fit {design.shape[1]} regression coefficients and "
+                            "the variance around them: more rows are needed (or fewer covariates).")
+    if not omega.any():
+        raise EvalDataError("every weight is 0: nothing to fit.")
+
+    root = np.sqrt(omega)
+    used = omega > 0  # R's lm.wfit leaves zero-weight rows out of the fit (they still get fitted values)
+    if np.linalg.matrix_rank(design[used] * root[used, None]) < design.shape[1]:
+        raise EvalDataError(f"the covariates {listed(list(x.columns))} are collinear (with each other or with the "
+                            "intercept) on the rows with positive weight: leave one out.")
+    delta = np.linalg.lstsq(design * root[:, None], y * root, rcond=None)[0]
+    fit = design @ delta
+    eps = y - fit
+
+    total = omega.sum()
+    mu2_raw = np.sum(omega * (eps**2 - sigma**2)) / total
+    mu4_raw = np.sum(omega * (eps**4 - 6 * sigma**2 * eps**2 + 3 * sigma**4)) / total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa_raw = mu4_raw / mu2_raw**2
+    if fs_correction == "PMT":
+        floor2 = 2 * np.sum(omega**2 * sigma**4) / (total * np.sum(omega * sigma**2))
+        floor4 = 32 * np.sum(omega**2 * sigma**8) / (total * np.sum(omega * sigma**4))
+    else:
+        floor2 = floor4 = 0.0
+    mu2 = max(mu2_raw, floor2)
+    if kappa is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappa = max(mu4_raw / mu2**2, 1 + floor4 / mu2**2) if mu2 > 0 else np.inf
+    kappa = float(kappa)
+
+    z = ndtri(1 - alpha / 2)
+    table = pd.DataFrame({"estimate": y, "se": sigma, "weight": omega, "fit": fit}, index=index)
+    if mu2 > 0:
+        m2 = sigma**2 / mu2
+        w_eb = mu2 / (mu2 + sigma**2)
+        cva = robust_critical_value(m2, kappa, alpha)
+        half = cva * w_eb * sigma
+        len_pa = z * np.sqrt(w_eb) * sigma
+        ncov_pa = _max_noncoverage(m2, kappa, z * np.sqrt(1 + m2))
+    else:
+        notes.append("The variance of the true values around the regression is estimated as 0 (mu2 = 0): every "
+                     "EB estimate is the regression fit and the intervals are undefined (try fs_correction='PMT').")
+        w_eb = np.zeros_like(y)
+        cva = half = len_pa = ncov_pa = np.full_like(y, np.nan)
+    eb = fit + w_eb * eps
+    table = table.assign(w_eb=w_eb, eb=eb, cva=cva, half_length=half, ci_low=eb - half, ci_high=eb + half,
+                         len_pa=len_pa, ncov_pa=ncov_pa)
+    return EBCIResult(mu2=float(mu2), kappa=kappa, delta=pd.Series(delta, index=["intercept", *x.columns]),
+                      table=table, mu2_uncorrected=float(mu2_raw), kappa_uncorrected=float(kappa_raw),
+                      alpha=float(alpha), fs_correction=fs_correction, notes=tuple(notes))

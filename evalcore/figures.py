@@ -181,6 +181,7 @@ def forest_plot(
     overall: float | None = None,
     truth: pd.Series | None = None,
     title: str = "",
+    direct_interval: str = "Wilson/t",
 ) -> go.Figure:
     """Forest plot of one model's subgroups: DT and EB estimates with their intervals, and the SR point.
 
@@ -191,18 +192,20 @@ def forest_plot(
     middle and the SR prediction ``synthetic`` (no interval) slightly below (:data:`FOREST_OFFSETS`).
     ``overall`` (the model's overall metric) is drawn as a dotted vertical line; ``truth`` (a Series indexed by
     group, e.g. the full-data means of a holdout study) as hollow diamonds at the row centres. The height grows
-    by :data:`FOREST_ROW_PX` per row.
+    by :data:`FOREST_ROW_PX` per row. ``direct_interval`` names the DT intervals (e.g. "normal" for a summary's
+    estimate ± z·se); a missing ``n`` (no column, or NaN) leaves the size out of the row's label.
     """
     rows = table.reset_index(drop=True)
     pos = np.arange(len(rows), dtype=float)
     names = rows["group"].astype(str)
     short = chart_labels(names)
     groups = names.map(plotly_literal).to_numpy()  # full names, for the hover
-    sizes = rows["n"].astype(int).to_numpy()
-    labels = [f"{short[g]} (n={n:,})" for g, n in zip(names, sizes)]
+    sizes = [None if pd.isna(n) else int(n) for n in (rows["n"] if "n" in rows else [None] * len(rows))]
+    labels = [short[g] if n is None else f"{short[g]} (n={n:,})" for g, n in zip(names, sizes)]
+    heads = [g if n is None else f"{g} (n = {n})" for g, n in zip(groups, sizes)]  # hover titles
     fig = go.Figure()
     for method, est, low, high, symbol, interval in (
-            ("DT", "direct", "direct_low", "direct_high", "square", "Wilson/t"),
+            ("DT", "direct", "direct_low", "direct_high", "square", direct_interval),
             ("EB", "eb", "eb_low", "eb_high", "circle", "robust EB")):
         c = METHOD_COLORS[method]
         fig.add_trace(go.Scatter(
@@ -210,10 +213,10 @@ def forest_plot(
             marker={"color": c, "size": 7, "symbol": symbol},
             error_x={"type": "data", "symmetric": False, "array": rows[high] - rows[est],
                      "arrayminus": rows[est] - rows[low], "color": c, "thickness": 1.5, "width": 0},
-            customdata=_columns(groups, sizes, rows[low], rows[high]),
-            hovertemplate=(f"%{{customdata[0]}} (n = %{{customdata[1]}})<br>{method} %{{x:.3f}} "
-                           f"({percent(level)} {interval}: %{{customdata[2]:.3f}} to %{{customdata[3]:.3f}})"
-                           "<extra></extra>")))
+            customdata=_columns(heads, rows[low], rows[high]),
+            hovertemplate=(f"%{{customdata[0]}}<br>{method} %{{x:.3f}} "
+                           f"({percent(level)} {plotly_literal(interval)}: %{{customdata[1]:.3f}} to "
+                           "%{customdata[2]:.3f})<extra></extra>")))
     fig.add_trace(go.Scatter(
         x=rows["synthetic"], y=pos + FOREST_OFFSETS["SR"], mode="markers", name=METHOD_NAMES["SR"],
         marker={"color": METHOD_COLORS["SR"], "size": 7, "symbol": "x-thin",
@@ -231,7 +234,7 @@ def forest_plot(
             x=[overall, overall], y=[-0.5, len(rows) - 0.5], mode="lines", name=f"overall {overall:.3f}",
             line={"color": "#718096", "dash": "dot", "width": 1.5},
             hovertemplate=f"model overall {overall:.3f}<extra></extra>"))
-    subtitle = (f"DT: {percent(level)} Wilson/t intervals per subgroup · EB: robust {percent(level)} intervals with "
+    subtitle = (f"DT: {percent(level)} {plotly_literal(direct_interval)} intervals per subgroup · EB: robust {percent(level)} intervals with "
                 "average coverage across subgroups")
     tall = len(rows) > 25
     height = max(320, (190 if tall else 170) + FOREST_ROW_PX * len(rows))

@@ -13,6 +13,7 @@ from evalcore.subgroups import REGRESSORS, fit_summary
 from evalcore.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
+from pages.common import subgroup_summary
 from pages.common import subgroups_cache as sc
 from pages.common.navigation import ensure_app_navigation
 
@@ -26,6 +27,13 @@ st.title("Subgroups")
 st.caption("Precise per-subgroup accuracy when some subgroups have only a handful of examples: empirical Bayes "
            "(EB) borrows strength from a synthetic regression (SR) across subgroups and models, and falls back on "
            "the direct estimate (DT) where a subgroup has enough data.")
+
+# Per-subgroup estimates uploaded here (pages/common/subgroup_summary.py) need no per-example log.
+if st.radio("Estimate from", ["log", "summary"], horizontal=True, key="sg_source",
+            format_func={"log": "the loaded per-example log",
+                         "summary": "per-subgroup estimates (upload group, estimate, se)"}.get) == "summary":
+    subgroup_summary.show()
+    st.stop()
 
 data = ds.try_active_data()
 if data is None:

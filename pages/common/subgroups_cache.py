@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalcore.area_summary import AreaEstimates, AreaSummary, area_estimates
 from evalcore.clustering import auto_groups
+from evalcore.errors import EvalDataError
 from evalcore.features import FeatureScreen, screen_features
 from evalcore.holdout import HoldoutResult, holdout_study
 from evalcore.subgroups import empirical_bayes
 
+from .data_source import read_upload
 from .store import cached, compute_with_progress
 
 
@@ -43,3 +46,20 @@ def holdout(key: tuple, metric: str, regressor: str, level: float, seed: int, re
                                           features=list(features)))
     return compute_with_progress((key, metric, regressor, level, seed, reps, design, features),
                                  f"Holdout study: {reps} repetitions...", [("holdout", job)])[0]
+
+
+@cached("Reading the per-subgroup summary in a separate worker...")
+def summary_table(digest: str, _data: bytes) -> pd.DataFrame | EvalDataError:
+    """An uploaded per-subgroup summary as a raw table (read in a bounded worker), or why it cannot be read; keyed
+    by the digest of the bytes (an unreadable file is not read again on every rerun)."""
+    try:
+        return read_upload(_data)
+    except EvalDataError as exc:
+        return exc
+
+
+@cached("Robust empirical Bayes on the per-subgroup summary...")
+def area_fit(digest: str, roles: tuple[tuple[str, str | None], ...], features: tuple[str, ...], level: float,
+             weights: str, _summary: AreaSummary) -> AreaEstimates:
+    """Robust EB estimates (R package ebci's procedure) per model of a checked summary."""
+    return area_estimates(_summary, alpha=1 - level, weights=weights)

@@ -269,3 +269,24 @@ def test_ai_assisted_bradley_terry_and_ess_curves(page: Page):
     expect(page.locator(PLOTLY).first).to_contain_text("Effective sample size")
     expect(page.locator(ERROR_ALERT)).to_have_count(0)
     screenshot(page, "ai-assisted-ess-curves")
+
+
+def test_subgroups_from_an_uploaded_per_subgroup_summary(page: Page, tmp_path: Path):
+    """The Subgroups page's own uploader takes a summary (group, estimate, se) and draws the forest plot."""
+    rng = np.random.default_rng(11)
+    se = rng.uniform(0.02, 0.1, 30)
+    path = tmp_path / "per_subgroup.csv"
+    pd.DataFrame({"subgroup": [f"topic-{i:02d}" for i in range(30)], "accuracy": 0.7 + rng.normal(0, 0.05, 30),
+                  "std_error": se, "n": rng.integers(10, 400, 30)}).to_csv(path, index=False)
+    open_app(page)
+    goto_page(page, "Subgroups")
+    page.get_by_text("per-subgroup estimates (upload group, estimate, se)").click()
+    wait_idle(page)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
+    wait_idle(page)
+    expect(page.get_by_text(f"{path.name}: 30 rows, 4 columns.")).to_be_visible()
+    expect(page.get_by_text("on average across subgroups")).to_be_visible()
+    expect_charts(page, 1)
+    expect(page.locator(PLOTLY).first).to_contain_text("topic-00 (n=")
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    screenshot(page, "subgroups-summary")
