@@ -100,12 +100,12 @@ def test_default_prediction_is_honest_on_fully_labeled_pools(shared_file):
     frame = pd.read_csv(shared_file("imagenet_x_predictions.csv.gz"),
                         usecols=["model", "correct", "predicted_probability"])
     pools = [("ImageNet-X", m, *_subsample(part["predicted_probability"].to_numpy(float),
-                                           part["correct"].to_numpy(float), 8000, i))
+                                           part["correct"].to_numpy(float), 5000, i))
              for i, (m, part) in enumerate(frame.groupby("model"))]
     demo = sklearn_models(seed=0)
     pools += [("sklearn demo", m, part["confidence"].to_numpy(float), part["correct"].to_numpy(float))
               for m, part in demo.groupby("model")]
-    study = honesty_study(pools, budgets=(100, 500), reps=500, n_jobs=1)
+    study = honesty_study(pools, budgets=(100, 500), reps=300, n_jobs=1)
     default = study[(study["design"] == HONESTY_PAIRS[0][0]) & (study["estimator"] == HONESTY_PAIRS[0][1])]
     assert len(default) == 20 and set(default["model"]) >= {"knn-15", "ResNet50"}
     assert default["honest"].all(), default[~default["honest"]].to_string()
