@@ -757,7 +757,9 @@ def labels_needed(
     ``target_width``, per (design, estimator); binary search over n in [2H, N] ([2, N] for SRS).
 
     Columns design, estimator, labels_needed (NaN when the predicted MSE is unavailable; N when even labeling
-    everything is needed).
+    everything is needed), labels_needed_worst: the same for the worst relative efficiency of the design under
+    proxy miscalibration (``high`` of :func:`efficiency_range`) times the predicted MSE of SRS + HT (which rests
+    only on the pool's accuracy level); NaN for metrics other than accuracy.
     """
     try:
         width = float(target_width)
@@ -769,26 +771,33 @@ def labels_needed(
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
     planner = _Planner(proxy, strata, n_strata, seed, metric, proxy_sq)
     limit = (width / (2 * float(norm.ppf(1 - alpha / 2)))) ** 2
+    family = _Miscalibration(planner, RECALIBRATION_SHIFTS, RECALIBRATION_SLOPES) if metric == "accuracy" else None
     rows = []
     for design, est in _PAIRS:
         lo = 2 if design == "srs" else max(_MIN_PER_STRATUM * int((planner.nh > 0).sum()), 2)
-        hi = planner.n
-        if lo > hi or np.isnan(planner.mse(design, est, hi)):
-            rows.append((design, est, np.nan))
+        if lo > planner.n or np.isnan(planner.mse(design, est, planner.n)):
+            rows.append((design, est, np.nan, np.nan))
             continue
-        if planner.mse(design, est, lo) <= limit:
-            rows.append((design, est, lo))
-            continue
-        while hi - lo > 1:  # invariant: mse(lo) > limit >= mse(hi)
-            mid = (lo + hi) // 2
-            if planner.mse(design, est, mid) <= limit:
-                hi = mid
-            else:
-                lo = mid
-        rows.append((design, est, hi))
-    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed"])
+        worst = np.nan if family is None else _smallest(
+            lo, planner.n,
+            lambda n: planner.mse("srs", "ht", n) * float(family.relative(design, est, n).max()) <= limit)
+        rows.append((design, est, _smallest(lo, planner.n, lambda n: planner.mse(design, est, n) <= limit), worst))
+    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed", "labels_needed_worst"])
     frame.attrs["note"] = planner.note
     return frame
+
+
+def _smallest(lo: int, hi: int, enough: Callable[[int], bool]) -> int:
+    """Smallest n in [lo, hi] with ``enough(n)`` (assumed monotone, and true at ``hi``), by binary search."""
+    if enough(lo):
+        return lo
+    while hi - lo > 1:  # invariant: not enough(lo), enough(hi)
+        mid = (lo + hi) // 2
+        if enough(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 # ---------------------------------------------------------------------------------------------- Monte Carlo
@@ -937,6 +946,28 @@ def _variances_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray
     return out
 
 
+class _Miscalibration:
+    """The designs the proxy chooses, evaluated when the true ``E[Z | X]`` is each member of the recalibration
+    family (plus the proxy itself): relative efficiencies per member (:func:`efficiency_range`)."""
+
+    def __init__(self, planner: _Planner, shifts, slopes):
+        p, s, nh = planner.proxy, planner.strata, planner.nh
+        self.planner = planner
+        self.members = [_variances_under(recalibrated(p, a, b), p, s, nh) for a in shifts for b in slopes]
+        self.members.append(_variances_under(p, p, s, nh))
+
+    def relative(self, design: str, est: str, budget: int) -> np.ndarray:
+        """MSE of the design over that of SRS + HT, one value per member (NaN where SRS + HT has MSE 0)."""
+        nh_d, n_d = self.planner.allocation(design, est, budget)
+        one, n_srs = self.planner.allocation("srs", "ht", budget)
+        key = ("srs" if design == "srs" else "strat", est)
+        out = []
+        for v in self.members:
+            base = _design_variance(one, n_srs, v[("srs", "ht")])
+            out.append(_design_variance(nh_d, n_d, v[key]) / base if base > 0 else np.nan)
+        return np.array(out)
+
+
 def efficiency_range(
     proxy, budget, n_strata: int = 10, seed: int = 0, strata=None,
     shifts=RECALIBRATION_SHIFTS, slopes=RECALIBRATION_SLOPES,
@@ -955,20 +986,12 @@ def efficiency_range(
     Accuracy (0/1 correctness) only. Columns budget, design, estimator, predicted, low, high; six rows per budget.
     """
     planner = _Planner(proxy, strata, n_strata, seed, "accuracy", None)
-    p, s, nh = planner.proxy, planner.strata, planner.nh
-    family = [_variances_under(recalibrated(p, a, b), p, s, nh) for a in shifts for b in slopes]
-    family.append(_variances_under(p, p, s, nh))
+    family = _Miscalibration(planner, shifts, slopes)
     rows = []
     for b in _budgets(budget):
-        allocations = {(d, e): planner.allocation(d, e, b) for d, e in _PAIRS}
         point = planner.mse("srs", "ht", b)
         for design, est in _PAIRS:
-            nh_d, n_d = allocations[(design, est)]
-            key = ("srs" if design == "srs" else "strat", est)
-            rel = []
-            for v in family:
-                base = _design_variance(np.array([planner.n]), allocations[("srs", "ht")][1], v[("srs", "ht")])
-                rel.append(_design_variance(nh_d, n_d, v[key]) / base if base > 0 else np.nan)
+            rel = family.relative(design, est, b)
             pred = planner.mse(design, est, b) / point if point > 0 else np.nan
             rows.append((b, design, est, pred, float(np.nanmin(rel)), float(np.nanmax(rel))))
     return pd.DataFrame(rows, columns=["budget", "design", "estimator", "predicted", "low", "high"])

@@ -127,7 +127,9 @@ st.markdown(
 width = st.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
                         format="%.3f", key="sp_width")
 st.caption(f"Labels each design needs for a {figures.percent(level)} interval no wider than {width:.3f} "
-           f"(± {width / 2:.3f}), by the same predicted variances: rests on a calibrated proxy.")
+           f"(± {width / 2:.3f}). labels_needed rests on a calibrated proxy; labels_needed_worst on the worst "
+           "efficiency of the range above (and on the pool's accuracy level only): plan with it until the proxy "
+           "is checked against labels.")
 render.table(sc.needed(skey, n_strata, seed, float(width), alpha, pool, strata), "labels needed")
 
 st.subheader("Examples to label")

@@ -793,8 +793,8 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
     assert proportional["efficiency_high"].between(0.95, 1.05).all()
     assert at.radio(key="sp_design").value == "proportional"
     assert any("What each number rests on" in m and "calibrated" in m for m in texts(at.markdown))
-    needed = table_with(at, "design", "estimator", "labels_needed")
-    assert len(needed) == 6
+    needed = table_with(at, "design", "estimator", "labels_needed", "labels_needed_worst")
+    assert len(needed) == 6 and (needed["labels_needed_worst"] >= needed["labels_needed"]).all()
     picked = table_with(at, "example_id", "proxy", "stratum")
     assert len(picked) == budget and picked["example_id"].is_unique
     ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.sampling import allocate_budget, draw_sample, efficiency_range, estimate, recalibrated
+from evalcore.sampling import allocate_budget, draw_sample, efficiency_range, estimate, labels_needed, recalibrated
 
 Q95 = 1.959963984540054
 
@@ -112,3 +112,15 @@ def test_default_prediction_is_honest_on_fully_labeled_pools(shared_file):
     # the example: Neyman on knn-15 is predicted far below 1 but is worse than SRS; its range says so
     knn = study[(study["model"] == "knn-15") & (study["design"] == "neyman") & (study["n"] == 500)].iloc[0]
     assert knn["predicted"] < 0.2 and knn["monte_carlo"] > 1 and knn["high"] > knn["monte_carlo"]
+
+
+def test_labels_needed_worst_case_never_promises_fewer_labels():
+    rng = np.random.default_rng(0)
+    proxy = np.where(rng.random(3000) < 0.8, 1.0, rng.uniform(0.3, 0.9, 3000))
+    frame = labels_needed(proxy, 0.1, n_strata=5).set_index(["design", "estimator"])
+    assert (frame["labels_needed_worst"] >= frame["labels_needed"]).all()
+    # SRS + HT is the reference (relative efficiency 1 under every recalibration): the two counts agree
+    assert frame.loc[("srs", "ht"), "labels_needed_worst"] == frame.loc[("srs", "ht"), "labels_needed"]
+    # the overconfident proxy promises Neyman needs few labels; the worst case needs more than SRS
+    assert frame.loc[("neyman", "ht"), "labels_needed"] < frame.loc[("srs", "ht"), "labels_needed"]
+    assert frame.loc[("neyman", "ht"), "labels_needed_worst"] > frame.loc[("srs", "ht"), "labels_needed"]
