@@ -66,6 +66,9 @@ key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
 skey = (*key, basis)  # what depends on the strata
 try:
     pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, features, rows)
+    if len(pool) < 2:
+        raise EvalDataError(f"The pool of {model} ({task}) has {len(pool)} example(s): sampling needs at least 2 "
+                            "(and an interval at least 2 labels); choose another model or task.")
     strata = sc.strata(key, basis, n_strata, seed, pool)
 except EvalDataError as exc:
     st.error(literal(exc))

@@ -885,6 +885,20 @@ def test_labeling_budget_one_stratum_is_simple_random_sampling():
     assert alloc["stratum"].tolist() == [1] and alloc["proportional"].tolist() == [15]
 
 
+def test_labeling_budget_tiny_pool_advice_can_be_followed():
+    at = open_app()
+    upload(at, "small.csv", csv_bytes(small_log()))  # 8 examples per model
+    goto_sampling(at)
+    assert not at.exception
+    errors = texts(at.error)
+    assert errors and ("fewer strata" in errors[0] or "reduce the number of strata" in errors[0]), errors
+    assert "Stratum 0" not in errors[0]  # strata are numbered from 1, as in the tables
+    at.slider(key="sp_strata").set_value(1)  # the advice: one stratum (simple random sampling)
+    at.run()
+    assert not at.exception and not texts(at.error)
+    assert len(table_with(at, "example_id", "proxy", "stratum")) == at.number_input(key="sp_budget").value == 2
+
+
 def test_labeling_budget_explains_what_it_needs():
     at = open_app()
     load_demo(at, "battles")
