@@ -24,11 +24,16 @@ Estimators (Section 3.2), written with the achieved per-stratum counts:
   ``c`` from the same labels adds an ``O(1/n)`` bias, negligible next to the ``O(1/sqrt(n))`` standard error.
 
 Intervals: ``theta_hat +/- Phi^-1(1 - alpha/2) se`` (normal approximation, Section 4.1). For 0/1 labels the
-estimate and interval are clipped to [0, 1] (DF can leave it), and when the sample shows no variation (``se = 0`` short of a census, e.g. every
-label 1) it is the Wilson score interval of ``theta_hat`` with the effective sample size
-``n_eff = 1 / sum_h W_h^2 (1 - f_h) / n_h`` (``= n / (1 - f)`` under proportional allocation: the stratified
-proportion's variance when all strata share one accuracy), so that no interval has zero width while labels are
-missing. Error messages number strata from 1, as the page's tables do.
+estimate and interval are clipped to [0, 1] (DF can leave it); when the sample shows no variation (``se = 0``
+short of a census, e.g. every label 1) the interval is the Wilson score interval of ``theta_hat`` with the
+effective sample size ``n_eff = 1 / sum_h W_h^2 (1 - f_h) / n_h`` (``= n / (1 - f)`` under proportional
+allocation: the stratified proportion's variance when all strata share one accuracy), so no interval has zero
+width unless every example of the pool is labeled. Error messages number strata from 1, as the page's tables do.
+
+Miscalibration range (:func:`efficiency_range`). The plug-in spreads assume a calibrated proxy; a raw confidence
+rarely is, and Neyman allocation or DF chosen by an overconfident proxy can be worse than SRS. The designs the
+proxy chooses are therefore also evaluated when the true ``E[Z | X]`` is any recalibration
+``sigmoid(a + b logit(proxy))`` (a in -2..2, b in 0..2), and the smallest and largest relative efficiency shown.
 
 Design variances (Section 4.1). For any allocation, ``Var = sum_h W_h^2 (1 - f_h) S_h^2 / n_h`` with ``S_h^2``
 the finite-population variance (``N_h - 1`` divisor) of ``Z`` (HT) or ``Z - Zhat`` (DF) in stratum h. Special

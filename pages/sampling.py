@@ -55,8 +55,8 @@ with st.expander("Settings", icon=":material/settings:"):
         ["groups"] if rows["group"].nunique() > 1 else [])
     basis = s0.selectbox("Strata from", bases, format_func=sc.STRATA_BASES.get, key="sp_basis")
     n_strata = s1.slider("Strata", 1, 20, 10, key="sp_strata", disabled=basis == "groups",
-                         help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels each; "
-                              "1 = simple random sampling.")
+                         help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels "
+                              "each; 1 = simple random sampling.")
     seed = int(s2.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
     level = s3.select_slider("Interval level", selection.LEVELS, value=0.95, format_func=figures.percent,
                              key="sp_level")
