@@ -28,6 +28,17 @@ Estimation" (``../shared/papers/stratified-sampling-evaluation.txt``); the code 
   SRS + HT do).
 
 ``python -m benchmarks.sampling --imagenet [--reps R]`` prints the ImageNet table as Markdown.
+
+* :func:`honesty_study`: does the page's default prediction overpromise? For each fully labeled pool (the 4
+  ImageNet-X models with the raw ``predicted_probability`` as proxy; the 6 models of
+  :func:`evalcore.demo_sklearn.sklearn_models` (seed 0) with their raw ``confidence``), 10 k-means strata on the
+  proxy, and each budget: :func:`evalcore.sampling.efficiency_range` (prediction assuming a calibrated proxy and
+  its range under miscalibration) next to :func:`evalcore.sampling.monte_carlo`'s relative efficiency on the same
+  pool. ``honest`` is the acceptance rule: prediction within 0.1 of the Monte Carlo value, or the Monte Carlo value
+  inside [low, high], each with a tolerance of 2 Monte Carlo standard errors. The page's default is proportional
+  allocation with HT; Neyman + HT and SRS + DF are shown for contrast.
+
+``python -m benchmarks.sampling --honesty [--reps R]`` prints that table as Markdown.
 """
 
 from __future__ import annotations
@@ -275,11 +286,89 @@ def imagenet_markdown(study: pd.DataFrame, reps: int) -> str:
             "the other (calibration) half's labels only.")
 
 
+#: (design, estimator) rows of the honesty table; the first is the page's default
+HONESTY_PAIRS = (("proportional", "ht"), ("neyman", "ht"), ("srs", "df"))
+HONESTY_BUDGETS = (100, 500, 1000)
+HONESTY_REPS = 1000
+
+
+def honesty_pools() -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """``(pool, model, proxy, z)`` of the fully labeled pools (module doc); ImageNet only when the file exists."""
+    from evalcore.demo_sklearn import sklearn_models
+
+    pools = []
+    if IMAGENET.is_file():
+        frame = pd.read_csv(IMAGENET, usecols=["model", "correct", "predicted_probability"])
+        for model, part in frame.groupby("model", sort=True):
+            pools.append(("ImageNet-X", str(model), part["predicted_probability"].to_numpy(dtype=float),
+                          part["correct"].to_numpy(dtype=float)))
+    demo = sklearn_models(seed=0)
+    for model, part in demo.groupby("model", sort=True):
+        pools.append(("sklearn demo", str(model), part["confidence"].to_numpy(dtype=float),
+                      part["correct"].to_numpy(dtype=float)))
+    return pools
+
+
+def honesty_study(pools, budgets=HONESTY_BUDGETS, reps: int = HONESTY_REPS, seed: int = 0,
+                  n_strata: int = N_STRATA, n_jobs: int = -1) -> pd.DataFrame:
+    """One row per pool, model, budget and (design, estimator) of :data:`HONESTY_PAIRS` (module doc).
+
+    Columns pool, model, N, n, design, estimator, predicted, low, high, monte_carlo, monte_carlo_se (delta method,
+    as in :func:`imagenet_study`), honest. Budgets above half a pool are skipped.
+    """
+    from evalcore.sampling import efficiency_range, kmeans_strata, monte_carlo
+
+    rows = []
+    for pool, model, proxy, z in pools:
+        usable = [int(b) for b in budgets if b <= len(z) // 2]
+        strata = kmeans_strata(proxy, n_strata, seed=seed)
+        shown = efficiency_range(proxy, usable, strata=strata).set_index(["budget", "design", "estimator"])
+        mc = monte_carlo(z, proxy, usable, reps=reps, seed=seed, strata=strata, n_jobs=n_jobs)
+        mc = mc.set_index(["budget", "design", "estimator"])
+        for b in usable:
+            base = mc.loc[(b, "srs", "ht")]
+            for design, estimator in HONESTY_PAIRS:
+                sim, pred = mc.loc[(b, design, estimator)], shown.loc[(b, design, estimator)]
+                rel = float(sim["relative_efficiency"])
+                se = rel * float(np.hypot(sim["mse_se"] / sim["mse"], base["mse_se"] / base["mse"]))
+                honest = (abs(pred["predicted"] - rel) <= 0.1 + 2 * se
+                          or pred["low"] - 2 * se <= rel <= pred["high"] + 2 * se)
+                rows.append({"pool": pool, "model": model, "N": int(len(z)), "n": b, "design": design,
+                             "estimator": estimator, "predicted": float(pred["predicted"]),
+                             "low": float(pred["low"]), "high": float(pred["high"]), "monte_carlo": rel,
+                             "monte_carlo_se": se, "honest": bool(honest)})
+    return pd.DataFrame(rows)
+
+
+def honesty_markdown(study: pd.DataFrame, reps: int) -> str:
+    """The honesty study as a Markdown table."""
+    lines = ["| pool | model | n | design + estimator | predicted (range) | Monte Carlo (SE) | honest |",
+             "|---|---|---:|---|---:|---:|:---:|"]
+    for r in study.itertuples(index=False):
+        default = " (default)" if (r.design, r.estimator) == HONESTY_PAIRS[0] else ""
+        lines.append(f"| {r.pool} | {r.model} | {r.n:,} | {r.design} + {r.estimator.upper()}{default} | "
+                     f"{r.predicted:.2f} ({r.low:.2f}–{r.high:.2f}) | {r.monte_carlo:.2f} ({r.monte_carlo_se:.2f}) | "
+                     f"{'yes' if r.honest else 'NO'} |")
+    return ("\n".join(lines) + f"\n\nRelative efficiency = MSE / MSE of SRS + HT (below 1 is a gain); predicted from "
+            f"the raw proxy assuming it is calibrated, range over its recalibrations sigmoid(a + b logit p), "
+            f"a in -2..2, b in 0..2; {N_STRATA} k-means strata on the proxy; {reps:,} Monte Carlo repetitions "
+            "(seed 0) on the whole pool. honest: within 0.1 of Monte Carlo or Monte Carlo inside the range "
+            "(tolerance 2 SE).")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sampling", description=__doc__.split("\n")[0])
     parser.add_argument("--imagenet", action="store_true", help="print the ImageNet relative-efficiency table")
-    parser.add_argument("--reps", type=int, default=IMAGENET_REPS, help="Monte Carlo repetitions")
+    parser.add_argument("--honesty", action="store_true",
+                        help="print the table of predicted (range) vs Monte Carlo relative efficiency")
+    parser.add_argument("--reps", type=int, default=None, help="Monte Carlo repetitions")
     args = parser.parse_args(argv)
+    if args.honesty:
+        reps = args.reps or HONESTY_REPS
+        start = time.perf_counter()
+        print(honesty_markdown(honesty_study(honesty_pools(), reps=reps), reps))
+        print(f"\n({time.perf_counter() - start:.0f} s)")
+        return 0
     if not args.imagenet:
         parser.print_help()
         print("\nThe timed benchmarks run with `python -m benchmarks.run --only strata-1m sample-estimate "
@@ -290,8 +379,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     frame = pd.read_csv(IMAGENET, usecols=["model", "correct", "predicted_probability"])
     start = time.perf_counter()
-    study = imagenet_study(frame, reps=args.reps)
-    print(imagenet_markdown(study, args.reps))
+    reps = args.reps or IMAGENET_REPS
+    study = imagenet_study(frame, reps=reps)
+    print(imagenet_markdown(study, reps))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     return 0
 

@@ -23,7 +23,17 @@ Estimators (Section 3.2), written with the achieved per-stratum counts:
   ``theta = c mean_D(Zhat) + sum_h W_h mean_{S_h}(Z - c Zhat)``. ``c = 1`` is DF, ``c = 0`` is HT. Estimating
   ``c`` from the same labels adds an ``O(1/n)`` bias, negligible next to the ``O(1/sqrt(n))`` standard error.
 
-Intervals: ``theta_hat +/- Phi^-1(1 - alpha/2) se`` (normal approximation, Section 4.1).
+Intervals: ``theta_hat +/- Phi^-1(1 - alpha/2) se`` (normal approximation, Section 4.1). For 0/1 labels the
+estimate and interval are clipped to [0, 1] (DF can leave it); when the sample shows no variation (``se = 0``
+short of a census, e.g. every label 1) the interval is the Wilson score interval of ``theta_hat`` with the
+effective sample size ``n_eff = 1 / sum_h W_h^2 (1 - f_h) / n_h`` (``= n / (1 - f)`` under proportional
+allocation: the stratified proportion's variance when all strata share one accuracy), so no interval has zero
+width unless every example of the pool is labeled. Error messages number strata from 1, as the page's tables do.
+
+Miscalibration range (:func:`efficiency_range`). The plug-in spreads assume a calibrated proxy; a raw confidence
+rarely is, and Neyman allocation or DF chosen by an overconfident proxy can be worse than SRS. The designs the
+proxy chooses are therefore also evaluated when the true ``E[Z | X]`` is any recalibration
+``sigmoid(a + b logit(proxy))`` (a in -2..2, b in 0..2), and the smallest and largest relative efficiency shown.
 
 Design variances (Section 4.1). For any allocation, ``Var = sum_h W_h^2 (1 - f_h) S_h^2 / n_h`` with ``S_h^2``
 the finite-population variance (``N_h - 1`` divisor) of ``Z`` (HT) or ``Z - Zhat`` (DF) in stratum h. Special
@@ -53,7 +63,10 @@ Public API
 ``predicted_mse(proxy, strata, allocation, estimator, metric, proxy_sq, spread) -> float`` design variance;
 ``design_efficiency(proxy, budget, n_strata, seed, strata, metric, proxy_sq) -> DataFrame`` predicted MSEs;
 ``labels_needed(proxy, target_width, alpha, ...) -> DataFrame`` smallest budget for an interval width;
-``monte_carlo(z, proxy, budgets, n_strata, reps, seed, alpha, ...) -> DataFrame`` simulated MSE and coverage.
+``monte_carlo(z, proxy, budgets, n_strata, reps, seed, alpha, ...) -> DataFrame`` simulated MSE and coverage;
+``recalibrated(proxy, shift, slope) -> float array`` one Platt-style distortion of the proxy;
+``efficiency_range(proxy, budget, n_strata, seed, strata, shifts, slopes) -> DataFrame`` predicted relative
+efficiency with its range over plausible miscalibrations of the proxy (the prediction must not overpromise).
 """
 
 from __future__ import annotations
@@ -86,6 +99,8 @@ __all__ = [
     "design_efficiency",
     "labels_needed",
     "monte_carlo",
+    "recalibrated",
+    "efficiency_range",
 ]
 
 #: the (design, estimator) pairs compared by design_efficiency / labels_needed / monte_carlo, in row order
@@ -326,7 +341,7 @@ def _check_capacity(nh: np.ndarray, budget: int) -> None:
     single = np.flatnonzero(nh == 1)
     if single.size:
         raise EvalDataError(
-            f"Stratum {listed(single)} has only 1 example and cannot hold the 2 labels needed to "
+            f"Stratum {listed(single + 1)} has only 1 example and cannot hold the 2 labels needed to "
             "estimate its variance: use fewer strata (or merge that stratum with a neighbour)."
         )
     if budget < _MIN_PER_STRATUM * nonempty:
@@ -464,7 +479,7 @@ def _allocation(allocation, nh: np.ndarray) -> np.ndarray:
     over = np.flatnonzero(a > nh)
     if over.size:
         h = int(over[0])
-        raise EvalDataError(f"Stratum {h} is allocated {a[h]} labels but has only {nh[h]} examples.")
+        raise EvalDataError(f"Stratum {h + 1} is allocated {a[h]} labels but has only {nh[h]} examples.")
     return a
 
 
@@ -549,7 +564,7 @@ def estimate(z, sample_index, strata, proxy=None, estimator: str = "ht", alpha: 
     if short.size:
         h = int(short[0])
         raise EvalDataError(
-            f"Stratum {h} has {int(n_h[h])} label(s) in the sample; every stratum needs at least 2 to estimate its "
+            f"Stratum {h + 1} has {int(n_h[h])} label(s) in the sample; every stratum needs at least 2 to estimate its "
             "variance: label more examples there or merge strata."
         )
     wh = nh / n_pool
@@ -582,16 +597,35 @@ def estimate(z, sample_index, strata, proxy=None, estimator: str = "ht", alpha: 
     theta = float(theta) + offset
     se = float(np.sqrt(max(float(var), 0.0)))
     q = float(norm.ppf(1 - alpha / 2))
+    low, high = theta - q * se, theta + q * se
+    if np.all((zs == 0) | (zs == 1)):  # a proportion: bounded interval, never zero-width short of a census
+        census = bool(np.all(n_h == nh))
+        if se == 0 and not census:
+            low, high = _wilson(min(max(theta, 0.0), 1.0), _effective_size(wh, nh, n_h), q)
+        theta, low, high = min(max(theta, 0.0), 1.0), max(low, 0.0), min(high, 1.0)
     return Estimate(
         estimate=theta,
         se=se,
-        ci_low=theta - q * se,
-        ci_high=theta + q * se,
+        ci_low=low,
+        ci_high=high,
         n=int(idx.size),
         estimator=estimator,
         coefficient=coef,
         counts=n_h,
     )
+
+
+def _effective_size(wh: np.ndarray, nh: np.ndarray, n_h: np.ndarray) -> float:
+    """``1 / sum_h W_h^2 (1 - f_h) / n_h`` over sampled, not fully enumerated strata (module doc, Intervals)."""
+    used = (n_h > 0) & (n_h < nh)
+    return float(1.0 / np.sum(wh[used] ** 2 * (1.0 - n_h[used] / nh[used]) / n_h[used]))
+
+
+def _wilson(p: float, n: float, q: float) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed on ``n`` (effective) trials, critical value ``q``."""
+    centre = (p + q * q / (2 * n)) / (1 + q * q / n)
+    half = q / (1 + q * q / n) * np.sqrt(p * (1 - p) / n + q * q / (4 * n * n))
+    return (0.0 if p == 0 else float(centre - half)), (1.0 if p == 1 else float(centre + half))
 
 
 # ---------------------------------------------------------------------------------------------- design variance
@@ -602,7 +636,7 @@ def _design_variance(nh: np.ndarray, n_h: np.ndarray, s2: np.ndarray) -> float:
     ne = nh > 0
     if np.any(ne & (n_h <= 0)):
         h = int(np.flatnonzero(ne & (n_h <= 0))[0])
-        raise EvalDataError(f"Stratum {h} gets no labels, so its mean cannot be estimated: allocate at least 2.")
+        raise EvalDataError(f"Stratum {h + 1} gets no labels, so its mean cannot be estimated: allocate at least 2.")
     wh = nh / nh.sum()
     terms = np.where(ne, wh**2 * (1.0 - n_h / np.maximum(nh, 1)) * s2 / np.maximum(n_h, 1), 0.0)
     return float(terms.sum())
@@ -728,7 +762,9 @@ def labels_needed(
     ``target_width``, per (design, estimator); binary search over n in [2H, N] ([2, N] for SRS).
 
     Columns design, estimator, labels_needed (NaN when the predicted MSE is unavailable; N when even labeling
-    everything is needed).
+    everything is needed), labels_needed_worst: the same for the worst relative efficiency of the design under
+    proxy miscalibration (``high`` of :func:`efficiency_range`) times the predicted MSE of SRS + HT (which rests
+    only on the pool's accuracy level); NaN for metrics other than accuracy.
     """
     try:
         width = float(target_width)
@@ -740,26 +776,33 @@ def labels_needed(
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
     planner = _Planner(proxy, strata, n_strata, seed, metric, proxy_sq)
     limit = (width / (2 * float(norm.ppf(1 - alpha / 2)))) ** 2
+    family = _Miscalibration(planner, RECALIBRATION_SHIFTS, RECALIBRATION_SLOPES) if metric == "accuracy" else None
     rows = []
     for design, est in _PAIRS:
         lo = 2 if design == "srs" else max(_MIN_PER_STRATUM * int((planner.nh > 0).sum()), 2)
-        hi = planner.n
-        if lo > hi or np.isnan(planner.mse(design, est, hi)):
-            rows.append((design, est, np.nan))
+        if lo > planner.n or np.isnan(planner.mse(design, est, planner.n)):
+            rows.append((design, est, np.nan, np.nan))
             continue
-        if planner.mse(design, est, lo) <= limit:
-            rows.append((design, est, lo))
-            continue
-        while hi - lo > 1:  # invariant: mse(lo) > limit >= mse(hi)
-            mid = (lo + hi) // 2
-            if planner.mse(design, est, mid) <= limit:
-                hi = mid
-            else:
-                lo = mid
-        rows.append((design, est, hi))
-    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed"])
+        worst = np.nan if family is None else _smallest(
+            lo, planner.n,
+            lambda n: planner.mse("srs", "ht", n) * float(family.relative(design, est, n).max()) <= limit)
+        rows.append((design, est, _smallest(lo, planner.n, lambda n: planner.mse(design, est, n) <= limit), worst))
+    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed", "labels_needed_worst"])
     frame.attrs["note"] = planner.note
     return frame
+
+
+def _smallest(lo: int, hi: int, enough: Callable[[int], bool]) -> int:
+    """Smallest n in [lo, hi] with ``enough(n)`` (assumed monotone, and true at ``hi``), by binary search."""
+    if enough(lo):
+        return lo
+    while hi - lo > 1:  # invariant: not enough(lo), enough(hi)
+        mid = (lo + hi) // 2
+        if enough(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 # ---------------------------------------------------------------------------------------------- Monte Carlo
@@ -874,3 +917,86 @@ def monte_carlo(
     )
     frame.attrs["note"] = planner.note
     return frame
+
+
+# ---------------------------------------------------------------------------------------------- miscalibration range
+
+#: the recalibration family of :func:`efficiency_range`: ``sigmoid(shift + slope * logit(proxy))``
+RECALIBRATION_SHIFTS = (-2.0, -1.0, 0.0, 1.0, 2.0)
+RECALIBRATION_SLOPES = (0.0, 0.5, 1.0, 2.0)
+_LOGIT_CLIP = 0.01
+
+
+def recalibrated(proxy, shift: float, slope: float) -> np.ndarray:
+    """``sigmoid(shift + slope * logit(clip(proxy, 0.01, 0.99)))``: one Platt-style distortion of the proxy.
+
+    ``shift = 0, slope = 1`` is the proxy itself (clipped to [0.01, 0.99], so that a proxy of exactly 0 or 1 can
+    still be wrong); ``slope < 1`` means the proxy is overconfident, ``shift`` moves the accuracy it implies.
+    """
+    p = np.clip(np.asarray(proxy, dtype=float), _LOGIT_CLIP, 1.0 - _LOGIT_CLIP)
+    return 1.0 / (1.0 + np.exp(-(shift + slope * np.log(p / (1.0 - p)))))
+
+
+def _variances_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
+    """Expected ``S_h^2`` of Z (HT) and of ``Z - p`` (DF) when ``Z_i ~ Bernoulli(g_i)``, per stratum and for SRS.
+
+    HT: ``gbar_h (1 - gbar_h)``; DF: ``mean_h g (1 - g) + var_h(g - p)`` (population variances).
+    """
+    out = {}
+    for key, labels, sizes in (("strat", s, nh), ("srs", np.zeros_like(s), np.array([s.size]))):
+        m = lambda v: np.bincount(labels, weights=v, minlength=sizes.size) / np.maximum(sizes, 1)  # noqa: E731
+        gbar, dbar = m(g), m(g - p)
+        out[(key, "ht")] = gbar * (1.0 - gbar)
+        out[(key, "df")] = np.maximum(m(g * (1.0 - g)) + m((g - p) ** 2) - dbar**2, 0.0)
+    return out
+
+
+class _Miscalibration:
+    """The designs the proxy chooses, evaluated when the true ``E[Z | X]`` is each member of the recalibration
+    family (plus the proxy itself): relative efficiencies per member (:func:`efficiency_range`)."""
+
+    def __init__(self, planner: _Planner, shifts, slopes):
+        p, s, nh = planner.proxy, planner.strata, planner.nh
+        self.planner = planner
+        self.members = [_variances_under(recalibrated(p, a, b), p, s, nh) for a in shifts for b in slopes]
+        self.members.append(_variances_under(p, p, s, nh))
+
+    def relative(self, design: str, est: str, budget: int) -> np.ndarray:
+        """MSE of the design over that of SRS + HT, one value per member (NaN where SRS + HT has MSE 0)."""
+        nh_d, n_d = self.planner.allocation(design, est, budget)
+        one, n_srs = self.planner.allocation("srs", "ht", budget)
+        key = ("srs" if design == "srs" else "strat", est)
+        out = []
+        for v in self.members:
+            base = _design_variance(one, n_srs, v[("srs", "ht")])
+            out.append(_design_variance(nh_d, n_d, v[key]) / base if base > 0 else np.nan)
+        return np.array(out)
+
+
+def efficiency_range(
+    proxy, budget, n_strata: int = 10, seed: int = 0, strata=None,
+    shifts=RECALIBRATION_SHIFTS, slopes=RECALIBRATION_SLOPES,
+) -> pd.DataFrame:
+    """Predicted relative efficiency of each (design, estimator) and its range under proxy miscalibration.
+
+    The designs are those the proxy chooses (Neyman allocates by the proxy's own plug-in spreads, DF subtracts the
+    proxy). ``predicted`` assumes the proxy is calibrated (``E[Z | X] = proxy``, as :func:`design_efficiency`);
+    ``low`` / ``high`` are the smallest and largest relative efficiency (MSE / MSE of SRS + HT) of those same designs
+    when the true ``E[Z | X]`` is any member ``g`` of the recalibration family :func:`recalibrated` over
+    ``shifts`` x ``slopes`` (Platt fits of the ImageNet-X and scikit-learn demo models fall inside the default grid:
+    shift -0.7..2.1, slope 0.6..1.5), with ``Z_i ~ Bernoulli(g_i)``: HT's ``S_h^2 = gbar_h (1 - gbar_h)``, DF's
+    ``mean_h g (1 - g) + var_h(g - proxy)`` (the residual of a miscalibrated proxy has a bias part). The range
+    always contains ``predicted`` (the proxy itself, shift 0 and slope 1 unclipped, is added to the family).
+
+    Accuracy (0/1 correctness) only. Columns budget, design, estimator, predicted, low, high; six rows per budget.
+    """
+    planner = _Planner(proxy, strata, n_strata, seed, "accuracy", None)
+    family = _Miscalibration(planner, shifts, slopes)
+    rows = []
+    for b in _budgets(budget):
+        point = planner.mse("srs", "ht", b)
+        for design, est in _PAIRS:
+            rel = family.relative(design, est, b)
+            pred = planner.mse(design, est, b) / point if point > 0 else np.nan
+            rows.append((b, design, est, pred, float(np.nanmin(rel)), float(np.nanmax(rel))))
+    return pd.DataFrame(rows, columns=["budget", "design", "estimator", "predicted", "low", "high"])

@@ -54,8 +54,9 @@ with st.expander("Settings", icon=":material/settings:"):
     bases = ["proxy"] + (["features"] if features else []) + (
         ["groups"] if rows["group"].nunique() > 1 else [])
     basis = s0.selectbox("Strata from", bases, format_func=sc.STRATA_BASES.get, key="sp_basis")
-    n_strata = s1.slider("Strata", 2, 20, 10, key="sp_strata", disabled=basis == "groups",
-                         help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels each.")
+    n_strata = s1.slider("Strata", 1, 20, 10, key="sp_strata", disabled=basis == "groups",
+                         help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels "
+                              "each; 1 = simple random sampling.")
     seed = int(s2.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
     level = s3.select_slider("Interval level", selection.LEVELS, value=0.95, format_func=figures.percent,
                              key="sp_level")
@@ -65,6 +66,9 @@ key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
 skey = (*key, basis)  # what depends on the strata
 try:
     pool = sc.pool(key, model, None if task == "all tasks" else task, source, seed, features, rows)
+    if len(pool) < 2:
+        raise EvalDataError(f"The pool of {model} ({task}) has {len(pool)} example(s): sampling needs at least 2 "
+                            "(and an interval at least 2 labels); choose another model or task.")
     strata = sc.strata(key, basis, n_strata, seed, pool)
 except EvalDataError as exc:
     st.error(literal(exc))
@@ -107,17 +111,35 @@ st.caption("Relative efficiency = predicted MSE / MSE of the plain average of a 
            "with half the labels; it is only as good as the proxy's calibration.")
 render.chart(sampling_figures.efficiency_curves(curves), "relative efficiency by budget")
 at_budget = sc.efficiency(skey, n_strata, seed, (budget,), pool, strata)
-at_budget = at_budget.assign(predicted_se=np.sqrt(at_budget["predicted_mse"]))
+ranges = sc.efficiency_range(skey, n_strata, seed, (budget,), pool, strata)
+at_budget = at_budget.assign(predicted_se=np.sqrt(at_budget["predicted_mse"]),
+                             efficiency_low=ranges["low"].to_numpy(), efficiency_high=ranges["high"].to_numpy())
 render.table(at_budget, "predicted precision at the budget")
+st.markdown(
+    "What each number rests on:\n"
+    "- **relative_efficiency, predicted_mse, predicted_se** (and the curves above): the proxy is *calibrated* — "
+    "among examples with proxy p, a share p is correct. Unverified for a raw confidence.\n"
+    "- **efficiency_low – efficiency_high**: the same designs when the true accuracy curve is any "
+    "sigmoid(a + b·logit(p)) with a from −2 to 2 and b from 0 (the proxy says nothing) to 2 (it understates the "
+    "differences): the range a miscalibrated proxy allows. Nothing is promised below efficiency_low.\n"
+    "- **srs + ht = 1**: the reference, by definition.\n"
+    "- **proportional** is never worse than simple random sampling in expectation, however bad the proxy "
+    "(efficiency_high ≈ 1); **Neyman** and **DF** can be much worse when the proxy is off — prefer proportional "
+    "until the proxy is checked against labels (e.g. calibrate it on a first batch of labels: proxy "
+    "*calibrated*).")
 width = st.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
                         format="%.3f", key="sp_width")
 st.caption(f"Labels each design needs for a {figures.percent(level)} interval no wider than {width:.3f} "
-           f"(± {width / 2:.3f}), by the same predicted variances.")
+           f"(± {width / 2:.3f}). labels_needed rests on a calibrated proxy; labels_needed_worst on the worst "
+           "efficiency of the range above (and on the pool's accuracy level only): plan with it until the proxy "
+           "is checked against labels.")
 render.table(sc.needed(skey, n_strata, seed, float(width), alpha, pool, strata), "labels needed")
 
 st.subheader("Examples to label")
 design = st.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=1, horizontal=True,
-                  key="sp_design", help="The paper's recommendation: stratified with proportional allocation.")
+                  key="sp_design", help="Default: stratified with proportional allocation (the paper's "
+                                        "recommendation; never worse than simple random sampling in expectation). "
+                                        "Neyman pays off only if the proxy is calibrated.")
 try:
     chosen, used = sc.sample(skey, n_strata, seed, budget, design, pool, strata)
 except EvalDataError as exc:
@@ -194,4 +216,8 @@ if fully_labeled:
                    f"the MSE; coverage of the {figures.percent(level)} intervals (z = {z_crit:.2f}) should be near "
                    f"{figures.percent(level)}.")
         render.chart(sampling_figures.monte_carlo_curves(mc, level), "monte carlo mse")
-        render.table(mc, "monte carlo results")
+        shown = sc.efficiency_range(skey, n_strata, seed, tuple(sorted(budgets)), pool, strata)
+        shown = shown.drop(columns="predicted").rename(columns={"low": "predicted_low", "high": "predicted_high"})
+        render.table(mc.merge(shown, on=["budget", "design", "estimator"], how="left"), "monte carlo results")
+        st.caption("relative_efficiency, mse, coverage: measured on this pool by repeated sampling. "
+                   "predicted_*: from the proxy alone, as above (calibrated proxy; low–high under miscalibration).")

@@ -92,6 +92,15 @@ def efficiency(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], _
                                       strata=_strata)
 
 
+@cached("Predicting the range under proxy miscalibration...")
+def efficiency_range(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], _pool: pd.DataFrame,
+                     _strata: np.ndarray) -> pd.DataFrame:
+    """Relative efficiency per design: assuming a calibrated proxy, and its range over the recalibration family
+    of :func:`evalcore.sampling.efficiency_range`."""
+    return sampling.efficiency_range(_pool["proxy"].to_numpy(), list(budgets), n_strata=n_strata, seed=seed,
+                                     strata=_strata)
+
+
 @cached("Counting the labels each design needs...")
 def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, _pool: pd.DataFrame,
            _strata: np.ndarray) -> pd.DataFrame:

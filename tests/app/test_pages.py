@@ -782,11 +782,19 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
                        "neyman (ideal, from the labels)")
     for column in ("proportional", "neyman (actual, from the proxy)", "neyman (ideal, from the labels)"):
         assert alloc[column].sum() == budget and (alloc[column] >= 2).all() and (alloc[column] <= alloc["N_h"]).all()
-    precision = table_with(at, "budget", "design", "estimator", "predicted_mse", "relative_efficiency")
+    precision = table_with(at, "budget", "design", "estimator", "predicted_mse", "relative_efficiency",
+                           "efficiency_low", "efficiency_high")
     baseline = precision[(precision["design"] == "srs") & (precision["estimator"] == "ht")]
     assert baseline["relative_efficiency"].item() == pytest.approx(1.0)
-    needed = table_with(at, "design", "estimator", "labels_needed")
-    assert len(needed) == 6
+    # the prediction comes with its range under miscalibration; proportional is at worst about as good as SRS
+    assert (precision["efficiency_low"] <= precision["relative_efficiency"] + 1e-9).all()
+    assert (precision["relative_efficiency"] <= precision["efficiency_high"] + 1e-9).all()
+    proportional = precision[precision["design"] == "proportional"]
+    assert proportional["efficiency_high"].between(0.95, 1.05).all()
+    assert at.radio(key="sp_design").value == "proportional"
+    assert any("What each number rests on" in m and "calibrated" in m for m in texts(at.markdown))
+    needed = table_with(at, "design", "estimator", "labels_needed", "labels_needed_worst")
+    assert len(needed) == 6 and (needed["labels_needed_worst"] >= needed["labels_needed"]).all()
     picked = table_with(at, "example_id", "proxy", "stratum")
     assert len(picked) == budget and picked["example_id"].is_unique
     ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high")
@@ -800,8 +808,10 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
     at.button(key="sp_mc_run").click()
     at.run()
     assert not at.exception and not texts(at.error)
-    mc = table_with(at, "budget", "design", "estimator", "mse", "mse_se", "coverage", "predicted_mse")
+    mc = table_with(at, "budget", "design", "estimator", "mse", "mse_se", "coverage", "predicted_mse",
+                    "predicted_low", "predicted_high")
     assert len(mc) == 12 and mc["coverage"].between(0.6, 1.0).all()
+    assert (mc["predicted_low"] <= mc["predicted_high"]).all()
     baseline = mc[(mc["design"] == "srs") & (mc["estimator"] == "ht")]
     assert baseline["coverage"].between(0.85, 1.0).all()  # 200 samples: coverage SE ~ 0.015
     assert len(charts(at)) == 5
@@ -840,6 +850,53 @@ def test_labeling_budget_labels_uploaded_for_the_selected_examples():
     at.run()
     assert not at.exception
     assert any("not selected for labeling: 'not-selected-1'" in e for e in texts(at.error))
+
+
+def test_labeling_budget_all_correct_labels_get_a_bounded_interval_of_positive_width():
+    at = open_app()  # the synthetic demo
+    goto_sampling(at)
+    at.number_input(key="sp_budget").set_value(40)
+    at.slider(key="sp_strata").set_value(4)
+    at.run()
+    picked = table_with(at, "example_id", "proxy", "stratum")
+    answers = pd.DataFrame({"example_id": picked["example_id"], "correct": 1})
+    at.file_uploader(key="sp_labels").set_value(("labels.csv", csv_bytes(answers), "text/csv"))
+    at.run()
+    assert not at.exception and not texts(at.error)
+    ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high").set_index("estimator")
+    assert (ests["ci_high"] <= 1.0).all() and (ests["estimate"] <= 1.0).all()
+    assert (ests["ci_low"] < ests["ci_high"]).all()
+    # HT: SE 0, so the Wilson interval at p = 1 with n_eff = 1 / sum_h W_h^2 (1 - f_h) / n_h, not "1 (1, 1)"
+    alloc = table_with(at, "stratum", "N_h", "proportional")
+    weights, fraction = alloc["N_h"] / alloc["N_h"].sum(), alloc["proportional"] / alloc["N_h"]
+    n_eff = 1 / float((weights**2 * (1 - fraction) / alloc["proportional"]).sum())
+    assert ests.at["ht", "se"] == 0.0 and ests.at["ht", "estimate"] == 1.0
+    assert ests.at["ht", "ci_low"] == pytest.approx(n_eff / (n_eff + 1.959963984540054**2))
+
+
+def test_labeling_budget_one_stratum_is_simple_random_sampling():
+    at = open_app()
+    goto_sampling(at)
+    at.slider(key="sp_strata").set_value(1)
+    at.number_input(key="sp_budget").set_value(15)
+    at.run()
+    assert not at.exception and not texts(at.error)
+    alloc = table_with(at, "stratum", "N_h", "proportional")
+    assert alloc["stratum"].tolist() == [1] and alloc["proportional"].tolist() == [15]
+
+
+def test_labeling_budget_tiny_pool_advice_can_be_followed():
+    at = open_app()
+    upload(at, "small.csv", csv_bytes(small_log()))  # 8 examples per model
+    goto_sampling(at)
+    assert not at.exception
+    errors = texts(at.error)
+    assert errors and ("fewer strata" in errors[0] or "reduce the number of strata" in errors[0]), errors
+    assert "Stratum 0" not in errors[0]  # strata are numbered from 1, as in the tables
+    at.slider(key="sp_strata").set_value(1)  # the advice: one stratum (simple random sampling)
+    at.run()
+    assert not at.exception and not texts(at.error)
+    assert len(table_with(at, "example_id", "proxy", "stratum")) == at.number_input(key="sp_budget").value == 2
 
 
 def test_labeling_budget_explains_what_it_needs():

@@ -80,7 +80,7 @@ def test_df_tuned_coefficient_by_hand():
 
 
 def test_estimate_errors():
-    with pytest.raises(EvalDataError, match="Stratum 0 has 1 label"):
+    with pytest.raises(EvalDataError, match="Stratum 1 has 1 label"):
         estimate(Z, np.array([0, 4, 5]), STRATA)
     zn = Z.copy()
     zn[4] = np.nan
