@@ -40,9 +40,15 @@ with st.expander("Settings", icon=":material/settings:"):
     n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
     norm = c4.selectbox("Scores", list(lc.NORMALIZATIONS), format_func=lc.NORMALIZATIONS.get, key="lb_norm",
-                        help="Normalized accuracy = (raw - low) / (high - low) per task: low/high the bootstrap "
-                             "minimum and maximum over models and replicates (the paper's choice), or your chance "
-                             "level and ceiling for each task.")
+                        help="Normalized accuracy = (raw - low) / (high - low) per task. low/high: the lowest and "
+                             "highest observed accuracy of the selected models (fixed by the data); the bootstrap "
+                             "minimum and maximum over models and replicates (the paper's choice: these extremes are "
+                             "random, so the normalized scores themselves move with the seed and the number of "
+                             "replicates, by as much as half an interval); or your chance level and ceiling.")
+    if norm == "bootstrap":
+        st.caption("Bootstrap min–max (the paper's choice): the per-task bounds are extremes of random replicates, "
+                   "so the normalized point estimates change with the seed and the number of replicates. The "
+                   "observed min–max gives the same scores for every seed.")
     bounds: tuple = ()
     if norm == "chance":
         st.caption("Chance level and ceiling per task, as fractions (e.g. chance 0.1 for a 10-class task). A model "
