@@ -290,10 +290,27 @@ def test_leaderboard_readme_example_compares_its_two_models():
     assert (pair["model_a"], pair["model_b"], pair["diff"]) == ("model-b", "model-a", pytest.approx(0.5))
     assert sorted(table_with(at, "model", "rank")["model"]) == ["model-a", "model-b"]
     assert any("needs three task categories" in i for i in texts(at.info))
+    # one label (model-b 1 of 1) and all-correct cells: no interval anywhere is a point
+    long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
+    b = long[long["model"] == "model-b"]
+    assert (b["estimate"] == 1.0).all() and (b["ci_high"] == 1.0).all() and (b["ci_low"] < 0.9).all()
+    for columns in (("model_a", "model_b", "diff", "ci_low", "ci_high"), ("model", "rank", "ci_low", "ci_high"),
+                    ("model", "score", "se", "ci_low", "ci_high")):
+        shown = table_with(at, *columns)
+        assert (shown["ci_high"] > shown["ci_low"]).all(), columns
+    assert (table_with(at, "model", "score", "se")["se"] > 0).all()
+    assert not any("(1.000, 1.000)" in str(v) for v in table_with(at, "model", "overall")["overall"])
 
     at.toggle(key="lb_bayes").set_value(True)
     rerun(at)
     assert not texts(at.error) and any("R-hat" in c for c in texts(at.caption))
+    # 2 models x 1 task: the chains cannot agree; the page says so and offers more draws
+    board = table_with(at, "model", "scope", "name", "rhat", "ess_bulk", "ess_tail")
+    assert board["rhat"].max() > 1.01 or min(board["ess_bulk"].min(), board["ess_tail"].min()) < 400
+    assert any("have not converged" in w for w in texts(at.warning))
+    at.button(key="lb_draw_more").click()
+    rerun(at)
+    assert any("4,000 draws per chain" in c for c in texts(at.caption))
     probs = table_with(at, "model", "rank", "probability")
     assert probs.groupby("model")["probability"].sum().to_numpy() == pytest.approx(1.0)
     assert any("needs three task categories" in i for i in texts(at.info))  # the page ran to its end
