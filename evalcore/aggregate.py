@@ -204,7 +204,9 @@ def _check_n_boot(n_boot: int) -> None:
         raise ValueError(f"n_boot must be a whole number >= 2, got {n_boot}.")
 
 
-def _check_bounds(normalized: bool, bounds: Mapping[str, tuple[float, float]] | None) -> None:
+def _check_bounds(normalized: bool, bounds: Mapping[str, tuple[float, float]] | str | None) -> None:
+    if isinstance(bounds, str) and bounds != "bootstrap":
+        raise ValueError(f"bounds must be None, 'bootstrap' or {{task: (chance, ceiling)}}, got {bounds!r}.")
     if bounds is not None and not normalized:
         raise ValueError("bounds (chance, ceiling per task) only apply to normalized accuracy: pass normalized=True.")
 
