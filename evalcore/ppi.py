@@ -162,6 +162,28 @@ def _labels(y, alpha: float) -> np.ndarray:
 # --------------------------------------------------------------------------- estimators
 
 
+def _binary_floor(arr: np.ndarray) -> np.ndarray:
+    """Per column of labels: ``p~ (1 - p~)`` with ``p~ = (k + 1/2) / (n + 1)`` (the Jeffreys mean) where the
+    column is 0/1 and constant (all right or all wrong), else 0. A sample variance of 0 there is an accident of
+    the sample, not knowledge of the mean: 20 of 20 right would otherwise give an interval of width 0.
+    Used as a floor on the per-example variance of such a column (:func:`evalcore.intervals.binomial_variance`
+    is the same floor for counts)."""
+    n = arr.shape[0]
+    k = arr.sum(axis=0)
+    flat = np.isin(arr, (0.0, 1.0)).all(axis=0) & ((k == 0) | (k == n))
+    p = (k + 0.5) / (n + 1)
+    return np.where(flat, p * (1 - p), 0.0)
+
+
+def _floored_cov(values: np.ndarray, arr: np.ndarray) -> np.ndarray:
+    """``Cov(values)`` (M x M, ``ddof = 1``) with each zero variance of a constant 0/1 label column of ``arr``
+    raised to :func:`_binary_floor`'s value (its covariances stay 0)."""
+    cov = np.atleast_2d(np.cov(values, rowvar=False))
+    diag = np.diag(cov).copy()
+    np.fill_diagonal(cov, np.where(diag <= 0, np.maximum(diag, _binary_floor(arr)), diag))
+    return cov
+
+
 def _result(estimate, cov, var_classical, lam, n, N, alpha, method, notes, squeeze, detail=None) -> MeanEstimate:
     se = np.sqrt(np.diag(cov))
     z = float(norm.ppf(1 - alpha / 2))
@@ -178,12 +200,15 @@ def _result(estimate, cov, var_classical, lam, n, N, alpha, method, notes, squee
 
 
 def classical_mean(y, alpha: float = 0.1, weights=None, self_normalize: bool = False) -> MeanEstimate:
-    """Mean of the labeled metric, ``mean(w y)``, with ``Cov(w y) / n`` and a normal interval (λ = 0)."""
+    """Mean of the labeled metric, ``mean(w y)``, with ``Cov(w y) / n`` and a normal interval (λ = 0).
+
+    A 0/1 metric that is constant in the sample (all right or all wrong) gets the Jeffreys variance floor of
+    :func:`_binary_floor` instead of a variance of 0, so its interval never has width 0."""
     squeeze = np.ndim(y) == 1
     arr = _labels(y, alpha)
     w, notes = _weights(weights, arr.shape[0], self_normalize)
     wy = w[:, None] * arr
-    cov = np.atleast_2d(np.cov(wy, rowvar=False)) / arr.shape[0]
+    cov = _floored_cov(wy, arr) / arr.shape[0]
     return _result(wy.mean(axis=0), cov, np.diag(cov), np.zeros(arr.shape[1]), arr.shape[0], 0, alpha,
                    "classical", notes, squeeze)
 
@@ -242,12 +267,13 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     _check_bounds(pred_u, "yhat_unlabeled", bounds)
     w, notes = _weights(weights, n, self_normalize)
     wy, wyhat = w[:, None] * arr, w[:, None] * pred
-    var_classical = wy.var(axis=0, ddof=1) / n
+    classical = _floored_cov(wy, arr) / n
+    var_classical = np.diag(classical).copy()
     N = pred_u.shape[0]
     if N == 0:
         notes = notes + ["No unlabeled examples (N = 0): PPI needs the annotator's values on unlabeled data; "
                          "the classical estimate from the labels alone is shown."]
-        return _result(wy.mean(axis=0), np.atleast_2d(np.cov(wy, rowvar=False)) / n, var_classical,
+        return _result(wy.mean(axis=0), classical, var_classical,
                        np.zeros(M), n, 0, alpha, "classical", notes, squeeze)
     mean_u = pred_u.mean(axis=0)
     cov_u = np.atleast_2d(np.cov(pred_u, rowvar=False)) if N > 1 else np.zeros((M, M))
@@ -269,7 +295,7 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
         method = "ppi" if np.all(lam_m == 1) else ("classical" if np.all(lam_m == 0) else "ppi (fixed λ)")
     delta = wy - lam_m * wyhat
     estimate = lam_m * mean_u + delta.mean(axis=0)
-    cov = np.atleast_2d(np.cov(delta, rowvar=False)) / n + np.outer(lam_m, lam_m) * cov_u / N
+    cov = _floored_cov(delta, arr) / n + np.outer(lam_m, lam_m) * cov_u / N
     return _result(estimate, cov, var_classical, lam_m, n, N, alpha, method, notes, squeeze)
 
 
@@ -356,7 +382,7 @@ def _moments(y, yhat, yhat_unlabeled) -> dict[str, np.ndarray]:
     if arr.shape[0] < 2 or pred_u.shape[0] < 2:
         raise EvalDataError("Projection needs at least 2 labeled and 2 unlabeled examples.")
     products = ((arr - arr.mean(0)) * (pred - pred.mean(0))).sum(0)
-    return {"var_y": arr.var(0, ddof=1), "cov": products / (arr.shape[0] - 1), "cov_n": products / arr.shape[0],
+    return {"var_y": np.maximum(arr.var(0, ddof=1), _binary_floor(arr)), "cov": products / (arr.shape[0] - 1), "cov_n": products / arr.shape[0],
             "var_l": pred.var(0, ddof=1),
             "var_u": pred_u.var(0, ddof=1), "pooled": np.concatenate([pred, pred_u]).var(0, ddof=1),
             "total": arr.shape[0] + pred_u.shape[0]}
