@@ -14,7 +14,7 @@ from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
-_MAX_DRAWS = 40000  # "Draw more" stops doubling here (about 10 s of sampling for 16 models x 19 tasks)
+_MAX_DRAWS = 40000  # "Draw more" stops doubling here (about 8 s of sampling for 16 models x 19 tasks)
 
 st.title("Leaderboard")
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
@@ -171,6 +171,10 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
         if draws < _MAX_DRAWS:
             st.button(f"Draw more ({2 * draws:,} draws per chain)", key="lb_draw_more",
                       on_click=lambda: st.session_state["lb_more"].update({more_key: 2 * more}))
+        else:
+            st.caption(f"{draws:,} draws per chain is the page's limit. Chains that still disagree usually mean the "
+                       "data cannot pin the model down (e.g. very few tasks per model): read these results as "
+                       "unreliable.")
     elif more > 1:
         st.caption(f"Converged after {more}× the chosen draws.")
     bwide = bboard[bboard["scope"] != "task"].assign(
