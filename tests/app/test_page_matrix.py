@@ -536,3 +536,47 @@ def test_calibration_settings_on_one_row(binning):
         at.radio(key="cal_by").set_value(by)
         rerun(at)
         assert len(table_with(at, "model", by)) == 1
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# intervals that must never be a point (issue "Every interval honest")
+
+
+def test_all_correct_log_shows_no_point_interval_on_models_and_leaderboard():
+    at = loaded(all_labeled(2, 20, 1.0))
+    visit(at, "models")
+    table = table_with(at, "model", "n", "estimate", "se", "ci_low", "ci_high")
+    assert (table["estimate"] == 1.0).all() and (table["se"] > 0).all() and (table["ci_low"] < 1.0).all()
+    visit(at, "leaderboard")
+    long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
+    assert (long["estimate"] == 1.0).all() and (long["ci_high"] > long["ci_low"]).all()
+    for columns in (("model_a", "model_b", "diff", "ci_low", "ci_high"), ("model", "rank", "ci_low", "ci_high"),
+                    ("model", "score", "se", "ci_low", "ci_high")):
+        shown = table_with(at, *columns)
+        assert (shown["ci_high"] > shown["ci_low"]).all(), columns
+
+
+def test_identical_scores_get_no_interval_and_the_models_page_says_why():
+    log = score_only()
+    log["score"] = 0.5  # every labeled score identical: sd = 0
+    at = loaded(log)
+    visit(at, "models")
+    table = table_with(at, "model", "n", "estimate", "ci_low", "ci_high")
+    assert table[["ci_low", "ci_high"]].isna().all().all() and (table["estimate"] == 0.5).all()
+    assert any("No interval for 3 cell(s) of 'score'" in i for i in texts(at.info))
+
+
+def test_default_normalized_leaderboard_does_not_move_with_the_seed():
+    at = loaded(pd.DataFrame({"model": ["a", "b", "c"] * 2, "task": ["t"] * 3 + ["u"] * 3, "category": "c",
+                              "n": 100, "n_correct": [60, 70, 90, 50, 40, 80]}))
+    visit(at, "leaderboard")
+    at.selectbox(key="lb_norm").set_value("observed")
+    rerun(at)
+    first = table_with(at, "model", "scope", "name", "estimate")["estimate"].to_numpy()
+    at.number_input(key="lb_seed").set_value(1)
+    rerun(at)
+    assert np.array_equal(table_with(at, "model", "scope", "name", "estimate")["estimate"].to_numpy(), first)
+    assert first[:2].tolist() == pytest.approx([0.0, 0.25])  # model a: lowest on t, (50 - 40) / (80 - 40) on u
+    at.selectbox(key="lb_norm").set_value("bootstrap")
+    rerun(at)
+    assert any("change with the seed" in c for c in texts(at.caption))
