@@ -64,10 +64,11 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from .bradley_terry import ppi_bradley_terry
+from .intervals import binomial_variance
 from .ranking import bonferroni_z, rank_with_ties
 from .reading import EvalDataError, listed
 
-__all__ = ["MeanEstimate", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
+__all__ = ["MeanEstimate", "binary_floor", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
            "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ess_interval",
            "ppi_bradley_terry"]
 
@@ -162,17 +163,20 @@ def _labels(y, alpha: float) -> np.ndarray:
 # --------------------------------------------------------------------------- estimators
 
 
+def binary_floor(k, n, binary) -> np.ndarray:
+    """Floor on the per-example variance of 0/1 labels with ``k`` ones out of ``n``: ``p~ (1 - p~)`` with the
+    Jeffreys mean ``p~ = (k + 1/2) / (n + 1)`` where the labels are ``binary`` and constant (k = 0 or k = n), else
+    0 (:func:`evalcore.intervals.binomial_variance` times n). A sample variance of 0 there is an accident of the
+    sample, not knowledge of the mean: 20 of 20 right would otherwise give an interval of width 0."""
+    k = np.asarray(k, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), k.shape)
+    flat = np.asarray(binary) & ((k == 0) | (k == n))
+    return np.where(flat, n * binomial_variance(np.where(flat, k, 0.0), n), 0.0)
+
+
 def _binary_floor(arr: np.ndarray) -> np.ndarray:
-    """Per column of labels: ``p~ (1 - p~)`` with ``p~ = (k + 1/2) / (n + 1)`` (the Jeffreys mean) where the
-    column is 0/1 and constant (all right or all wrong), else 0. A sample variance of 0 there is an accident of
-    the sample, not knowledge of the mean: 20 of 20 right would otherwise give an interval of width 0.
-    Used as a floor on the per-example variance of such a column (:func:`evalcore.intervals.binomial_variance`
-    is the same floor for counts)."""
-    n = arr.shape[0]
-    k = arr.sum(axis=0)
-    flat = np.isin(arr, (0.0, 1.0)).all(axis=0) & ((k == 0) | (k == n))
-    p = (k + 0.5) / (n + 1)
-    return np.where(flat, p * (1 - p), 0.0)
+    """:func:`binary_floor` of each column of a label matrix (n x M)."""
+    return binary_floor(arr.sum(axis=0), arr.shape[0], np.isin(arr, (0.0, 1.0)).all(axis=0))
 
 
 def _floored_cov(values: np.ndarray, arr: np.ndarray) -> np.ndarray:
