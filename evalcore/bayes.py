@@ -48,7 +48,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from .aggregate import _check_level, _matrices, long_board, with_aggregates
-from .mcmc_diagnostics import effective_sample_size, ess_bulk, ess_tail, rank_rhat, split_rhat
+from .mcmc_diagnostics import diagnose, effective_sample_size, split_rhat
 
 __all__ = [
     "DEFAULT_RATE",
@@ -411,8 +411,9 @@ def bayes_leaderboard(
     flat = shown.reshape(-1, *shown.shape[2:])
     lo, hi = np.quantile(flat, [(1 - level) / 2, (1 + level) / 2], axis=0)
     est = stats.mean(axis=(0, 1))
-    return long_board(g.models, g.tasks, g.categories, estimate=est, ci_low=lo, ci_high=hi, rhat=rank_rhat(stats),
-                      ess_bulk=ess_bulk(stats), ess_tail=ess_tail(stats))
+    rhat, bulk, tail = diagnose(stats)
+    return long_board(g.models, g.tasks, g.categories, estimate=est, ci_low=lo, ci_high=hi, rhat=rhat,
+                      ess_bulk=bulk, ess_tail=tail)
 
 
 def posterior_rank_probabilities(

@@ -85,3 +85,17 @@ def test_problems_name_the_failing_diagnostics():
     assert convergence_problems(1.008, 500.0, 450.0) == []
     said = convergence_problems(1.038, 100.0, 90.0)
     assert len(said) == 3 and "1.038" in said[0] and "100" in said[1] and "90" in said[2]
+
+
+def test_vectorised_ranks_average_ties_as_scipy():
+    from scipy.stats import rankdata
+
+    from evalcore.mcmc_diagnostics import _average_ranks, diagnose
+
+    flat = np.random.default_rng(6).integers(0, 5, size=(200, 7)).astype(float)  # many ties
+    np.testing.assert_array_equal(_average_ranks(flat), rankdata(flat, axis=0))
+    x = _ar1(0.5, 4, 500, seed=7)[..., None] * [1.0, 2.0]
+    rhat, bulk, tail = diagnose(x)
+    np.testing.assert_array_equal(rhat, rank_rhat(x))
+    np.testing.assert_array_equal(bulk, ess_bulk(x))
+    np.testing.assert_array_equal(tail, ess_tail(x))
