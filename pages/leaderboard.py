@@ -14,7 +14,7 @@ from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
-_MAX_DRAWS = 20000  # "Draw more" stops doubling here (about 15 s of sampling and diagnostics on VTAB-1k)
+_MAX_DRAWS = 20000  # "Draw more" stops doubling here (about 25 s of sampling and summary on VTAB-1k)
 
 st.title("Leaderboard")
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
