@@ -22,8 +22,9 @@ Chains: ``chains`` chains run side by side from over-dispersed starting values (
 ``a_i, b_i`` times ``exp(N(0, 1))``); all random numbers come from one ``numpy.random.default_rng(seed)``
 stream, so results are reproducible by seed. The first ``burn`` iterations (default half) are discarded.
 
-Diagnostics: split-R-hat (Gelman et al., BDA3, 11.4) and effective sample size with Geyer's initial monotone
-sequence on the multi-chain autocorrelation (BDA3 11.5 / Stan), computed for every reported quantity.
+Diagnostics (:mod:`evalcore.mcmc_diagnostics`): rank-normalized split R-hat and bulk / tail effective sample
+sizes (Vehtari et al. 2021), computed for every reported quantity; trust the draws when R-hat < 1.01 and both
+ESS > 400.
 
 All accuracies are fractions in [0, 1].
 
@@ -32,9 +33,9 @@ Public API
 ``gibbs(n_correct, n, draws, chains, seed, prior, burn) -> GibbsDraws`` the kept draws of theta, alpha, beta;
 ``fit(data, draws, chains, seed, prior, burn) -> GibbsDraws`` the same from a summary frame (names attached);
 ``bayes_leaderboard(data, level, draws, chains, seed, prior) -> DataFrame`` model, scope, name, estimate
-(posterior mean), ci_low, ci_high (equal-tailed credible interval), rhat, ess;
+(posterior mean), ci_low, ci_high (equal-tailed credible interval), rhat, ess_bulk, ess_tail;
 ``posterior_rank_probabilities(data, weights, ...) -> DataFrame`` model, rank, probability;
-``split_rhat(x)``, ``effective_sample_size(x)`` for draws shaped (chains, draws, ...).
+``split_rhat(x)``, ``effective_sample_size(x)`` re-exported from :mod:`evalcore.mcmc_diagnostics`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from .aggregate import _check_level, _matrices, long_board, with_aggregates
+from .mcmc_diagnostics import diagnose, effective_sample_size, split_rhat
 
 __all__ = [
     "DEFAULT_RATE",
@@ -362,60 +364,6 @@ def fit(
 # ---------------------------------------------------------------------------------------------- diagnostics
 
 
-def split_rhat(x: np.ndarray) -> np.ndarray:
-    """Split-R-hat (BDA3 11.4) of draws shaped (chains, draws, ...); returns shape ``x.shape[2:]``.
-
-    Each chain is cut in two halves; R-hat = sqrt(var+ / W), var+ = (n - 1)/n W + B/n. Constant draws give 1.
-    """
-    x = np.asarray(x, dtype=float)
-    half = x.shape[1] // 2
-    if half < 2:
-        raise ValueError("split_rhat needs at least 4 draws per chain.")
-    z = np.concatenate([x[:, :half], x[:, x.shape[1] - half:]], axis=0)
-    n = half
-    w = z.var(axis=1, ddof=1).mean(axis=0)
-    b_over_n = z.mean(axis=1).var(axis=0, ddof=1) if z.shape[0] > 1 else np.zeros_like(w)
-    var_plus = (n - 1) / n * w + b_over_n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.sqrt(var_plus / w)
-    return np.where(w > 0, r, 1.0)
-
-
-def effective_sample_size(x: np.ndarray) -> np.ndarray:
-    """Multi-chain effective sample size (BDA3 11.5; Geyer's initial monotone sequence) of (chains, draws, ...).
-
-    rho_t = 1 - (W - mean_c acov_c(t)) / var+; the sum of consecutive pairs rho_{2k} + rho_{2k+1} is truncated at
-    its first negative value and made monotone; ESS = C * n / (-1 + 2 * sum_k P_k). Constant draws give C * n.
-    """
-    x = np.asarray(x, dtype=float)
-    c, n = x.shape[:2]
-    rest = x.shape[2:]
-    z = x.reshape(c, n, -1)
-    zc = z - z.mean(axis=1, keepdims=True)
-    size = 1 << int(np.ceil(np.log2(2 * n)))
-    f = np.fft.rfft(zc, n=size, axis=1)
-    acov = np.fft.irfft(f * np.conj(f), n=size, axis=1)[:, :n] / n  # (c, n, p), biased autocovariance
-    w = z.var(axis=1, ddof=1).mean(axis=0)  # (p,)
-    var_plus = (n - 1) / n * w
-    if c > 1:
-        var_plus = var_plus + z.mean(axis=1).var(axis=0, ddof=1)
-    safe = np.where(var_plus > 0, var_plus, 1.0)
-    rho = 1.0 - (w - acov.mean(axis=0)) / safe  # (n, p)
-    rho[0] = 1.0
-    m = n // 2
-    pairs = rho[: 2 * m : 2] + rho[1 : 2 * m : 2]  # (m, p)
-    positive = pairs > 0
-    # initial positive sequence: keep pairs up to the first non-positive one
-    first_bad = np.where(positive.all(axis=0), m, np.argmin(positive, axis=0))
-    keep = np.arange(m)[:, None] < first_bad[None, :]
-    mono = np.minimum.accumulate(np.where(keep, pairs, np.inf), axis=0)  # initial monotone sequence
-    tau = -1.0 + 2.0 * np.where(keep, mono, 0.0).sum(axis=0)
-    tau = np.maximum(tau, 1.0 / np.log10(max(c * n, 10)))  # Stan's cap on antithetic chains
-    ess = c * n / tau
-    ess = np.where(var_plus > 0, ess, c * n)
-    return ess.reshape(rest)
-
-
 # ---------------------------------------------------------------------------------------------- public tables
 
 
@@ -438,15 +386,15 @@ def bayes_leaderboard(
     """Per-task, per-category and overall accuracy from the BHM (paper, Table 7), with diagnostics.
 
     Columns: model, scope ("task" / "category" / "overall"), name, estimate (posterior mean), ci_low, ci_high
-    (equal-tailed ``level`` credible interval; default 83.4%), rhat (split-R-hat), ess (effective sample size),
-    fractions in [0, 1]. Task = ``theta_ij``; category = mean of theta over the category's tasks; overall = mean
+    (equal-tailed ``level`` credible interval; default 83.4%), rhat (rank-normalized split R-hat), ess_bulk and
+    ess_tail (bulk / tail effective sample sizes; :mod:`evalcore.mcmc_diagnostics`), fractions in [0, 1]. Task = ``theta_ij``; category = mean of theta over the category's tasks; overall = mean
     over all tasks (as VTAB). ``data`` is a summary frame or the draws of :func:`fit`.
 
     ``interval="predictive"`` (default, the paper's Section 2.2 "posterior predictive credibility interval", which
     is what Table 7 reports): per posterior draw, ``Y~_ij ~ Binomial(N_ij, theta_ij)`` and the interval is taken
     over the aggregates of ``Y~_ij / N_ij`` (the accuracy a re-run on a test set of the same size would show; the
     analogue of the bootstrap intervals of Table 6). ``interval="posterior"``: the interval of the aggregates
-    of ``theta_ij`` themselves (narrower). ``estimate``, ``rhat`` and ``ess`` are always those of theta.
+    of ``theta_ij`` themselves (narrower). ``estimate`` and the diagnostics are always those of theta.
     """
     _check_level(level)
     if interval not in ("predictive", "posterior"):
@@ -463,9 +411,9 @@ def bayes_leaderboard(
     flat = shown.reshape(-1, *shown.shape[2:])
     lo, hi = np.quantile(flat, [(1 - level) / 2, (1 + level) / 2], axis=0)
     est = stats.mean(axis=(0, 1))
-    rhat = split_rhat(stats)
-    ess = effective_sample_size(stats)
-    return long_board(g.models, g.tasks, g.categories, estimate=est, ci_low=lo, ci_high=hi, rhat=rhat, ess=ess)
+    rhat, bulk, tail = diagnose(stats)
+    return long_board(g.models, g.tasks, g.categories, estimate=est, ci_low=lo, ci_high=hi, rhat=rhat,
+                      ess_bulk=bulk, ess_tail=tail)
 
 
 def posterior_rank_probabilities(

@@ -64,3 +64,20 @@ def _check(k: np.ndarray, n: np.ndarray, alpha: float) -> None:
         raise ValueError("n must be >= 0")
     if ((k < 0) | (k > n)).any():
         raise ValueError("successes must satisfy 0 <= successes <= n")
+
+
+def binomial_variance(successes, n) -> np.ndarray:
+    r"""Variance of a proportion ``k / n`` that is never 0 for ``n >= 1``: :math:`\tilde p (1 - \tilde p) / n`.
+
+    For ``0 < k < n`` this is the plug-in :math:`\hat p (1 - \hat p) / n`. At ``k = 0`` or ``k = n`` the plug-in
+    value is 0, which would give a standard error of 0 and a zero-width normal interval after any number of
+    trials; there :math:`\hat p` is replaced by the Jeffreys posterior mean :math:`\tilde p = (k + 1/2) / (n + 1)`
+    (the same Beta(k + 1/2, n - k + 1/2) that :mod:`evalcore.aggregate` resamples such cells from), e.g.
+    10 of 10 gives :math:`\tilde p = 10.5 / 11` and a standard error of 0.066 instead of 0. NaN where n == 0.
+    """
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    _check(k, n, 0.05)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where((k > 0) & (k < n), k / n, (k + 0.5) / (n + 1))
+        return np.where(n > 0, p * (1 - p) / n, np.nan)

@@ -64,10 +64,11 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from .bradley_terry import ppi_bradley_terry
+from .intervals import binomial_variance
 from .ranking import bonferroni_z, rank_with_ties
 from .reading import EvalDataError, listed
 
-__all__ = ["MeanEstimate", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
+__all__ = ["MeanEstimate", "binary_floor", "classical_mean", "ppi_mean", "stratified_ppi_mean", "simultaneous_intervals",
            "rank_models", "chi2_statistic", "projected_precision", "labels_needed", "ess_interval",
            "ppi_bradley_terry"]
 
@@ -162,6 +163,31 @@ def _labels(y, alpha: float) -> np.ndarray:
 # --------------------------------------------------------------------------- estimators
 
 
+def binary_floor(k, n, binary) -> np.ndarray:
+    """Floor on the per-example variance of 0/1 labels with ``k`` ones out of ``n``: ``p~ (1 - p~)`` with the
+    Jeffreys mean ``p~ = (k + 1/2) / (n + 1)`` where the labels are ``binary`` and constant (k = 0 or k = n), else
+    0 (:func:`evalcore.intervals.binomial_variance` times n). A sample variance of 0 there is an accident of the
+    sample, not knowledge of the mean: 20 of 20 right would otherwise give an interval of width 0."""
+    k = np.asarray(k, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), k.shape)
+    flat = np.asarray(binary) & ((k == 0) | (k == n))
+    return np.where(flat, n * binomial_variance(np.where(flat, k, 0.0), n), 0.0)
+
+
+def _binary_floor(arr: np.ndarray) -> np.ndarray:
+    """:func:`binary_floor` of each column of a label matrix (n x M)."""
+    return binary_floor(arr.sum(axis=0), arr.shape[0], np.isin(arr, (0.0, 1.0)).all(axis=0))
+
+
+def _floored_cov(values: np.ndarray, arr: np.ndarray) -> np.ndarray:
+    """``Cov(values)`` (M x M, ``ddof = 1``) with each zero variance of a constant 0/1 label column of ``arr``
+    raised to :func:`_binary_floor`'s value (its covariances stay 0)."""
+    cov = np.atleast_2d(np.cov(values, rowvar=False))
+    diag = np.diag(cov).copy()
+    np.fill_diagonal(cov, np.where(diag <= 0, np.maximum(diag, _binary_floor(arr)), diag))
+    return cov
+
+
 def _result(estimate, cov, var_classical, lam, n, N, alpha, method, notes, squeeze, detail=None) -> MeanEstimate:
     se = np.sqrt(np.diag(cov))
     z = float(norm.ppf(1 - alpha / 2))
@@ -178,12 +204,15 @@ def _result(estimate, cov, var_classical, lam, n, N, alpha, method, notes, squee
 
 
 def classical_mean(y, alpha: float = 0.1, weights=None, self_normalize: bool = False) -> MeanEstimate:
-    """Mean of the labeled metric, ``mean(w y)``, with ``Cov(w y) / n`` and a normal interval (λ = 0)."""
+    """Mean of the labeled metric, ``mean(w y)``, with ``Cov(w y) / n`` and a normal interval (λ = 0).
+
+    A 0/1 metric that is constant in the sample (all right or all wrong) gets the Jeffreys variance floor of
+    :func:`_binary_floor` instead of a variance of 0, so its interval never has width 0."""
     squeeze = np.ndim(y) == 1
     arr = _labels(y, alpha)
     w, notes = _weights(weights, arr.shape[0], self_normalize)
     wy = w[:, None] * arr
-    cov = np.atleast_2d(np.cov(wy, rowvar=False)) / arr.shape[0]
+    cov = _floored_cov(wy, arr) / arr.shape[0]
     return _result(wy.mean(axis=0), cov, np.diag(cov), np.zeros(arr.shape[1]), arr.shape[0], 0, alpha,
                    "classical", notes, squeeze)
 
@@ -242,12 +271,13 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     _check_bounds(pred_u, "yhat_unlabeled", bounds)
     w, notes = _weights(weights, n, self_normalize)
     wy, wyhat = w[:, None] * arr, w[:, None] * pred
-    var_classical = wy.var(axis=0, ddof=1) / n
+    classical = _floored_cov(wy, arr) / n
+    var_classical = np.diag(classical).copy()
     N = pred_u.shape[0]
     if N == 0:
         notes = notes + ["No unlabeled examples (N = 0): PPI needs the annotator's values on unlabeled data; "
                          "the classical estimate from the labels alone is shown."]
-        return _result(wy.mean(axis=0), np.atleast_2d(np.cov(wy, rowvar=False)) / n, var_classical,
+        return _result(wy.mean(axis=0), classical, var_classical,
                        np.zeros(M), n, 0, alpha, "classical", notes, squeeze)
     mean_u = pred_u.mean(axis=0)
     cov_u = np.atleast_2d(np.cov(pred_u, rowvar=False)) if N > 1 else np.zeros((M, M))
@@ -269,7 +299,7 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
         method = "ppi" if np.all(lam_m == 1) else ("classical" if np.all(lam_m == 0) else "ppi (fixed λ)")
     delta = wy - lam_m * wyhat
     estimate = lam_m * mean_u + delta.mean(axis=0)
-    cov = np.atleast_2d(np.cov(delta, rowvar=False)) / n + np.outer(lam_m, lam_m) * cov_u / N
+    cov = _floored_cov(delta, arr) / n + np.outer(lam_m, lam_m) * cov_u / N
     return _result(estimate, cov, var_classical, lam_m, n, N, alpha, method, notes, squeeze)
 
 
@@ -356,7 +386,7 @@ def _moments(y, yhat, yhat_unlabeled) -> dict[str, np.ndarray]:
     if arr.shape[0] < 2 or pred_u.shape[0] < 2:
         raise EvalDataError("Projection needs at least 2 labeled and 2 unlabeled examples.")
     products = ((arr - arr.mean(0)) * (pred - pred.mean(0))).sum(0)
-    return {"var_y": arr.var(0, ddof=1), "cov": products / (arr.shape[0] - 1), "cov_n": products / arr.shape[0],
+    return {"var_y": np.maximum(arr.var(0, ddof=1), _binary_floor(arr)), "cov": products / (arr.shape[0] - 1), "cov_n": products / arr.shape[0],
             "var_l": pred.var(0, ddof=1),
             "var_u": pred_u.var(0, ddof=1), "pooled": np.concatenate([pred, pred_u]).var(0, ddof=1),
             "total": arr.shape[0] + pred_u.shape[0]}

@@ -42,7 +42,7 @@ from scipy.stats import norm, rankdata
 
 from .bradley_terry import pair_estimates as bt_pair_estimates
 from .parallel import random_subsets, seeded_map
-from .ppi import as_matrix, ppi_variance, tuned_lambda
+from .ppi import as_matrix, binary_floor, ppi_variance, tuned_lambda
 from .ranking import bonferroni_z
 from .reading import EvalDataError
 
@@ -61,7 +61,10 @@ def default_grid(total: int, points: int = 20, low: int = 20, high: int = 2000) 
 
 
 def _split_estimates(y: np.ndarray, yhat: np.ndarray, totals: dict, idx: np.ndarray, alpha: float) -> dict:
-    """Estimates, standard errors and λ of the three methods for labeled subsets ``idx`` (S x n), per model."""
+    """Estimates, standard errors and λ of the three methods for labeled subsets ``idx`` (S x n), per model.
+
+    A subset whose 0/1 labels are all equal gets the Jeffreys variance floor of :func:`evalcore.ppi.binary_floor`
+    (as :func:`evalcore.ppi.classical_mean`), not a width of 0."""
     n = idx.shape[1]
     N = y.shape[0] - n
     yl, hl = y[idx], yhat[idx]  # S x n x M
@@ -69,7 +72,7 @@ def _split_estimates(y: np.ndarray, yhat: np.ndarray, totals: dict, idx: np.ndar
     syy, shh, syh = (yl * yl).sum(1), (hl * hl).sum(1), (yl * hl).sum(1)
     mean_u = (totals["h"] - sh) / N
     var_u = ((totals["hh"] - shh) - (totals["h"] - sh) ** 2 / N) / (N - 1)
-    var_y = (syy - sy**2 / n) / (n - 1)
+    var_y = np.maximum((syy - sy**2 / n) / (n - 1), binary_floor(sy, n, np.isin(y, (0.0, 1.0)).all(axis=0)))
     var_l = (shh - sh**2 / n) / (n - 1)
     products = syh - sy * sh / n
     out = {}

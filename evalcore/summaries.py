@@ -1,7 +1,10 @@
 """Per-cell means of a per-example metric with intervals (the "direct" estimates of every view).
 
-For a binary metric (``correct``) the interval is Wilson's score interval; for a real-valued metric
-(``score``) the Student-t interval mean +/- t_{n-1, 1-alpha/2} * sd / sqrt(n).
+For a binary metric (``correct``) the interval is Wilson's score interval (never of width 0, also at 0 or n
+successes); for a real-valued metric (``score``) the Student-t interval mean +/- t_{n-1, 1-alpha/2} * sd / sqrt(n),
+refused (NaN bounds, with a note in ``attrs["interval_note"]``) where it would say nothing or be a point: a cell
+with a single value (n = 1, no spread to measure) or with all values equal (sd = 0: the sample shows no spread,
+which does not prove that the mean is known exactly).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
-from .intervals import wilson_interval
+from .intervals import binomial_variance, wilson_interval
 
 BINARY_METRICS = ("correct",)
 
@@ -30,8 +33,10 @@ def mean_table(
     probability such as ``confidence``); the mean itself always lies inside.
 
     Columns: ``*by``, n (labeled rows), n_unlabeled, estimate, se, ci_low, ci_high. ``se`` is
-    sqrt(p (1 - p) / n) for binary metrics and sd / sqrt(n) otherwise; cells with n < 2 get NaN se and, for
-    real-valued metrics, NaN bounds (a single value says nothing about spread).
+    sqrt(p (1 - p) / n) for binary metrics (with p at 0 or 1 replaced by the Jeffreys mean (k + 1/2) / (n + 1),
+    :func:`evalcore.intervals.binomial_variance`, so never 0) and sd / sqrt(n) otherwise; cells with n < 2 get NaN
+    se. Real-valued cells with n < 2 or sd = 0 get NaN se and bounds, and ``attrs["interval_note"]`` says why
+    ("" when every cell has its interval).
     """
     by = list(by)
     values = frame[metric]
@@ -45,18 +50,26 @@ def mean_table(
     n = out["n"].to_numpy(dtype=float)
     est = out["estimate"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
+        note = ""
         if metric in BINARY_METRICS:
-            out["se"] = np.sqrt(est * (1 - est) / n)
             successes = np.where(n > 0, np.round(np.nan_to_num(est) * n), 0.0)  # cells without labels: NaN bounds
+            out["se"] = np.sqrt(binomial_variance(successes, n))
             out["ci_low"], out["ci_high"] = wilson_interval(successes, n, alpha)
         else:
-            se = out["sd"].to_numpy() / np.sqrt(n)
+            sd = out["sd"].to_numpy(dtype=float)
+            refused = (n > 0) & ((n < 2) | (sd == 0))
+            se = np.where(refused, np.nan, sd / np.sqrt(n))
             half = stdtrit(np.maximum(n - 1, 1), 1 - alpha / 2) * se  # Student-t quantile
             low, high = est - half, est + half
             if bounds is not None:
                 low, high = np.clip(low, *bounds), np.clip(high, *bounds)
             out["se"], out["ci_low"], out["ci_high"] = se, low, high
+            if refused.any():
+                note = (f"No interval for {int(refused.sum())} cell(s) of '{metric}': a single labeled value (n = 1) "
+                        "or identical values (standard deviation 0) show no spread, so the Student-t interval "
+                        "would be a point; label more rows.")
     out.loc[out["n"] < 2, "se"] = np.nan
+    out.attrs["interval_note"] = note
     out["n"] = out["n"].astype("int64")
     out["n_unlabeled"] = out["n_unlabeled"].astype("int64")
     return out.drop(columns="sd")[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]

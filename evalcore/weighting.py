@@ -52,6 +52,7 @@ from scipy.stats import norm
 from .aggregate import (_check_bounds, _check_level, _matrices, bootstrap_replicates, normalization_bounds,
                         user_bounds)
 from .bayes import GibbsDraws, fit
+from .intervals import binomial_variance
 from .reading import EvalDataError
 
 __all__ = [
@@ -147,21 +148,23 @@ def category_table(
     se_source: str = "binomial",
     n_boot: int = 2000,
     seed: int = 0,
-    bounds: Mapping[str, tuple[float, float]] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | str | None = None,
     posterior: GibbsDraws | None = None,
 ) -> CategoryStats:
     """Category means ``pbar_ic`` and their (co)variances from a summary table (model, task, category, n, n_correct).
 
     ``se_source="binomial"``: ``Var[pbar_ic] = (1/K_c^2) sum_{j in c} p_ij (1 - p_ij) / N_j`` (Appendix),
-    independent across categories and models. ``se_source="bootstrap"``: the empirical covariance of the category
+    independent across categories and models, with ``p_ij`` of a cell at 0 or 1 replaced by the Jeffreys mean
+    ``(Y_ij + 1/2) / (N_ij + 1)`` (:func:`evalcore.intervals.binomial_variance`: never a standard error of 0). ``se_source="bootstrap"``: the empirical covariance of the category
     means over ``n_boot`` binomial bootstrap replicates (:func:`evalcore.aggregate.bootstrap_replicates`).
     ``se_source="bayes"``: the posterior covariance of the category means of ``theta_ij`` under the hierarchical
     beta-binomial model (Section 2.2; ``posterior`` = the draws of :func:`evalcore.bayes.fit`, fitted here with
     2,000 draws x 4 chains and ``seed`` when omitted). The means are the observed ones for every source, so the
     winner regions of the map do not move with the standard-error source, only the gray zone does.
-    ``normalized=True`` uses the paper's normalized accuracy ``(p - low_j) / (high_j - low_j)`` (low / high = the
-    bootstrap minimum / maximum over models and replicates, as in :func:`evalcore.aggregate.leaderboard`, or the
-    user's ``bounds={task: (chance, ceiling)}``); the normalization is linear per task, so variances are divided
+    ``normalized=True`` uses the paper's normalized accuracy ``(p - low_j) / (high_j - low_j)`` (low / high as in
+    :func:`evalcore.aggregate.normalization_bounds`: the observed minimum / maximum over models by default,
+    ``bounds="bootstrap"`` the paper's bootstrap extremes, or the user's ``{task: (chance, ceiling)}``); the
+    normalization is linear per task, so variances are divided
     by ``(high_j - low_j)^2``.
     """
     if se_source not in SE_SOURCES:
@@ -172,10 +175,15 @@ def category_table(
     raw = k / n
     low, span = np.zeros(len(tasks)), np.ones(len(tasks))
     rep = None  # the bootstrap runs only when its replicates or its min/max are needed
-    if (normalized and bounds is None) or se_source == "bootstrap":
+    if (normalized and bounds == "bootstrap") or se_source == "bootstrap":
         rep = bootstrap_replicates(data, n_boot=n_boot, seed=seed)
     if normalized:
-        low, hi = user_bounds(tasks, bounds) if bounds is not None else normalization_bounds(rep)
+        if bounds is None:
+            low, hi = raw.min(axis=0), raw.max(axis=0)
+        elif bounds == "bootstrap":
+            low, hi = normalization_bounds(rep, "bootstrap")
+        else:
+            low, hi = user_bounds(tasks, bounds)
         span = np.where(hi - low > 0, hi - low, np.inf)  # constant task: normalized value 0, variance 0
     # membership matrix A (T, C) with A[j, c] = 1/K_c for j in c: category means = p @ A
     member = (np.asarray(task_cats)[:, None] == np.asarray(cats)[None, :]).astype(float)
@@ -184,7 +192,7 @@ def category_table(
     means = ((raw - low) / span) @ avg
     m, c = means.shape
     if se_source == "binomial":
-        task_var = raw * (1 - raw) / n / span[None, :] ** 2  # (M, T)
+        task_var = binomial_variance(k, n) / span[None, :] ** 2  # (M, T)
         var = task_var @ (avg ** 2)  # (1/K_c^2) sum_j Var[p_ij]
         cov = np.zeros((m, c, m, c))
         ii, cc = np.meshgrid(np.arange(m), np.arange(c), indexing="ij")
@@ -234,7 +242,7 @@ def weighted_scores(
     weights: Mapping[str, float] | Sequence[float],
     normalized: bool = False,
     level: float = 0.834,
-    bounds: Mapping[str, tuple[float, float]] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> pd.DataFrame:
@@ -243,10 +251,11 @@ def weighted_scores(
     ``weights``: ``{category: weight}`` (omitted categories weigh 0) or a sequence in the order of first
     appearance of the categories in ``data``; non-negative and summing to 1.
     ``se = sqrt(sum_c w_c^2 Var[pbar_ic])`` with ``Var[pbar_ic] = (1/K_c^2) sum_{j in c} p_ij (1 - p_ij) / N_j``
-    (independence across tasks, binomial per task); the interval is the normal one ``score -/+ z se`` with
+    (independence across tasks, binomial per task; at ``p_ij`` 0 or 1 the Jeffreys-floored variance of
+    :func:`evalcore.intervals.binomial_variance`, so the se is never 0); the interval is the normal one ``score -/+ z se`` with
     ``z = Phi^-1((1 + level) / 2)`` (83.4% by default, as the leaderboard's single-model intervals).
     Columns: model, score, se, ci_low, ci_high (data order of models). ``n_boot`` / ``seed``: the bootstrap that
-    gives the normalization bounds when ``normalized`` without ``bounds``.
+    gives the normalization bounds when ``normalized`` with ``bounds="bootstrap"``.
     """
     _check_level(level)
     st = category_table(data, normalized=normalized, bounds=bounds, n_boot=n_boot, seed=seed)
@@ -359,7 +368,7 @@ def ternary_winner_map(
     rho: float = 0.0,
     n_boot: int = 2000,
     seed: int = 0,
-    bounds: Mapping[str, tuple[float, float]] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | str | None = None,
     posterior: GibbsDraws | None = None,
 ) -> pd.DataFrame:
     """Winner of the weighted aggregate at every point of the weight simplex over three categories (Section 3.3).

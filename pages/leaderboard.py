@@ -6,6 +6,7 @@ import streamlit as st
 from evalcore import figures
 from evalcore.data import EvalDataError
 from evalcore.display import literal
+from evalcore.mcmc_diagnostics import ESS_MIN, RHAT_MAX, convergence_problems
 from evalcore.schema import BATTLES, LOG
 from pages.common import data_source as ds
 from pages.common import leaderboard_cache as lc
@@ -13,6 +14,7 @@ from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
+_MAX_DRAWS = 20000  # "Draw more" stops doubling here (about 25 s of sampling and summary on VTAB-1k)
 
 st.title("Leaderboard")
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
@@ -40,9 +42,15 @@ with st.expander("Settings", icon=":material/settings:"):
     n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
     norm = c4.selectbox("Scores", list(lc.NORMALIZATIONS), format_func=lc.NORMALIZATIONS.get, key="lb_norm",
-                        help="Normalized accuracy = (raw - low) / (high - low) per task: low/high the bootstrap "
-                             "minimum and maximum over models and replicates (the paper's choice), or your chance "
-                             "level and ceiling for each task.")
+                        help="Normalized accuracy = (raw - low) / (high - low) per task. low/high: the lowest and "
+                             "highest observed accuracy of the selected models (fixed by the data); the bootstrap "
+                             "minimum and maximum over models and replicates (the paper's choice: these extremes are "
+                             "random, so the normalized scores themselves move with the seed and the number of "
+                             "replicates, by as much as half an interval); or your chance level and ceiling.")
+    if norm == "bootstrap":
+        st.caption("Bootstrap min–max (the paper's choice): the per-task bounds are extremes of random replicates, "
+                   "so the normalized point estimates change with the seed and the number of replicates. The "
+                   "observed min–max gives the same scores for every seed.")
     bounds: tuple = ()
     if norm == "chance":
         st.caption("Chance level and ceiling per task, as fractions (e.g. chance 0.1 for a 10-class task). A model "
@@ -140,6 +148,9 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
                                               "beta_mean": 10.0, "beta_sd": 100.0}),
                                 key="lb_prior_table", hide_index=True, disabled=["model"], num_rows="fixed")
         prior = tuple(edited.itertuples(index=False, name=None))
+    more_key = (key, draws, seed, prior)  # "Draw more" doublings of the chosen draws, per data and settings
+    more = st.session_state.setdefault("lb_more", {}).get(more_key, 1)
+    draws *= more
     try:
         bboard = lc.bayes_board(key, draws, seed, prior, level, summary)
     except (EvalDataError, ValueError) as exc:
@@ -148,8 +159,24 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
     probs = lc.rank_probabilities(key, draws, seed, prior, weights, summary)
     prior_text = "truncated normal priors (your table)" if prior else "Exponential(1/10000) priors"
     st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (the paper's Table 7), "
-               f"{draws:,} draws per chain (first half burn-in), {prior_text}, seed {seed}. Convergence: largest "
-               f"R-hat {bboard['rhat'].max():.3f}, smallest effective sample size {bboard['ess'].min():,.0f}.")
+               f"{draws:,} draws per chain (first half burn-in), {prior_text}, seed {seed}. Convergence "
+               f"(rank-normalized, Vehtari et al. 2021): largest R-hat {bboard['rhat'].max():.3f}, smallest bulk "
+               f"effective sample size {bboard['ess_bulk'].min():,.0f}, smallest tail effective sample size "
+               f"{bboard['ess_tail'].min():,.0f}.")
+    problems = convergence_problems(bboard["rhat"], bboard["ess_bulk"], bboard["ess_tail"])
+    if problems:
+        st.warning(f"The chains have not converged: {'; '.join(problems)} (trust the draws when every R-hat is "
+                   f"below {RHAT_MAX} and every effective sample size above {ESS_MIN}). The posterior intervals and "
+                   "rank probabilities below may be wrong: draw more.", icon=":material/warning:")
+        if draws < _MAX_DRAWS:
+            st.button(f"Draw more ({2 * draws:,} draws per chain)", key="lb_draw_more",
+                      on_click=lambda: st.session_state["lb_more"].update({more_key: 2 * more}))
+        else:
+            st.caption(f"{draws:,} draws per chain is the page's limit. Chains that still disagree usually mean the "
+                       "data cannot pin the model down (e.g. very few tasks per model): read these results as "
+                       "unreliable.")
+    elif more > 1:
+        st.caption(f"Converged after {more}× the chosen draws.")
     bwide = bboard[bboard["scope"] != "task"].assign(
         value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
     render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import figures
+from evalcore.display import literal
 from evalcore.intervals import wilson_interval
 from evalcore.schema import BATTLES, SUMMARY
 from evalcore.summaries import mean_table
@@ -68,6 +69,8 @@ else:
     st.caption(f"Mean {sel.metric} per model over the labeled rows of the selection, with {figures.percent(sel.level)} "
                f"{interval} intervals. Unlabeled rows are counted, not used.")
     table = mean_table(rows, ["model"], sel.metric, sel.alpha)
+    if table.attrs["interval_note"]:
+        st.info(literal(table.attrs["interval_note"]))
     label, what = ("accuracy", "accuracy") if sel.metric == "correct" else ("mean score", "score")
 
 render.chart(figures.interval_dots(table.assign(label=table["model"]), "label", f"{label.capitalize()} by model",

@@ -1,6 +1,7 @@
 """Cached leaderboard computations, keyed by data digest + selection + parameters.
 
-Normalization and priors travel as hashable tuples: ``norm`` is ``"raw"``, ``"bootstrap"`` or ``"chance"`` and
+Normalization and priors travel as hashable tuples: ``norm`` is ``"raw"``, ``"observed"`` (observed min–max per
+task, deterministic), ``"bootstrap"`` (the paper's bootstrap min–max, moves with the seed) or ``"chance"`` and
 ``bounds`` a tuple of (task, chance, ceiling) rows (only for ``"chance"``); ``prior`` is ``()`` for the paper's
 Exponential(1/10000) priors or a tuple of (model, alpha_mean, alpha_sd, beta_mean, beta_sd) rows for truncated
 normal priors.
@@ -18,13 +19,15 @@ from .store import cached
 
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
                 "avg_rank_noise": "average rank, N(0,1)-point noise", "avg_rank_bins": "average rank, 1-point bins"}
-NORMALIZATIONS = {"raw": "raw accuracy", "bootstrap": "normalized: bootstrap min–max per task (the paper's)",
+NORMALIZATIONS = {"raw": "raw accuracy", "observed": "normalized: observed min–max of the models per task",
+                  "bootstrap": "normalized: bootstrap min–max per task (the paper's; moves with the seed)",
                   "chance": "normalized: your chance and ceiling per task"}
 
 
 def _norm_args(norm: str, bounds: tuple) -> dict:
-    return {"normalized": norm != "raw",
-            "bounds": {t: (lo, hi) for t, lo, hi in bounds} if norm == "chance" else None}
+    """``normalized`` / ``bounds`` arguments of :func:`evalcore.aggregate.leaderboard` for a ``norm`` choice."""
+    chosen = {"chance": {t: (lo, hi) for t, lo, hi in bounds}, "bootstrap": "bootstrap"}
+    return {"normalized": norm != "raw", "bounds": chosen.get(norm)}
 
 
 def prior_spec(prior: tuple) -> dict | None:

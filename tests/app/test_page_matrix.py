@@ -290,10 +290,27 @@ def test_leaderboard_readme_example_compares_its_two_models():
     assert (pair["model_a"], pair["model_b"], pair["diff"]) == ("model-b", "model-a", pytest.approx(0.5))
     assert sorted(table_with(at, "model", "rank")["model"]) == ["model-a", "model-b"]
     assert any("needs three task categories" in i for i in texts(at.info))
+    # one label (model-b 1 of 1) and all-correct cells: no interval anywhere is a point
+    long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
+    b = long[long["model"] == "model-b"]
+    assert (b["estimate"] == 1.0).all() and (b["ci_high"] == 1.0).all() and (b["ci_low"] < 0.9).all()
+    for columns in (("model_a", "model_b", "diff", "ci_low", "ci_high"), ("model", "rank", "ci_low", "ci_high"),
+                    ("model", "score", "se", "ci_low", "ci_high")):
+        shown = table_with(at, *columns)
+        assert (shown["ci_high"] > shown["ci_low"]).all(), columns
+    assert (table_with(at, "model", "score", "se")["se"] > 0).all()
+    assert not any("(1.000, 1.000)" in str(v) for v in table_with(at, "model", "overall")["overall"])
 
     at.toggle(key="lb_bayes").set_value(True)
     rerun(at)
     assert not texts(at.error) and any("R-hat" in c for c in texts(at.caption))
+    # 2 models x 1 task: the chains cannot agree; the page says so and offers more draws
+    board = table_with(at, "model", "scope", "name", "rhat", "ess_bulk", "ess_tail")
+    assert board["rhat"].max() > 1.01 or min(board["ess_bulk"].min(), board["ess_tail"].min()) < 400
+    assert any("have not converged" in w for w in texts(at.warning))
+    at.button(key="lb_draw_more").click()
+    rerun(at)
+    assert any("4,000 draws per chain" in c for c in texts(at.caption))
     probs = table_with(at, "model", "rank", "probability")
     assert probs.groupby("model")["probability"].sum().to_numpy() == pytest.approx(1.0)
     assert any("needs three task categories" in i for i in texts(at.info))  # the page ran to its end
@@ -519,3 +536,47 @@ def test_calibration_settings_on_one_row(binning):
         at.radio(key="cal_by").set_value(by)
         rerun(at)
         assert len(table_with(at, "model", by)) == 1
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# intervals that must never be a point (issue "Every interval honest")
+
+
+def test_all_correct_log_shows_no_point_interval_on_models_and_leaderboard():
+    at = loaded(all_labeled(2, 20, 1.0))
+    visit(at, "models")
+    table = table_with(at, "model", "n", "estimate", "se", "ci_low", "ci_high")
+    assert (table["estimate"] == 1.0).all() and (table["se"] > 0).all() and (table["ci_low"] < 1.0).all()
+    visit(at, "leaderboard")
+    long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high")
+    assert (long["estimate"] == 1.0).all() and (long["ci_high"] > long["ci_low"]).all()
+    for columns in (("model_a", "model_b", "diff", "ci_low", "ci_high"), ("model", "rank", "ci_low", "ci_high"),
+                    ("model", "score", "se", "ci_low", "ci_high")):
+        shown = table_with(at, *columns)
+        assert (shown["ci_high"] > shown["ci_low"]).all(), columns
+
+
+def test_identical_scores_get_no_interval_and_the_models_page_says_why():
+    log = score_only()
+    log["score"] = 0.5  # every labeled score identical: sd = 0
+    at = loaded(log)
+    visit(at, "models")
+    table = table_with(at, "model", "n", "estimate", "ci_low", "ci_high")
+    assert table[["ci_low", "ci_high"]].isna().all().all() and (table["estimate"] == 0.5).all()
+    assert any("No interval for 3 cell(s) of 'score'" in i for i in texts(at.info))
+
+
+def test_default_normalized_leaderboard_does_not_move_with_the_seed():
+    at = loaded(pd.DataFrame({"model": ["a", "b", "c"] * 2, "task": ["t"] * 3 + ["u"] * 3, "category": "c",
+                              "n": 100, "n_correct": [60, 70, 90, 50, 40, 80]}))
+    visit(at, "leaderboard")
+    at.selectbox(key="lb_norm").set_value("observed")
+    rerun(at)
+    first = table_with(at, "model", "scope", "name", "estimate")["estimate"].to_numpy()
+    at.number_input(key="lb_seed").set_value(1)
+    rerun(at)
+    assert np.array_equal(table_with(at, "model", "scope", "name", "estimate")["estimate"].to_numpy(), first)
+    assert first[:2].tolist() == pytest.approx([0.0, 0.25])  # model a: lowest on t, (50 - 40) / (80 - 40) on u
+    at.selectbox(key="lb_norm").set_value("bootstrap")
+    rerun(at)
+    assert any("change with the seed" in c for c in texts(at.caption))

@@ -695,7 +695,7 @@ def test_leaderboard_bayesian_model_on_request():
     at.run()
     assert not at.exception and not texts(at.error)
     assert any("R-hat" in c and "posterior predictive" in c for c in texts(at.caption))
-    board = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high", "rhat", "ess")
+    board = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high", "rhat", "ess_bulk", "ess_tail")
     assert board["estimate"].between(0, 1).all() and (board["ci_low"] <= board["ci_high"]).all()
     probs = table_with(at, "model", "rank", "probability")
     assert probs.groupby("model")["probability"].sum().to_numpy() == pytest.approx(1.0)

@@ -125,7 +125,7 @@ def test_table_3_bonferroni_pairwise_differences(vtab):
 
 
 def test_normalized_accuracy_flips_the_top_two(vtab):
-    board = leaderboard(vtab, n_boot=2000, seed=0, normalized=True)
+    board = leaderboard(vtab, n_boot=2000, seed=0, normalized=True, bounds="bootstrap")  # the paper's bounds
     overall = board[board.scope == "overall"].set_index("model")
     sr, se = overall.loc["Sup-Rotation-100%"], overall.loc["Sup-Exemplar-100%"]
     assert se.estimate > sr.estimate  # raw order is SR > SE (Table 6), normalized SE > SR (Table 9)
@@ -300,12 +300,15 @@ def test_degenerate_accuracies_and_single_examples_give_no_nan(n, k):
     data.loc[data.model == "a", "n_correct"] = k  # model a at 0 or 1 everywhere
     if n == 1:
         data.loc[data.model != "a", "n_correct"] = 1 - k
-    for normalized in (False, True):
-        board = leaderboard(data, n_boot=200, normalized=normalized)
+    for normalized, bounds in ((False, None), (True, None), (True, "bootstrap")):
+        board = leaderboard(data, n_boot=200, normalized=normalized, bounds=bounds)
         assert board[["estimate", "ci_low", "ci_high"]].notna().all().all()
-        assert board[["estimate", "ci_low", "ci_high"]].stack().between(0, 1).all()
+        if bounds == "bootstrap" or not normalized:
+            assert board[["estimate", "ci_low", "ci_high"]].stack().between(0, 1).all()
     a = leaderboard(data, n_boot=200).query("model == 'a'")
-    assert (a.estimate == k / n).all() and (a.ci_low == k / n).all() and (a.ci_high == k / n).all()
+    assert (a.estimate == k / n).all()  # the point estimate stays the observed accuracy ...
+    assert (a.ci_high > a.ci_low).all()  # ... but its interval is never the point (Jeffreys-smoothed bootstrap)
+    assert ((a.ci_low == 0.0) if k == 0 else (a.ci_high == 1.0)).all()
     for method in RANK_METHODS:
         assert rank_intervals(data, method, n_boot=200).drop(columns=["model", "method"]).notna().all().all()
     assert pairwise_differences(data, n_boot=200).drop(columns=["model_a", "model_b"]).notna().all().all()

@@ -219,6 +219,8 @@ def test_degenerate_accuracies_and_single_example_tasks():
     c = np.array([[1, 1, 1, 1], [0, 0, 0, 0]])
     rep = bootstrap_replicates(_log(c, tasks=["a", "a", "a", "b"]), n_boot=100, seed=0)
     assert rep.paired and np.isfinite(rep.values).all()
-    np.testing.assert_array_equal(rep.values[:, 0], 1.0)
-    np.testing.assert_array_equal(rep.values[:, 1], 0.0)
+    # all-correct / all-wrong cells are drawn from the Jeffreys-smoothed bootstrap: never constant, mostly at the end
+    for i, end in ((0, 1.0), (1, 0.0)):
+        for j in range(2):
+            assert rep.values[:, i, j].std() > 0 and np.mean(rep.values[:, i, j] == end) > 0.5
     np.testing.assert_array_equal(rep.n, [[3, 1], [3, 1]])

@@ -189,7 +189,8 @@ def _toy(models=("a", "b", "c")):
 
 def test_leaderboard_columns_and_consistency():
     board = bayes_leaderboard(_toy(), draws=600, chains=2, seed=0)
-    assert list(board.columns) == ["model", "scope", "name", "estimate", "ci_low", "ci_high", "rhat", "ess"]
+    assert list(board.columns) == ["model", "scope", "name", "estimate", "ci_low", "ci_high", "rhat", "ess_bulk",
+                                   "ess_tail"]
     assert list(board.model.unique()) == ["a", "b", "c"]
     assert list(board.name[board.model == "a"]) == ["t1", "t2", "t3", "t4", "x", "y", "overall"]
     assert (board.ci_low <= board.estimate).all() and (board.estimate <= board.ci_high).all()
@@ -243,7 +244,8 @@ def test_table_7_reproduced_within_a_tenth_of_a_point(vtab_board):
 
 def test_vtab_diagnostics(vtab_board):
     assert vtab_board.rhat.max() < 1.01
-    assert vtab_board.ess.min() > 2000  # of 10,000 kept draws
+    assert vtab_board.ess_bulk.min() > 2000  # of 10,000 kept draws
+    assert vtab_board.ess_tail.min() > 1000
 
 
 def test_figure_5_rotation_wins_when_structured_dominates(vtab_draws):

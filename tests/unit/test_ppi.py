@@ -541,3 +541,21 @@ def test_ess_interval_is_seeded_and_exact_for_lambda_zero():
     low, high = ess_interval(y[:200], p[:200], p[200:], lam=0.0)
     np.testing.assert_allclose(low, 200.0)  # classical: ESS = n in every replicate
     np.testing.assert_allclose(high, 200.0)
+
+
+def test_all_correct_labels_get_the_jeffreys_floor_not_a_zero_width():
+    from evalcore.ppi import classical_mean, ppi_mean, projected_precision
+
+    y = np.ones(20)
+    p = 20.5 / 21  # the Jeffreys mean of 20 of 20
+    floor_se = np.sqrt(p * (1 - p) / 20)
+    est = classical_mean(y, alpha=0.1)
+    assert est.estimate == 1.0 and est.se == pytest.approx(floor_se)
+    assert est.ci_high - est.ci_low == pytest.approx(2 * 1.6448536 * floor_se, rel=1e-6)
+    constant_judge = ppi_mean(y, np.ones(20), np.ones(100), alpha=0.1)  # λ = 0: the classical interval
+    assert constant_judge.se == pytest.approx(floor_se) and constant_judge.ess == pytest.approx(20)
+    table = projected_precision(y, np.linspace(0, 1, 20), np.linspace(0, 1, 100), [10, 20, 40])
+    assert (table["width_classical"] > 0).all()
+    assert table.loc[table["n"] == 20, "width_classical"].item() == pytest.approx(2 * 1.6448536 * floor_se, rel=1e-6)
+    mixed = classical_mean(np.r_[np.ones(19), 0.0], alpha=0.1)  # not constant: the plain sample variance
+    assert mixed.se == pytest.approx(np.std(np.r_[np.ones(19), 0.0], ddof=1) / np.sqrt(20))

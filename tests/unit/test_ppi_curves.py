@@ -229,3 +229,13 @@ def test_bt_ess_curves_need_every_vote():
     battles.loc[3, "outcome"] = np.nan
     with pytest.raises(EvalDataError, match="human outcome and a judge value on every battle"):
         bt_ess_curves(battles, [100], splits=10)
+
+
+def test_all_correct_splits_get_the_jeffreys_width_not_zero():
+    rng = np.random.default_rng(4)
+    y = (rng.random((400, 2)) < [0.995, 0.6]).astype(float)  # model 0: most size-5 splits are all correct
+    frame = ess_curves(y, rng.random((400, 2)), [5], splits=200, seed=1, models=["a", "b"], n_jobs=1)
+    a = frame[(frame["method"] == "classical") & (frame["model"] == "a")].iloc[0]
+    p = 5.5 / 6  # the Jeffreys mean of 5 of 5
+    assert a["width"] > 0.9 * 2 * 1.6448536 * np.sqrt(p * (1 - p) / 5)  # nearly every split is 5 of 5
+    assert a["coverage"] > 0.9  # the floor keeps the truth inside; a width of 0 would cover only when exact

@@ -80,3 +80,23 @@ def test_summary_from_log_counts_labeled_rows():
     assert summary.loc[("a", "t"), ["n", "n_correct"]].tolist() == [2, 1]
     assert ("a", "u") not in summary.index  # no labeled row
     assert summary.loc[("b", "t"), "accuracy"] == 1.0 and summary.loc[("b", "u"), "category"] == "d"
+
+
+def test_all_correct_cells_have_a_nonzero_se_and_wilson_width():
+    frame = pd.DataFrame({"model": ["a"] * 10 + ["b"] * 10 + ["c"], "correct": [1] * 10 + [0] * 10 + [1]})
+    table = mean_table(frame, ["model"], "correct", alpha=0.05).set_index("model")
+    p = 10.5 / 11  # Jeffreys mean of 10 of 10
+    assert table.loc["a", "se"] == pytest.approx(math.sqrt(p * (1 - p) / 10))
+    assert table.loc["b", "se"] == pytest.approx(table.loc["a", "se"])
+    z2 = stats.norm.ppf(0.975) ** 2
+    assert table.loc["a", "ci_low"] == pytest.approx(10 / (10 + z2)) and table.loc["a", "ci_high"] == 1.0
+    assert table.loc["c", "ci_low"] == pytest.approx(1 / (1 + z2))  # one label: Wilson's (0.21, 1)
+    assert table.attrs["interval_note"] == ""
+
+
+def test_single_or_identical_scores_get_no_interval_and_a_note():
+    frame = pd.DataFrame({"model": ["a", "b", "b", "c", "c"], "score": [0.7, 0.4, 0.4, 0.2, 0.6]})
+    table = mean_table(frame, ["model"], "score").set_index("model")
+    assert table.loc[["a", "b"], ["se", "ci_low", "ci_high"]].isna().all().all()  # n = 1; sd = 0
+    assert table.loc["b", "estimate"] == 0.4 and table.loc["c", "ci_high"] > table.loc["c", "ci_low"]
+    assert "No interval for 2 cell(s) of 'score'" in table.attrs["interval_note"]
