@@ -55,11 +55,12 @@ key = (data.key, sel.models, sel.tasks, sel.groups)
 per_model = cc.per_model(key, params, models, usable)
 
 st.subheader("Calibration error by model")
-st.caption(f"ECE intervals: {figures.percent(sel.level)} basic bootstrap over examples ({n_boot:,} replicates, seed {seed}), "
-           "which corrects ECE's upward bias; its lower end is 0 when a test of perfect calibration (labels "
-           "redrawn from the confidences) does not reject, p-value in `p_calibrated`: an interval reaching 0 means "
-           "no measurable miscalibration. Accuracy: Wilson interval. Area under the selective curve: bootstrap "
-           "percentile interval.")
+st.caption(f"ECE intervals ({n_boot:,} bootstrap replicates, seed {seed}): over repeated samples of this size, the "
+           f"interval contains the model's population ECE for these same bins about {figures.percent(sel.level)} of "
+           "the time. It excludes 0 only when a test of perfect calibration (labels redrawn from the confidences, "
+           "p-value in `p_calibrated`) rejects, and nearly always when it does: an interval reaching 0 means no "
+           "measurable miscalibration. The debiased ECE is median-unbiased (the true ECE is above it half the time). "
+           "Accuracy: Wilson interval. Area under the selective curve: bootstrap percentile interval.")
 summary = cc.summary_table(per_model, target)
 ece_rows = summary.rename(columns={"ece": "estimate", "ece_low": "ci_low", "ece_high": "ci_high"})
 render.chart(figures.interval_dots(ece_rows, "model", "Expected calibration error", "ECE",
