@@ -31,6 +31,8 @@ BINNINGS = ("uniform", "quantile")
 _CHUNK_CELLS = 2**20
 #: ``ece_interval`` reports progress at most this many times.
 _PROGRESS_STEPS = 20
+#: Number of candidate ECE values in the test inversion of ``ece_interval``.
+_ECE_GRID = 80
 
 
 @dataclass(frozen=True)
@@ -175,30 +177,48 @@ def ece_interval(
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
 ) -> ECEResult:
-    r"""ECE with a bootstrap bias correction, a test of perfect calibration, and an interval.
+    r"""ECE with a median-unbiased estimate, a test of perfect calibration, and a test-inversion interval.
+
+    Notation: :math:`r_i = y_i - c_i`, per-bin sums :math:`T_b = \frac{1}{n}\sum_{i \in B_b} r_i`, so
+    :math:`\mathrm{ECE} = S = \sum_b |T_b|`; the target is the population value
+    :math:`\sum_b |m_b|`, :math:`m_b = \mathrm{E}\,T_b`, for the *same* bins. Bins are fixed at the
+    observed edges: for ``"quantile"`` the edges are the observed quantiles, held fixed in every
+    resample (the interval is for the ECE of these bins, not of re-estimated quantile bins).
 
     Two resampling schemes, each with ``n_boot`` replicates from ``np.random.default_rng(seed)``:
 
-    * the bootstrap: examples resampled with replacement, binning (for ``"quantile"``) and ECE
-      recomputed, giving :math:`\mathrm{ECE}^*_1, \dots, \mathrm{ECE}^*_B`;
+    * the bootstrap: examples resampled with replacement, giving deviations
+      :math:`D_{kb} = T^*_{kb} - T_b` of the per-bin sums;
     * consistency resampling (Broecker & Smith 2007, "Increasing the reliability of reliability
-      diagrams"): the confidences are kept and the labels redrawn as
-      :math:`y^\circ_i \sim \mathrm{Bernoulli}(c_i)`, i.e. from a perfectly calibrated model, giving
-      the null distribution :math:`\mathrm{ECE}^\circ_1, \dots, \mathrm{ECE}^\circ_B`.
+      diagrams"): confidences kept, labels redrawn as :math:`y^\circ_i \sim \mathrm{Bernoulli}(c_i)`,
+      giving the null distribution :math:`\mathrm{ECE}^\circ_1, \dots, \mathrm{ECE}^\circ_B` and
+      ``p_value`` :math:`= (1 + \#\{\mathrm{ECE}^\circ_k \ge S\}) / (B + 1)` for "perfectly
+      calibrated".
 
-    Results:
+    The plug-in ECE is biased upward by an amount that depends on the unknown gaps
+    :math:`m_b` (large when :math:`|m_b|` is within a few standard errors of 0), so a bootstrap
+    from the observed gaps (the basic interval) under-covers. Instead the interval inverts a
+    test with the null imposed (a restricted bootstrap): for each candidate ECE :math:`t` on a
+    grid of `_ECE_GRID` points over :math:`[0, S + 6\sqrt{\sum_b v_b}]`, the per-bin means
+    :math:`m(t)` are the gaps with :math:`\sum_b |m_b| = t` nearest to :math:`T` in
+    :math:`\sum_b (T_b - m_b)^2 / v_b`, with :math:`v_b` the bootstrap variance of :math:`T_b`
+    (see `_restricted_gaps`), and :math:`S^*_k(t) = \sum_b |m_b(t) + D_{kb}|` is the plug-in ECE
+    of a sample from that population. With :math:`F_\le(t) = P(S^* \le S)` (made non-increasing
+    in :math:`t`), :math:`F_\ge(t) = P(S^* \ge S)` (non-decreasing) and :math:`a = 1 -` ``level``:
 
-    * ``debiased`` :math:`= \max(0,\ 2\,\mathrm{ECE} - \overline{\mathrm{ECE}^*})`, the bootstrap bias
-      correction Kumar, Liang & Ma (2019), "Verified Uncertainty Calibration", use for the
-      :math:`\ell_1` ECE;
-    * ``p_value`` :math:`= (1 + \#\{\mathrm{ECE}^\circ_b \ge \mathrm{ECE}\}) / (B + 1)` for the hypothesis
-      "perfectly calibrated";
-    * ``[ci_low, ci_high]``: the basic (reverse-percentile) bootstrap interval
-      :math:`[2\,\mathrm{ECE} - q_{1-a/2},\ 2\,\mathrm{ECE} - q_{a/2}]` (:math:`a = 1 -` ``level``), which
-      corrects ECE's upward bias, clipped to [0, 1] -- with ``ci_low`` set to 0 whenever the test
-      does not reject perfect calibration at level :math:`a`. The bootstrap alone is inconsistent at
-      the boundary ECE = 0 (its interval misses 0 for about half of perfectly calibrated models);
-      inverting the calibration test there restores coverage :math:`\ge 1 - a` at ECE = 0.
+    * ``ci_high`` :math:`= \sup\{t : F_\le(t) \ge a/2\}`, ``ci_low`` :math:`= \inf\{t : F_\ge(t) \ge a/2\}`
+      (linear interpolation between grid points), ``ci_high`` clipped to 1;
+    * boundary rule: ``ci_low`` is 0 when the calibration test does not reject at level
+      :math:`a`; when it rejects but the equal-tailed lower end is 0, the one-sided bound
+      :math:`\inf\{t : F_\ge(t) \ge a\}` is used. So the interval excludes 0 exactly when the test
+      rejects, and covers :math:`1 - a` at ECE = 0;
+    * ``debiased``: the median-unbiased estimate, the :math:`t` with :math:`F_\le(t) = 1/2`
+      (0 when :math:`F_\le(0) < 1/2`).
+
+    In simulations (n = 1,000 and 5,000, 15 bins, ImageNet-X subsamples) this covers within about
+    3 points of nominal where the former basic bootstrap interval covered as little as 76 % at 90 %; see
+    ``benchmarks/ece_coverage.py``. It may under-cover by a few points when the miscalibration
+    sits in one small bin or changes sign between neighbouring bins.
 
     ``progress``, if given, is called with the fraction done (at most 40 times, last with 1.0).
     """
@@ -207,26 +227,38 @@ def ece_interval(
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
+    n = conf.size
     idx, edges = _bins(conf, n_bins, binning)
     ece = _ece(idx, corr - conf, edges.size - 1)
+    conf_sorted, corr_sorted = _sort_with_labels(conf, corr)
+    residual = corr_sorted - conf_sorted
+    starts = _bin_starts(conf_sorted, edges)
+    sums = np.add.reduceat(residual, starts) / n
+    variance = np.maximum(np.add.reduceat(residual**2, starts) / n - sums**2, 0.0) / n
     rng = np.random.default_rng(seed)
     half = None if progress is None else (lambda f: progress(f / 2))
-    boot = _bootstrap_eces(conf, corr, n_bins, binning, n_boot, rng, half)
+    deviations = _bootstrap_bin_sums(residual, starts, n_boot, rng, half) - sums
     rest = None if progress is None else (lambda f: progress(0.5 + f / 2))
     null = _null_eces(conf, edges, n_boot, rng, rest)
     p_value = float((1 + np.count_nonzero(null >= ece - 1e-12)) / (n_boot + 1))
     a = 1 - level
-    q_low, q_high = np.quantile(boot, [a / 2, 1 - a / 2])
+    grid = np.linspace(0.0, ece + 6 * np.sqrt(variance.sum()), _ECE_GRID)
+    at_most, at_least = _tail_probabilities(grid, sums, variance, deviations, ece)
+    low = _first_crossing(grid, at_least, a / 2)
+    if p_value > a:
+        low = 0.0
+    elif low == 0.0:
+        low = _first_crossing(grid, at_least, a)
     return ECEResult(
         ece=ece,
-        debiased=max(0.0, 2 * ece - float(boot.mean())),
-        ci_low=0.0 if p_value > a else float(np.clip(2 * ece - q_high, 0.0, 1.0)),
-        ci_high=float(np.clip(2 * ece - q_low, 0.0, 1.0)),
+        debiased=_last_crossing(grid, at_most, 0.5),
+        ci_low=low,
+        ci_high=min(1.0, _last_crossing(grid, at_most, a / 2)),
         p_value=p_value,
         level=level,
         n_boot=int(n_boot),
         seed=seed,
-        n=conf.size,
+        n=n,
     )
 
 
@@ -413,25 +445,90 @@ def _ece(idx: np.ndarray, residual: np.ndarray, n_bins: int) -> float:
     return float(np.abs(np.bincount(idx, weights=residual, minlength=n_bins)).sum() / idx.size)
 
 
-def _bootstrap_eces(
-    conf: np.ndarray,
-    corr: np.ndarray,
-    n_bins: int,
-    binning: str,
+def _bootstrap_bin_sums(
+    residual_sorted: np.ndarray,
+    starts: np.ndarray,
     n_boot: int,
     rng: np.random.Generator,
     progress: Callable[[float], None] | None,
 ) -> np.ndarray:
-    """ECE of ``n_boot`` resamples, drawn in chunks of replicates as per-example counts."""
-    n = conf.size
-    conf_sorted, corr_sorted = _sort_with_labels(conf, corr)
-    residual_sorted = corr_sorted - conf_sorted
-    chunk = max(1, _CHUNK_CELLS // n)
-    eces = np.empty(n_boot)
-    for start, stop in _chunks(n_boot, chunk, progress):
+    """(n_boot, bins) per-bin sums (1/n) sum count_i * (y_i - c_i) of resamples drawn as per-example counts.
+
+    Examples are sorted by confidence, so the fixed bins are contiguous runs starting at ``starts``
+    and the sums are `np.add.reduceat`; replicates are drawn in chunks.
+    """
+    n = residual_sorted.size
+    sums = np.empty((n_boot, starts.size))
+    for start, stop in _chunks(n_boot, max(1, _CHUNK_CELLS // n), progress):
         counts = _resample_counts(rng, n, stop - start)
-        eces[start:stop] = _replicate_eces(conf_sorted, residual_sorted, counts, n_bins, binning)
-    return eces
+        sums[start:stop] = np.add.reduceat(counts * residual_sorted, starts, axis=1) / n
+    return sums
+
+
+def _restricted_gaps(grid: np.ndarray, sums: np.ndarray, variance: np.ndarray) -> np.ndarray:
+    r"""(grid, bins) per-bin means m(t) nearest to ``sums`` in :math:`\sum_b (T_b - m_b)^2 / v_b` with
+    :math:`\sum_b |m_b| = t`, for every t of ``grid``.
+
+    The solution is :math:`m_b = \mathrm{sign}(T_b) \max(0, |T_b| + \mu v_b)`: for :math:`t \le S`
+    soft thresholding, :math:`\mu = -\lambda \le 0` where :math:`\sum_b \max(0, |T_b| - \lambda v_b) = t`
+    (piecewise linear in :math:`\lambda` with knots :math:`|T_b| / v_b`, inverted exactly by
+    interpolation); for :math:`t > S`, :math:`\mu = (t - S) / \sum_b v_b`. Bins with
+    :math:`v_b = 0` keep :math:`m_b = T_b`; :math:`T_b = 0` counts as positive.
+    """
+    size = np.abs(sums)
+    sign = np.where(sums >= 0, 1.0, -1.0)
+    total = size.sum()
+    positive = variance > 0
+    knots = np.unique(np.append(0.0, size[positive] / variance[positive]))
+    shrunk_total = np.maximum(size - knots[:, None] * variance, 0.0).sum(axis=1)  # decreasing in the knot
+    shrink = np.interp(grid, shrunk_total[::-1], knots[::-1])
+    spread = variance.sum()
+    grow = (grid - total) / spread if spread > 0 else np.zeros_like(grid)
+    mu = np.where(grid <= total, -shrink, grow)
+    return sign * np.maximum(size + mu[:, None] * variance, 0.0)
+
+
+def _tail_probabilities(
+    grid: np.ndarray, sums: np.ndarray, variance: np.ndarray, deviations: np.ndarray, ece: float
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""For each candidate ECE t of ``grid``: :math:`P_t(S^* \le S)` made non-increasing in t and
+    :math:`P_t(S^* \ge S)` made non-decreasing, with :math:`S^* = \sum_b |m_b(t) + D_b|` over the
+    bootstrap ``deviations`` D and m(t) from `_restricted_gaps`."""
+    gaps = _restricted_gaps(grid, sums, variance)
+    n_boot = deviations.shape[0]
+    at_most = np.zeros(grid.size)
+    at_least = np.zeros(grid.size)
+    chunk = max(1, _CHUNK_CELLS // (grid.size * max(1, sums.size)))
+    for start in range(0, n_boot, chunk):
+        replicate = np.abs(gaps[:, None, :] + deviations[None, start:start + chunk, :]).sum(axis=2)
+        at_most += np.count_nonzero(replicate <= ece + 1e-12, axis=1)
+        at_least += np.count_nonzero(replicate >= ece - 1e-12, axis=1)
+    return np.minimum.accumulate(at_most / n_boot), np.maximum.accumulate(at_least / n_boot)
+
+
+def _first_crossing(grid: np.ndarray, rising: np.ndarray, tail: float) -> float:
+    """Smallest t (linear interpolation on ``grid``) where the non-decreasing ``rising`` reaches ``tail``."""
+    reached = np.flatnonzero(rising >= tail)
+    if reached.size == 0:
+        return float(grid[-1])
+    i = reached[0]
+    if i == 0:
+        return float(grid[0])
+    share = (tail - rising[i - 1]) / (rising[i] - rising[i - 1])
+    return float(grid[i - 1] + share * (grid[i] - grid[i - 1]))
+
+
+def _last_crossing(grid: np.ndarray, falling: np.ndarray, tail: float) -> float:
+    """Largest t (linear interpolation on ``grid``) where the non-increasing ``falling`` is still ``>= tail``;
+    0 when it is below ``tail`` everywhere."""
+    kept = np.flatnonzero(falling >= tail)
+    if kept.size == 0:
+        return 0.0
+    i = kept[-1]
+    if i + 1 == grid.size:
+        return float(grid[-1])
+    share = (falling[i] - tail) / (falling[i] - falling[i + 1])
+    return float(grid[i] + share * (grid[i + 1] - grid[i]))
 
 
 def _null_eces(
@@ -469,27 +566,6 @@ def _resample_counts(rng: np.random.Generator, n: int, n_rep: int) -> np.ndarray
     """(n_rep, n) matrix: how often each example is drawn in each resample of size n."""
     draws = rng.integers(0, n, size=(n_rep, n)) + n * np.arange(n_rep)[:, None]
     return np.bincount(draws.ravel(), minlength=n_rep * n).reshape(n_rep, n)
-
-
-def _replicate_eces(
-    conf_sorted: np.ndarray, residual_sorted: np.ndarray, counts: np.ndarray, n_bins: int, binning: str
-) -> np.ndarray:
-    """ECE of each resample given as a row of ``counts`` over examples sorted by confidence.
-
-    Bins are contiguous runs of the sorted examples, so the per-bin sums of ``count * (y - c)``
-    are `np.add.reduceat` over the bin starts; quantile edges are recomputed per resample.
-    """
-    n = conf_sorted.size
-    weighted = counts * residual_sorted
-    if binning == "uniform":
-        starts = _bin_starts(conf_sorted, np.arange(n_bins + 1) / n_bins)
-        return np.abs(np.add.reduceat(weighted, starts, axis=1)).sum(axis=1) / n
-    eces = np.empty(len(counts))
-    for r, row in enumerate(counts):
-        edges = _quantile_edges(np.repeat(conf_sorted, row), n_bins)
-        starts = _bin_starts(conf_sorted, edges)
-        eces[r] = np.abs(np.add.reduceat(weighted[r], starts)).sum() / n
-    return eces
 
 
 def _selective_counts(conf: np.ndarray, corr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -55,15 +55,16 @@ key = (data.key, sel.models, sel.tasks, sel.groups)
 per_model = cc.per_model(key, params, models, usable)
 
 st.subheader("Calibration error by model")
-st.caption(f"ECE intervals: {figures.percent(sel.level)} basic bootstrap over examples ({n_boot:,} replicates, seed {seed}), "
-           "which corrects ECE's upward bias; its lower end is 0 when a test of perfect calibration (labels "
-           "redrawn from the confidences) does not reject, p-value in `p_calibrated`: an interval reaching 0 means "
-           "no measurable miscalibration. Accuracy: Wilson interval. Area under the selective curve: bootstrap "
-           "percentile interval.")
+st.caption(f"ECE intervals ({n_boot:,} bootstrap replicates, seed {seed}): over repeated samples of this size, the "
+           f"interval contains the model's population ECE for these same bins about {figures.percent(sel.level)} of "
+           "the time. It excludes 0 only when a test of perfect calibration (labels redrawn from the confidences, "
+           "p-value in `p_calibrated`) rejects, and nearly always when it does: an interval reaching 0 means no "
+           "measurable miscalibration. The debiased ECE is median-unbiased (the true ECE is above it half the time). "
+           "Accuracy: Wilson interval. Area under the selective curve: bootstrap percentile interval.")
 summary = cc.summary_table(per_model, target)
-ece_rows = summary.rename(columns={"ece": "estimate", "ece_low": "ci_low", "ece_high": "ci_high"})
+ece_rows = summary.rename(columns={"ece_debiased": "estimate", "ece_low": "ci_low", "ece_high": "ci_high"})
 render.chart(figures.interval_dots(ece_rows, "model", "Expected calibration error", "ECE",
-                                   f"{figures.percent(sel.level)} bootstrap intervals · {n_bins} {binning} bins",
+                                   f"debiased ECE with {figures.percent(sel.level)} intervals · {n_bins} {binning} bins",
                                    reference=0.0), "ECE by model")
 render.table(summary, "calibration summary")
 
@@ -92,9 +93,10 @@ if len(cells) > 400:
     st.info(f"{len(cells)} (model, {by}) cells: choose fewer models or {by}s on the Models page to break down.")
 else:
     breakdown = cc.breakdown(key, params, by, usable)
-    st.caption(f"ECE per (model, {by}) with {figures.percent(sel.level)} bootstrap intervals ({n_boot:,} replicates, seed "
+    st.caption(f"Debiased ECE per (model, {by}) with {figures.percent(sel.level)} intervals ({n_boot:,} replicates, seed "
                f"{seed}); small cells have wide intervals.")
-    render.chart(figures.interval_dots(breakdown, by, f"ECE by {by}", "ECE",
-                                       f"{figures.percent(sel.level)} bootstrap intervals", by="model", reference=0.0),
+    render.chart(figures.interval_dots(breakdown.rename(columns={"debiased": "estimate"}), by, f"ECE by {by}", "ECE",
+                                       f"debiased ECE with {figures.percent(sel.level)} intervals", by="model",
+                                       reference=0.0),
                  f"ECE by {by}")
     render.table(breakdown, f"ECE by {by}")

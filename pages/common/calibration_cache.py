@@ -104,7 +104,7 @@ def breakdown(key: tuple, p: Params, by: str, usable: pd.DataFrame) -> pd.DataFr
     results = compute_with_progress((key, p, by), f"Bootstrapping ECE by {by}...",
                                     [(cell, job(rows)) for cell, rows in cells])
     return pd.DataFrame([
-        {"model": model, by: value, "n": r.n, "estimate": r.ece, "ci_low": r.ci_low, "ci_high": r.ci_high,
-         "debiased": r.debiased}
+        {"model": model, by: value, "n": r.n, "ece": r.ece, "debiased": r.debiased, "ci_low": r.ci_low,
+         "ci_high": r.ci_high}
         for ((model, value), _), r in zip(cells, results)
     ])

@@ -222,19 +222,20 @@ def test_ece_interval_reproducible_and_seed_dependent(binning):
 
 
 @pytest.mark.parametrize("binning", ["uniform", "quantile"])
-def test_bootstrap_replicates_equal_ece_of_explicit_resamples(binning):
+def test_bootstrap_bin_sums_equal_those_of_explicit_resamples_with_fixed_edges(binning):
+    # The bootstrap keeps the observed bins (quantile edges are not recomputed per resample): each
+    # replicate's per-bin sums are those of the resampled examples binned by the observed edges.
     rng = np.random.default_rng(6)
-    conf = np.round(rng.random(60), 2)  # ties, to exercise the quantile edge recomputation
+    conf = np.round(rng.random(60), 2)  # ties
     correct = (rng.random(60) < conf).astype(float)
-    order = np.argsort(conf)
-    conf_sorted, correct_sorted = conf[order], correct[order]
-    draws = rng.integers(0, 60, size=(8, 60))
-    counts = np.stack([np.bincount(d, minlength=60) for d in draws])
-    got = calibration._replicate_eces(conf_sorted, correct_sorted - conf_sorted, counts, 7, binning)
-    expected = [
-        expected_calibration_error(conf_sorted[d], correct_sorted[d], n_bins=7, binning=binning)
-        for d in draws
-    ]
+    idx, edges = bin_index(conf, n_bins=7, binning=binning)
+    order = np.argsort(conf, kind="stable")
+    residual_sorted = (correct - conf)[order]
+    starts = calibration._bin_starts(conf[order], edges)
+    got = calibration._bootstrap_bin_sums(residual_sorted, starts, 8, np.random.default_rng(5), None)
+    draws = np.random.default_rng(5).integers(0, 60, size=(8, 60))  # the draws of _resample_counts
+    nonempty = np.unique(idx)
+    expected = [np.bincount(idx[order][d], weights=residual_sorted[d], minlength=7)[nonempty] / 60 for d in draws]
     np.testing.assert_allclose(got, expected, atol=1e-12)
 
 
