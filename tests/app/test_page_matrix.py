@@ -119,7 +119,7 @@ CASES = {
     "2 models": (lambda: generated_log(2, 30), {"sampling": FEW_STRATA}),
     "29 models": (lambda: generated_log(29, 12), {"sampling": FEW_STRATA}),
     "1 row": (lambda: generated_log(1, 1, labeled=1.0),
-              {"subgroups": FEW_UNITS, "leaderboard": NEEDS_TWO, "sampling": Either("single value"),
+              {"subgroups": FEW_UNITS, "leaderboard": NEEDS_TWO, "sampling": Either("sampling needs at least 2"),
                "autoeval": "at least 2 human labels"}),
     "1 model x 2 examples": (lambda: generated_log(1, 2, labeled=1.0),
                              {"subgroups": FEW_UNITS, "leaderboard": NEEDS_TWO, "sampling": FEW_STRATA,

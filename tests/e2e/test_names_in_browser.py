@@ -35,7 +35,10 @@ MARKUP = {  # what must never appear: elements a name could create
                        "[data-testid='stCaptionContainer'] span[role='img']",
     "a link": "[data-testid='stMarkdownContainer'] a, [data-testid='stCaptionContainer'] a",
 }
-APP_BOLD = {"evalcore", "log", "on average across subgroups", "Ranks by method", "Simultaneous intervals (PPI++)"}
+APP_BOLD = {"evalcore", "log", "on average across subgroups", "Ranks by method", "Simultaneous intervals (PPI++)",
+            # the Labeling-budget page's list of the assumption behind each number
+            "relative_efficiency, predicted_mse, predicted_se", "calibrated", "efficiency_low – efficiency_high",
+            "srs + ht = 1", "proportional", "Neyman", "DF"}
 PAGES = [("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5), ("Labeling budget", 3),
          ("AI-assisted evaluation", 3), ("Data", 0)]
 
