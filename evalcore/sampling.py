@@ -998,5 +998,7 @@ def efficiency_range(
         for design, est in _PAIRS:
             rel = family.relative(design, est, b)
             pred = planner.mse(design, est, b) / point if point > 0 else np.nan
-            rows.append((b, design, est, pred, float(np.nanmin(rel)), float(np.nanmax(rel))))
+            finite = rel[np.isfinite(rel)]  # every member of the family can be undefined (a zero SRS variance)
+            low, high = (float(finite.min()), float(finite.max())) if finite.size else (np.nan, np.nan)
+            rows.append((b, design, est, pred, low, high))
     return pd.DataFrame(rows, columns=["budget", "design", "estimator", "predicted", "low", "high"])
