@@ -2,7 +2,8 @@
 
 The format is recognised from the content, never from the file name: Parquet by its ``PAR1`` magic, gzip / bzip2
 / xz by theirs (expanded by :mod:`evalcore.compression`, never beyond the limit), text otherwise (UTF-8, or UTF-16
-with or without a byte-order mark), with the delimiter sniffed from the first lines. Every bound of
+with or without a byte-order mark): JSON Lines or a JSON list of flat records when it starts with ``{`` or
+``[{``, a delimited table with the delimiter sniffed from the first lines otherwise. Every bound of
 :class:`~evalcore.limits.ReadLimits` (size after decompression, columns, line length) is checked before the parser
 allocates anything in proportion to it. Well-formed text goes straight to pyarrow's multithreaded CSV parser; only
 when it refuses the file does a diagnostic pass find the line to name (ragged rows, unclosed quotes). Every failure
@@ -14,6 +15,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import json
 import re
 import warnings
 from pathlib import Path
@@ -91,12 +93,57 @@ def read_table(source: Source, limits: ReadLimits | None = None) -> pd.DataFrame
         text = _to_utf8(data)
         if _blank(text):
             raise EvalDataError("The file is empty: expected a header row and at least one data row.")
-        frame = _read_text(text, limits)
+        frame = _read_json(text, limits) if _JSON_START.match(text) else _read_text(text, limits)
     if frame.shape[1] == 0:
         raise EvalDataError("The file has no columns: expected a header row naming the columns.")
     if len(frame) == 0:
         raise EvalDataError("The file has a header but no data rows.")
     frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+_JSON_START = re.compile(rb"\s*(\{|\[\s*[{\]])")  # a JSON object, or a list of objects (or an empty list)
+
+
+def _read_json(data: bytes, limits: ReadLimits) -> pd.DataFrame:
+    """JSON Lines (one object per line) or a JSON list of objects: one row per object, one column per field.
+
+    Every value must be a single value (text, number, true/false or null): nested objects and lists are what the
+    logs of evaluation tools hold, not a table, and are refused with a message saying so.
+    """
+    if data.lstrip().startswith(b"["):
+        try:
+            records = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise EvalDataError(f"The file starts like a JSON list but is not valid JSON ({exc}).") from exc
+        where = "item"
+    else:
+        records, where = [], "line"
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except (ValueError, RecursionError) as exc:
+                raise EvalDataError(
+                    f"Line {number} is not valid JSON ({exc}): JSON Lines need one complete object per line."
+                ) from exc
+    if not records:
+        raise EvalDataError("The JSON file holds no records: expected one object per row, e.g. "
+                            '{"model": "a", "example_id": "q1", "correct": 1}.')
+    _refuse_rows(len(records), limits)
+    for number, record in enumerate(records, 1):
+        if not isinstance(record, dict):
+            raise EvalDataError(f"JSON {where} {number} is a {type(record).__name__}, not an object: expected one "
+                                'object per row, e.g. {"model": "a", "example_id": "q1", "correct": 1}.')
+        nested = next((k for k, v in record.items() if isinstance(v, (dict, list))), None)
+        if nested is not None:
+            raise EvalDataError(
+                f"Field '{nested}' of JSON {where} {number} holds nested values (an object or a list): this looks "
+                "like an evaluation tool's own log rather than a table. evalcore reads JSON records with one value "
+                'per column, e.g. {"model": "a", "example_id": "q1", "correct": 1}.')
+    frame = pd.DataFrame.from_records(records)
+    _check_header([str(c) for c in frame.columns], limits)
     return frame
 
 
@@ -249,7 +296,7 @@ def _count_outside_quotes(line: str, delim: str) -> int:
 
 _PARSER_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 _PARSER_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
-_MARKUP = re.compile(r'\s*(\{|<|\[\s*[\[{"\]\d-])')  # JSON, HTML, XML
+_MARKUP = re.compile(r'\s*(<|\[\s*[\["\d-])')  # HTML, XML, JSON that is not a list of records
 
 
 def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
@@ -260,7 +307,8 @@ def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     sample = data[:_SNIFF_BYTES].decode("utf-8", errors="ignore")
     if _MARKUP.match(sample):
         raise EvalDataError(
-            "This looks like JSON, HTML or XML, not a table: upload CSV, TSV, gzip-compressed CSV or Parquet."
+            "This looks like JSON, HTML or XML, not a table: upload CSV, TSV, JSON Lines, gzip-compressed CSV or "
+            "Parquet."
         )
     delim = sniff_delimiter(sample)
     if delim is None:

@@ -42,8 +42,8 @@ with left:
 with right:
     st.subheader("Upload")
     uploaded = st.file_uploader(
-        "Evaluation log: CSV, TSV, gzip-compressed CSV or Parquet", key="uploader",
-        type=["csv", "tsv", "txt", "gz", "bz2", "xz", "parquet", "pq"],
+        "Evaluation log: CSV, TSV, JSON Lines, compressed CSV or Parquet", key="uploader",
+        type=["csv", "tsv", "txt", "jsonl", "json", "gz", "bz2", "xz", "parquet", "pq"],
         help="One row per (model, example), a leaderboard summary (model, task, n, n_correct) or pairwise "
              "battles (model_a, model_b, outcome, judge).")
     if uploaded is not None and st.session_state.get(UPLOADED_ID) != uploaded.file_id:

@@ -279,9 +279,13 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\
         pytest.param(bytes(range(256)) * 4, "not a text table", id="random-binary"),
         pytest.param(PNG, "not a text table", id="png"),
         pytest.param(_xlsx_bytes(), "zip archive", id="xlsx"),
-        pytest.param(b'[{"model": "A", "correct": 1}, {"model": "B", "correct": 0}]', "looks like JSON", id="json"),
-        pytest.param(b'{"model": "A", "correct": 1}\n{"model": "B", "correct": 0}\n', "looks like JSON",
-                     id="json-lines"),
+        pytest.param(b'[{"model": "A", "scores": {"acc": 1}}]', "nested values", id="json-nested"),
+        pytest.param(b'{"model": "A", "choices": [1, 2]}\n{"model": "B", "choices": [3]}\n', "nested values",
+                     id="json-lines-nested"),
+        pytest.param(b'{"model": "A", "correct": 1}\n{"model": "B", "correct": \n', "Line 2 is not valid JSON",
+                     id="json-lines-broken"),
+        pytest.param(b'[1, 2, 3]', "looks like JSON", id="json-numbers"),
+        pytest.param(b'[{"model": "A"}, 3]', "item 2 is a int", id="json-mixed"),
         pytest.param(b"<html><body><table><tr><td>a</td></tr></table></body></html>", "HTML", id="html"),
         pytest.param(gzip.compress(CSV)[:40], "gzip-compressed file is truncated", id="truncated-gzip"),
         pytest.param(FORMATS["parquet"][: len(FORMATS["parquet"]) // 2], "could not be read as Parquet",
@@ -361,3 +365,15 @@ def test_values_beyond_the_header_are_an_error_not_a_silent_loss():
     # found by hypothesis: pandas would warn and drop the values past the header's columns
     with pytest.raises(EvalDataError, match="more values than the header has columns"):
         read_table(b'\x01""",\n,,\x01"')
+
+
+def test_json_records_are_read_like_a_table(reference):
+    records = [dict(zip(ROWS[0], row)) for row in ROWS[1:]]
+    for record in records:
+        record["correct"] = int(record["correct"]) if record["correct"] else None
+        record["confidence"] = float(record["confidence"])
+    lines = "\n".join(json.dumps(r) for r in records).encode()
+    for data in (lines, json.dumps(records).encode(), gzip.compress(lines)):
+        frame = load_eval_log(data)
+        pd.testing.assert_frame_equal(frame.reset_index(drop=True), reference.reset_index(drop=True),
+                                      check_dtype=False)
