@@ -62,7 +62,6 @@ class WorkLimits:
 
 _slots_lock = threading.Lock()
 _slots: dict[int, threading.BoundedSemaphore] = {}
-_children: set[multiprocessing.process.BaseProcess] = set()
 
 
 def _slots_for(workers: int) -> threading.BoundedSemaphore:
@@ -107,7 +106,6 @@ def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
                         name="evalcore-bounded")
     child.start()
     sender.close()
-    _children.add(child)
     try:
         if not receiver.poll(max(seconds, 0.0)):
             raise EvalDataError(
@@ -120,7 +118,6 @@ def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
     finally:
         receiver.close()
         _stop(child)
-        _children.discard(child)
     if status == "ok":
         return payload
     if status == "error":
@@ -137,12 +134,6 @@ def _stop(child: multiprocessing.process.BaseProcess) -> None:
     if child.is_alive():
         child.kill()
     child.join(timeout=5)
-
-
-def stop_all() -> None:
-    """Kill every running child (for a server shutting down)."""
-    for child in list(_children):
-        _stop(child)
 
 
 def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_bytes: int, seconds: float) -> None:

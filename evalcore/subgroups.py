@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .ebci import robust_critical_value
 from .features import default_features, numeric_columns
+from .intervals import wilson_interval
 from .reading import EvalDataError
 from .summaries import mean_table
 
@@ -257,10 +259,6 @@ def finite_population(table: pd.DataFrame, s2: np.ndarray, pool: np.ndarray, met
     sample with DT, and EB, which estimates :math:`\theta_g`, looks worse than it is (it shrinks the part of the
     unit it has seen).
     """
-    from scipy import stats
-
-    from .intervals import wilson_interval
-
     n = table["n"].to_numpy(dtype=float)
     pool = np.maximum(np.asarray(pool, dtype=float), n)
     f = n / pool

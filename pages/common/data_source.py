@@ -125,10 +125,9 @@ def active_data() -> ActiveData:
         return ActiveData(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame, report_of(frame))
     data = st.session_state[UPLOAD_BYTES]
     kind = st.session_state.get(KIND)
-    table = upload_table(src["digest"], data, None, kind)
-    mapping = st.session_state.get(MAPPING) or suggest_mapping(table.columns, kind)
-    if mapping != suggest_mapping(table.columns, kind):
-        table = upload_table(src["digest"], data, mapping, kind)
+    chosen = st.session_state.get(MAPPING) or None  # None: the mapping suggested from the names, in the worker
+    table = upload_table(src["digest"], data, chosen, kind)
+    mapping = chosen or suggest_mapping(table.columns, kind)
     if table.frame is None:
         raise EvalDataError(table.problem)
     items = tuple(sorted(mapping.items()))
