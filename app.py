@@ -26,6 +26,9 @@ with st.sidebar:
         data = data_source.active_data()
         st.caption(f"Data: {literal(data.label)}")
         st.caption(selection.describe(selection.current(data)))
+        if data.samples is not None:
+            st.caption("Repeated samples: every view uses one row per (model, example), the mean over its samples "
+                       "(the example is the unit).")
     except EvalDataError:
         st.caption("Data: the upload needs fixing (see the Data page).")
     render.format_picker()

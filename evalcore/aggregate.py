@@ -77,6 +77,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from .reading import EvalDataError, listed
+from .repeats import N_REPEATS, per_example
 
 __all__ = [
     "Replicates",
@@ -129,8 +130,10 @@ class Replicates:
 # ---------------------------------------------------------------------------------------------- input checks
 
 
-def _matrices(data: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], np.ndarray, np.ndarray]:
-    """models, tasks, categories per task, n and n_correct as (n_models, n_tasks) int64 arrays; or EvalDataError."""
+def _matrices(data: pd.DataFrame, fractional: bool = False
+              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], np.ndarray, np.ndarray]:
+    """models, tasks, categories per task, n and n_correct as (n_models, n_tasks) int64 arrays; or EvalDataError.
+    ``fractional``: n_correct may be a sum of per-example means (repeated samples, :mod:`evalcore.repeats`)."""
     if not isinstance(data, pd.DataFrame):
         raise EvalDataError(f"Expected a summary table (pandas DataFrame), got {type(data).__name__}.")
     missing = [c for c in _REQUIRED if c not in data.columns]
@@ -148,7 +151,9 @@ def _matrices(data: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...], tup
             raise EvalDataError(f"Column '{col}' is empty in row(s) {rows}.")
     n = pd.to_numeric(frame["n"], errors="coerce").to_numpy(dtype=float)
     k = pd.to_numeric(frame["n_correct"], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(n) | ~np.isfinite(k) | (n < 1) | (k < 0) | (k > n) | (n != np.round(n)) | (k != np.round(k))
+    bad = ~np.isfinite(n) | ~np.isfinite(k) | (n < 1) | (k < 0) | (k > n) | (n != np.round(n))
+    if not fractional:
+        bad |= k != np.round(k)
     if bad.any():
         rows = listed(np.flatnonzero(bad) + 1)
         raise EvalDataError(
@@ -251,14 +256,19 @@ class _Log:
     task_code: np.ndarray  # per labeled row: task index (order of first appearance)
     model_code: np.ndarray  # per labeled row: model index
     example_code: np.ndarray  # per labeled row: index of its example within its task
-    correct: np.ndarray  # per labeled row: 0/1
+    correct: np.ndarray  # per labeled row: 0/1 (the mean over its samples when fractional)
     n_examples: np.ndarray  # per task: distinct labeled example ids
     model_names: tuple[str, ...]  # names of the model codes
     task_names: tuple[str, ...]  # names of the task codes
+    fractional: bool = False  # correct holds per-example means of repeated samples
 
 
 def _read_log(data: pd.DataFrame) -> _Log:
-    """Labeled rows of a canonical log, their per-(model, task) summary and the pairing check; or EvalDataError."""
+    """Labeled rows of a canonical log, their per-(model, task) summary and the pairing check; or EvalDataError.
+    Repeated samples are averaged per example first (:func:`evalcore.repeats.per_example`): the bootstrap then
+    resamples examples with all their samples."""
+    data = per_example(data)
+    fractional = N_REPEATS in data.columns
     missing = [c for c in ("model", "example_id", "task", "category", "correct") if c not in data.columns]
     if missing:
         raise EvalDataError(
@@ -267,7 +277,7 @@ def _read_log(data: pd.DataFrame) -> _Log:
         )
     correct = pd.to_numeric(data["correct"], errors="coerce").to_numpy(dtype=float)
     given = data["correct"].notna().to_numpy()
-    bad = given & ~((correct == 0) | (correct == 1))
+    bad = given & ~(((correct >= 0) & (correct <= 1)) if fractional else ((correct == 0) | (correct == 1)))
     if bad.any():
         rows = listed(np.flatnonzero(bad) + 1)
         raise EvalDataError(f"Column 'correct' must be 0 or 1 (or empty for unlabeled rows); row(s) {rows} are not.")
@@ -284,7 +294,7 @@ def _read_log(data: pd.DataFrame) -> _Log:
             raise EvalDataError(f"Column '{col}' is empty in row(s) {rows}.")
         codes[col] = code.astype(np.int64, copy=False)
         names[col] = uniq if col == "example_id" else tuple(str(u) for u in uniq)
-    y = correct[keep].astype(np.int64)
+    y = correct[keep] if fractional else correct[keep].astype(np.int64)
     n_models, n_tasks, n_cats = len(names["model"]), len(names["task"]), len(names["category"])
     model_code, task_code = codes["model"], codes["task"]
     # one category per task
@@ -314,7 +324,8 @@ def _read_log(data: pd.DataFrame) -> _Log:
         )
     cell = model_code * n_tasks + task_code
     n = np.bincount(cell, minlength=n_models * n_tasks)
-    k = np.bincount(cell, weights=y, minlength=n_models * n_tasks).astype(np.int64)
+    k = np.bincount(cell, weights=y, minlength=n_models * n_tasks)
+    k = k if fractional else k.astype(np.int64)
     mi, ti = np.divmod(np.flatnonzero(n), n_tasks)
     task_cat = tc.argmax(axis=1)
     summary = pd.DataFrame({
@@ -329,7 +340,8 @@ def _read_log(data: pd.DataFrame) -> _Log:
     full = np.bincount(task_code, minlength=n_tasks) == n_examples * n_models  # no duplicates: every model, every example
     unpaired = tuple(names["task"][j] for j in np.flatnonzero(~full))
     return _Log(
-        summary, unpaired, task_code, model_code, example_code, y, n_examples, names["model"], names["task"]
+        summary, unpaired, task_code, model_code, example_code, y, n_examples, names["model"], names["task"],
+        fractional,
     )
 
 
@@ -346,7 +358,7 @@ def _paired_values(log: _Log, models: tuple[str, ...], tasks: tuple[str, ...], n
     mats = []
     for j in range(len(tasks)):
         rows = order[bounds[j]:bounds[j + 1]]
-        dtype = np.float32 if n_ex[j] < _FLOAT32_EXACT else np.float64
+        dtype = np.float32 if n_ex[j] < _FLOAT32_EXACT and not log.fractional else np.float64
         c = np.zeros((len(models), int(n_ex[j])), dtype=dtype)
         c[model_code[rows], log.example_code[rows]] = log.correct[rows]
         mats.append(c)
@@ -378,7 +390,7 @@ def _paired_values(log: _Log, models: tuple[str, ...], tasks: tuple[str, ...], n
 
 def _log_replicates(data: pd.DataFrame, n_boot: int, seed: int) -> Replicates:
     log = _read_log(data)
-    models, tasks, categories, n, k = _matrices(log.summary)
+    models, tasks, categories, n, k = _matrices(log.summary, log.fractional)
     observed = k / n
     if log.unpaired:
         shown = listed(log.unpaired, fmt=lambda t: f"'{t}'")

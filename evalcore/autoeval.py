@@ -26,6 +26,7 @@ from .bradley_terry import ppi_bradley_terry
 from .ppi import MeanEstimate, classical_mean, ess_interval, ppi_mean, simultaneous_intervals, stratified_ppi_mean
 from .ranking import rank_with_ties
 from .reading import EvalDataError, listed
+from .repeats import per_example
 
 #: Annotator values must lie in the metric's range for these metrics.
 METRIC_BOUNDS = {"correct": (0.0, 1.0)}
@@ -77,6 +78,7 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
         raise EvalDataError(f"The log has no '{metric}' values: PPI needs the human-labeled metric on at least 2 "
                             "examples.")
     annotators = [a for a in annotators]
+    rows = per_example(rows)  # repeated samples: the example is the unit
     missing = [a for a in annotators if a not in rows]
     if not annotators or missing:
         raise EvalDataError(f"Annotator column(s) {missing or '(none)'} are not in the log: map a column to "

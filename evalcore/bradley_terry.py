@@ -200,10 +200,11 @@ def _model_columns(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarr
 
 def _outcomes(labeled: pd.DataFrame) -> np.ndarray:
     y = pd.to_numeric(labeled["outcome"], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isin(y, (0.0, 1.0))
+    bad = ~((y >= 0) & (y <= 1))  # also catches NaN
     if bad.any():
-        raise EvalDataError(f"Column 'outcome' of the labeled comparisons must be 1 (model_b wins) or 0 (model_a "
-                            f"wins); row position(s) {listed(np.flatnonzero(bad), MAX_ROWS_LISTED)} are not.")
+        raise EvalDataError(f"Column 'outcome' of the labeled comparisons must be 1 (model_b wins), 0 (model_a "
+                            f"wins) or in between (0.5 a tie); row position(s) "
+                            f"{listed(np.flatnonzero(bad), MAX_ROWS_LISTED)} are not.")
     return y
 
 
@@ -228,7 +229,7 @@ def _check_labeled_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: l
     if unseen:
         raise EvalDataError(f"Model(s) {', '.join(unseen)} appear in no labeled comparison: their strength cannot be "
                             "identified from the human votes. Add human votes for them or drop their comparisons.")
-    if np.ptp(y) == 0:
+    if np.ptp(y) == 0 and y[0] in (0.0, 1.0):
         winner = "model_b" if y[0] == 1 else "model_a"
         raise EvalDataError(f"Every labeled outcome is {y[0]:g} ({winner} always wins): the coefficients are not "
                             "identified; the labeled comparisons need both outcomes.")
@@ -241,9 +242,12 @@ def _check_labeled_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: l
 
 
 def _check_ford(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str]) -> None:
-    """Ford's condition for the classical MLE: the directed graph 'winner beat loser' is strongly connected."""
+    """Ford's condition for the classical MLE: the directed graph 'winner beat loser' is strongly connected (a tie
+    or a fractional outcome is a partial win of each model, an edge both ways)."""
     ia, ib = np.searchsorted(models, a), np.searchsorted(models, b)
-    winner, loser = np.where(y == 1, ib, ia), np.where(y == 1, ia, ib)
+    b_won, a_won = y > 0, y < 1
+    winner = np.concatenate([ib[b_won], ia[a_won]])
+    loser = np.concatenate([ia[b_won], ib[a_won]])
     m = len(models)
     count, label = connected_components(_graph(winner, loser, m), directed=True, connection="strong")
     if count == 1:

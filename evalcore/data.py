@@ -23,12 +23,15 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
 from .features import screen_features
 from .mapping import check_mapping, detect_kind, suggest_mapping
+from .importers import RawLog, read_logs
+from .importers.detect import NamedSource
 from .reading import EvalDataError, ReadLimits, Source, listed, read_table
 from .schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
 
@@ -37,6 +40,7 @@ __all__ = [
     "LoadedTable",
     "ValidationReport",
     "load_eval_log",
+    "load_eval_logs",
     "read_and_validate",
     "validate",
     "report_of",
@@ -66,6 +70,7 @@ class ValidationReport:
     features: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    files: tuple[str, ...] = ()
 
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:
@@ -74,16 +79,49 @@ def report_of(frame: pd.DataFrame) -> ValidationReport:
     if not isinstance(report, dict):
         raise ValueError("This frame was not produced by evalcore.data.validate.")
     return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"]),
-                               "warnings": tuple(report.get("warnings", ()))})
+                               "warnings": tuple(report.get("warnings", ())),
+                               "files": tuple(report.get("files", ()))})
 
 
 def load_eval_log(
     source: Source, mapping: dict[str, str] | None = None, kind: str | None = None, min_models: int | None = None,
     limits: ReadLimits | None = None,
 ) -> pd.DataFrame:
-    """Read CSV / TSV / compressed CSV / Parquet from a path or bytes within ``limits`` (see
-    :func:`evalcore.reading.read_table`) and validate it (see :func:`validate`)."""
-    return validate(read_table(source, limits), mapping=mapping, kind=kind, min_models=min_models)
+    """Read one evaluation log within ``limits`` and validate it (see :func:`validate`).
+
+    ``source`` is a path (a file, or a run folder), bytes, a binary file object or a ``(file name, bytes)`` pair.
+    A plain table (CSV / TSV / JSON Lines / Parquet, compressed or not; :func:`evalcore.reading.read_table`) is
+    mapped onto roles by ``mapping``; a log written by an evaluation tool (Inspect AI, lm-evaluation-harness, HELM,
+    promptfoo, OpenAI evals, AlpacaEval, MT-Bench; :mod:`evalcore.importers`) is recognised from its content and
+    arrives with its columns named after the roles.
+    """
+    return load_eval_logs([source], mapping=mapping, kind=kind, min_models=min_models, limits=limits)
+
+
+def load_eval_logs(
+    sources: Iterable[Source | NamedSource], mapping: dict[str, str] | None = None, kind: str | None = None,
+    min_models: int | None = None, limits: ReadLimits | None = None,
+) -> pd.DataFrame:
+    """Several files (runs of several models or tasks, a run folder, a zip of one) combined into one validated log.
+
+    Rows that two files both hold are counted once when identical and refused, with their ids, when they conflict
+    (:mod:`evalcore.importers.combine`); files of different shapes are refused together.
+    """
+    return _validated(read_logs(sources, mapping, limits), mapping, kind, min_models)
+
+
+def _validated(raw: RawLog, mapping: dict[str, str | None] | None, kind: str | None,
+               min_models: int | None) -> pd.DataFrame:
+    """``raw`` validated; a tool's log or combined files keep their role-named columns unless ``mapping`` says
+    otherwise, and what the import did heads the report's notes."""
+    if raw.mapped and mapping is None:
+        roles = ROLES[kind or raw.kind or LOG]
+        mapping = {column: column for column in raw.frame.columns if column in roles}
+    frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models)
+    report = frame.attrs["report"]
+    report["notes"] = (*raw.notes, *report["notes"])
+    report["files"] = tuple(raw.files)
+    return frame
 
 
 @dataclass(frozen=True)
@@ -96,16 +134,17 @@ class LoadedTable:
     problem: str | None = None
 
 
-def read_and_validate(source: Source, mapping: dict[str, str | None] | None = None, kind: str | None = None,
-                      limits: ReadLimits | None = None) -> LoadedTable:
-    """Read ``source`` and validate it; a table that reads but does not validate comes back with its columns
-    (for the column mapping) and the problem. Raises :class:`EvalDataError` when the file cannot be read."""
-    raw = read_table(source, limits)
-    columns = tuple(str(c) for c in raw.columns)
+def read_and_validate(sources: Source | NamedSource | list, mapping: dict[str, str | None] | None = None,
+                      kind: str | None = None, limits: ReadLimits | None = None) -> LoadedTable:
+    """Read ``sources`` (one source or a list: several files are combined) and validate them; data that reads but
+    does not validate comes back with its columns (for the column mapping) and the problem. Raises
+    :class:`EvalDataError` when a file cannot be read at all."""
+    raw = read_logs(sources if isinstance(sources, list) else [sources], mapping, limits)
+    columns = tuple(str(c) for c in raw.frame.columns)
     try:
-        return LoadedTable(columns, len(raw), validate(raw, mapping=mapping, kind=kind))
+        return LoadedTable(columns, len(raw.frame), _validated(raw, mapping, kind, None))
     except EvalDataError as exc:
-        return LoadedTable(columns, len(raw), None, str(exc))
+        return LoadedTable(columns, len(raw.frame), None, str(exc))
 
 
 def validate(
@@ -118,8 +157,8 @@ def validate(
 
     ``mapping`` is ``{user column: role}``; ``None`` uses :func:`suggest_mapping`. Columns already named after
     a role that the mapping leaves out map to themselves. ``kind`` (log / summary / battles) is detected from the
-    mapped roles when ``None``. ``min_models`` defaults to 1 for logs (one model can be calibrated) and 2 for
-    summaries and battles (which compare models). Raises :class:`EvalDataError` with an actionable message.
+    mapped roles when ``None``. ``min_models`` defaults to 1: one model's log, summary or battles load, and the
+    views that compare models say that they need two. Raises :class:`EvalDataError` with an actionable message.
     """
     if not isinstance(raw, pd.DataFrame):
         raise EvalDataError(f"Expected a table (pandas DataFrame), got {type(raw).__name__}.")
@@ -143,7 +182,7 @@ def validate(
         notes.append(f"Columns left out by the column mapping: {listed(left_out, 10, repr)}.")
     warnings = _lookalike_warnings(frame, mapping, kind)
     models = _models(frame, kind)
-    needed = min_models if min_models is not None else (1 if kind == LOG else 2)
+    needed = min_models if min_models is not None else 1
     if len(models) < needed:
         found = ", ".join(f"'{m}'" for m in models[:3])
         raise EvalDataError(
@@ -378,6 +417,16 @@ def _binary(raw: pd.DataFrame, column: str, role: str) -> pd.Series:
     return values
 
 
+def _fraction(raw: pd.DataFrame, column: str, role: str, notes: list[str]) -> pd.Series:
+    """A value in [0, 1] (true/false text accepted as 1/0), e.g. a battle's outcome where 0.5 is a tie."""
+    series = raw[column]
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        lowered = _text(series).str.strip().str.lower()
+        series = series.mask(lowered.isin(_TRUE), 1).mask(lowered.isin(_FALSE), 0)
+    values = _numeric(pd.DataFrame({column: series}), column, role, "1, 0, or 0.5 for a tie")
+    return _in_unit_interval(values, column, role, notes)
+
+
 def _in_unit_interval(values: pd.Series, column: str, role: str, notes: list[str]) -> pd.Series:
     """``values`` (missing allowed) checked to lie in [0, 1]; excursions within 1e-6 (floating-point rounding of a
     probability) are clipped, with a note."""
@@ -399,7 +448,8 @@ def _in_unit_interval(values: pd.Series, column: str, role: str, notes: list[str
     return values.clip(0, 1)
 
 
-def _refuse_duplicates(frame: pd.DataFrame, keys: list[str], mapping: dict[str, str], what: str) -> None:
+def _refuse_duplicates(frame: pd.DataFrame, keys: list[str], mapping: dict[str, str], what: str,
+                       hint: str = "") -> None:
     dup = frame.duplicated(keys, keep=False).to_numpy()
     if dup.any():
         first = frame.loc[dup, keys].iloc[0]
@@ -407,8 +457,20 @@ def _refuse_duplicates(frame: pd.DataFrame, keys: list[str], mapping: dict[str, 
         cols = ", ".join(f"'{_source(mapping, k)}'" for k in keys)
         raise EvalDataError(
             f"{what} must appear once, but {_row_list(dup)} repeat ({cols}) pairs, e.g. {pair}. "
-            "Remove the duplicates or check the column mapping."
+            f"Remove the duplicates or check the column mapping.{hint}"
         )
+
+
+def _note_repeats(labels: pd.DataFrame, column: str, notes: list[str]) -> None:
+    """Say how many examples have several samples and how every method treats them."""
+    sizes = labels.groupby(["model", "example_id"], sort=False).size()
+    several = sizes[sizes > 1]
+    if len(several):
+        notes.append(
+            f"{len(several):,} of {len(sizes):,} (model, example) pairs have several samples (column '{column}', "
+            f"up to {int(sizes.max())} each). The example is the unit: every view averages an example's samples "
+            "first, so means get cluster-robust intervals, bootstraps resample examples with all their samples, "
+            "and methods that need one value per example use the per-example mean.")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -451,16 +513,27 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFr
             out[role] = pd.Series(LOG_DEFAULT_LABELS[role], index=raw.index, dtype=str)
             if role != "category" or "task" not in roles:
                 notes.append(f"No {role} column: all rows belong to one {role}, '{LOG_DEFAULT_LABELS[role]}'.")
+    if "repeat" in roles:
+        with problems:
+            out["repeat"] = _labels(raw, roles["repeat"], "repeat", None)
     labels = pd.DataFrame(out)
     if {"model", "example_id"} <= set(out):
         with problems:
-            _refuse_duplicates(labels, ["model", "example_id"], mapping, "Each (model, example_id) pair")
+            if "repeat" in out:
+                _refuse_duplicates(labels, ["model", "example_id", "repeat"], mapping,
+                                   "Each (model, example_id, repeat)")
+                _note_repeats(labels, roles["repeat"], notes)
+            else:
+                _refuse_duplicates(labels, ["model", "example_id"], mapping, "Each (model, example_id) pair",
+                                   hint=" If they are repeated samples of one example (epochs, attempts, re-judged "
+                                        "answers), map the column that numbers them to the role 'repeat'.")
     if {"task", "category"} <= set(out):
         with problems:
             _refuse_split_tasks(labels, roles)
     values = _log_values(raw, roles, notes, problems)
     problems.raise_all()
-    frame = pd.concat([labels[["model", "example_id", "task", "category", "group"]], pd.DataFrame(values)], axis=1)
+    label_roles = ["model", "example_id", "task", "category", "group", *(["repeat"] if "repeat" in labels else [])]
+    frame = pd.concat([labels[label_roles], pd.DataFrame(values)], axis=1)
     features = _features(raw, mapping, frame, notes)
     return frame, features, notes
 
@@ -622,7 +695,7 @@ def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
     roles = {role: col for col, role in mapping.items()}
     if "outcome" not in roles and "judge" not in roles:
         raise EvalDataError(
-            "Pairwise battles need 'outcome' (1 if model_b wins, empty without a human vote) and/or 'judge' (an AI "
+            "Pairwise battles need 'outcome' (1 if model_b wins, 0 if model_a wins, 0.5 a tie, empty without a vote) and/or 'judge' (an AI "
             f"judge's probability that model_b wins). The file's columns are: {', '.join(raw.columns)}."
         )
     notes: list[str] = []
@@ -638,9 +711,13 @@ def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
                 f"A model cannot battle itself: model_a equals model_b in {_row_list(same)}.")
     if "outcome" in roles:
         with problems:
-            frame["outcome"] = _binary(raw, roles["outcome"], "outcome")
+            frame["outcome"] = _fraction(raw, roles["outcome"], "outcome", notes)
             n_votes = int(frame["outcome"].notna().sum())
             notes.append(f"{n_votes:,} of {len(frame):,} battles have a human vote.")
+            n_ties = int(((frame["outcome"] > 0) & (frame["outcome"] < 1)).sum())
+            if n_ties:
+                notes.append(f"{n_ties:,} battles are ties or split verdicts (outcome between 0 and 1, 0.5 a tie): "
+                             "each counts as that fraction of a win for model_b in the Bradley-Terry fit.")
     if "judge" in roles:
         with problems:
             judge = _numeric(raw, roles["judge"], "judge", "probabilities in [0, 1]")

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from .schema import LOG_ROLES
+from .repeats import N_REPEATS
 
 #: |correlation| with the metric on labeled rows above which a column counts as label-derived.
 LEAK_CORRELATION = 0.9
@@ -82,8 +83,8 @@ class FeatureScreen:
 
 def numeric_columns(log: pd.DataFrame) -> list[str]:
     """Every extra numeric column of a canonical log (not a role): the columns a user may choose as features."""
-    return [c for c in log.columns
-            if c not in LOG_ROLES and pd.api.types.is_numeric_dtype(log[c]) and log[c].dtype.kind != "c"]
+    return [c for c in log.columns if c not in LOG_ROLES and c != N_REPEATS
+            and pd.api.types.is_numeric_dtype(log[c]) and log[c].dtype.kind != "c"]
 
 
 def default_features(log: pd.DataFrame, metric: str | None = None) -> list[str]:

@@ -31,6 +31,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from .reading import EvalDataError, listed
+from .repeats import per_example
 from .subgroups import (REGRESSORS, _cross_fit, _feature_columns, _require_metric, _unit_covariates,
                         _unit_stats, empirical_bayes, finite_population, unit_variances)
 
@@ -80,6 +81,7 @@ def holdout_study(
     :func:`evalcore.subgroups.empirical_bayes` (None = the log's default features)."""
     if design not in ("proportional", 10, 20, 50):
         raise EvalDataError(f"Unknown design {design!r}: choose 'proportional', 10, 20 or 50 examples per group.")
+    log = per_example(log)  # repeated samples: the example is the unit
     rows = log[log[metric].notna()]  # the study draws from the labeled examples; their full mean is the truth
     if rows.empty:
         raise EvalDataError(f"The holdout study needs labeled examples: no row has a '{metric}' label.")
@@ -114,20 +116,20 @@ def _shared_examples(rows: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, lis
     models when fewer than half the labeled examples are shared (models labeled on different examples, e.g. human
     observers each shown other images, would each keep a fraction of the design's sample)."""
     n_models = rows["model"].nunique()
-    per_example = rows.groupby("example_id", sort=False)["model"].nunique()
-    shared = per_example.index[per_example == n_models]
-    if len(shared) == len(per_example):
+    per_ex = rows.groupby("example_id", sort=False)["model"].nunique()
+    shared = per_ex.index[per_ex == n_models]
+    if len(shared) == len(per_ex):
         return rows, []
-    if len(shared) < 0.5 * len(per_example):
+    if len(shared) < 0.5 * len(per_ex):
         per_model = rows.groupby("model")["example_id"].nunique().sort_values()
         shown = listed(list(zip(per_model.index, per_model.to_numpy())), 4, lambda mc: f"'{mc[0]}' {mc[1]:,}")
         raise EvalDataError(
             f"The holdout study draws one sample of examples and keeps its '{metric}' labels for every model, so "
-            f"it needs models labeled on the same examples; here only {len(shared):,} of {len(per_example):,} "
+            f"it needs models labeled on the same examples; here only {len(shared):,} of {len(per_ex):,} "
             f"labeled examples have a label from every model (labeled examples per model: {shown}). Choose models "
             "labeled on the same examples on the Models page.")
-    left_out = len(per_example) - len(shared)
-    note = (f"{left_out:,} of {len(per_example):,} labeled examples lack some model's '{metric}' label and are left "
+    left_out = len(per_ex) - len(shared)
+    note = (f"{left_out:,} of {len(per_ex):,} labeled examples lack some model's '{metric}' label and are left "
             "out: the study samples the examples labeled for every model.")
     return rows[rows["example_id"].isin(shared)], [note]
 

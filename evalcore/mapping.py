@@ -23,6 +23,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "task": ("task", "task_name", "dataset", "benchmark", "subset"),
     "category": ("category", "task_category", "domain", "task_type", "family"),
     "group": ("group", "subgroup", "topic", "subject", "slice", "cohort", "segment", "stratum", "src"),
+    "repeat": ("repeat", "epoch", "sample", "attempt", "trial", "repetition", "replicate", "sample_index",
+               "attempt_index"),
     "correct": ("correct", "is_correct", "correctness", "hit", "exact_match", "em", "label_correct"),
     "score": ("score", "metric", "metric_value", "reward", "f1", "bleu", "rouge"),
     "confidence": (
@@ -40,6 +42,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "judge": ("judge", "judge_prob", "ai_judge", "p_b", "judge_probability"),
 }
 
+#: roles recognised only by an exact synonym ('sample_id' is an example id, not a repeat)
+EXACT_ONLY = frozenset({"repeat"})
+
 
 def normalize(name: object) -> str:
     """Lower-case name with every run of non-alphanumeric characters turned into one '_'."""
@@ -52,6 +57,8 @@ def _score(column: str, role: str) -> float | None:
     synonyms = SYNONYMS[role]
     if name in synonyms:
         return float(synonyms.index(name))
+    if role in EXACT_ONLY:
+        return None
     for i, syn in enumerate(synonyms):
         if len(syn) > 2 and name.startswith(syn + "_"):
             return i + 0.5

@@ -18,6 +18,7 @@ LOG_ROLES = (
     "task",        # benchmark task
     "category",    # task category, e.g. natural / specialized / structured
     "group",       # subgroup or topic
+    "repeat",      # which of several samples of one (model, example): epoch, attempt, trial (evalcore.repeats)
     "correct",     # 0/1 human-labeled correctness; missing = unlabeled
     "score",       # any real-valued per-example metric; missing = unlabeled
     "confidence",  # the model's probability for its own prediction, in [0, 1]
@@ -30,7 +31,7 @@ LOG_LABEL_ROLES = ("model", "example_id", "task", "category", "group")
 #: Leaderboard summary roles: counts per (model, task); ``accuracy`` may replace ``n_correct``.
 SUMMARY_ROLES = ("model", "task", "category", "n", "n_correct", "accuracy")
 
-#: Pairwise battles: ``outcome`` is 1 if model_b wins (missing when no human vote),
+#: Pairwise battles: ``outcome`` is 1 if model_b wins, 0 if model_a wins, 0.5 a tie (missing when no human vote),
 #: ``judge`` an AI judge's probability that model_b wins.
 BATTLE_ROLES = ("model_a", "model_b", "outcome", "judge")
 

@@ -38,6 +38,7 @@ from .ebci import robust_critical_value
 from .features import default_features, numeric_columns
 from .intervals import wilson_interval
 from .reading import EvalDataError
+from .repeats import per_example
 from .summaries import mean_table
 
 REGRESSORS = ("xgboost", "linear", "mean")
@@ -52,6 +53,7 @@ _XGB_THREADS = 1  # threads per XGBoost fit (see _xgboost_fit_predict)
 def direct_estimates(log: pd.DataFrame, metric: str = "correct", alpha: float = 0.05) -> pd.DataFrame:
     """Per (model, group) mean of ``metric`` over labeled rows: model, group, n, estimate, se, ci_low, ci_high."""
     _require_metric(log, metric)
+    log = per_example(log)  # repeated samples: the example is the unit
     # labeled rows only: a (model, group) cell without labels would reach the Wilson interval as 0 of 0 and raise
     table = mean_table(log[log[metric].notna()], ["model", "group"], metric, alpha)
     table = table[table["n"] > 0]
@@ -154,6 +156,7 @@ def empirical_bayes(
     if regressor not in REGRESSORS:
         raise EvalDataError(f"Unknown regressor '{regressor}': choose one of {', '.join(REGRESSORS)}.")
     _require_metric(log, metric)
+    log = per_example(log)  # repeated samples: the example is the unit
     numeric = [c for c in ("confidence", "proxy") if c in log] + _feature_columns(log, features, metric)
     labeled_rows = log[log[metric].notna()]
     units = _unit_stats(labeled_rows, metric, alpha)

@@ -5,6 +5,11 @@ successes); for a real-valued metric (``score``) the Student-t interval mean +/-
 refused (NaN bounds, with a note in ``attrs["interval_note"]``) where it would say nothing or be a point: a cell
 with a single value (n = 1, no spread to measure) or with all values equal (sd = 0: the sample shows no spread,
 which does not prove that the mean is known exactly).
+
+With repeated samples (a ``repeat`` column, :mod:`evalcore.repeats`) the example is the unit: the mean is over the
+per-example means, a real-valued metric gets the Student-t interval of those means (the cluster-robust interval),
+and the binary metric Wilson's interval on Kish's effective number of trials (:func:`~evalcore.repeats.kish_effective_n`),
+which equals the plain Wilson interval on the examples when every example's repeats agree.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from .intervals import binomial_variance, wilson_interval
+from .repeats import N_REPEATS, kish_effective_n, per_example
 
 BINARY_METRICS = ("correct",)
 
@@ -39,6 +45,7 @@ def mean_table(
     ("" when every cell has its interval).
     """
     by = list(by)
+    frame = per_example(frame)
     values = frame[metric]
     grouped = values.groupby([frame[c] for c in by], sort=True, observed=True)
     out = pd.DataFrame({
@@ -46,15 +53,23 @@ def mean_table(
         "n_unlabeled": grouped.size() - grouped.count(),
         "estimate": grouped.mean(),
         "sd": grouped.std(ddof=1),
+        "var0": grouped.var(ddof=0),
+        "trials": (frame[N_REPEATS].where(values.notna()) if N_REPEATS in frame else values.notna()).groupby(
+            [frame[c] for c in by], sort=True, observed=True).sum(),
     }).reset_index()
     n = out["n"].to_numpy(dtype=float)
     est = out["estimate"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         note = ""
         if metric in BINARY_METRICS:
-            successes = np.where(n > 0, np.round(np.nan_to_num(est) * n), 0.0)  # cells without labels: NaN bounds
-            out["se"] = np.sqrt(binomial_variance(successes, n))
-            out["ci_low"], out["ci_high"] = wilson_interval(successes, n, alpha)
+            n_eff = n
+            if N_REPEATS in frame:  # per-example means: Wilson on the effective number of trials
+                n_eff = np.where(n > 0, kish_effective_n(est, out["var0"], n, out["trials"]), 0.0)
+            successes = np.where(n > 0, np.clip(np.nan_to_num(est) * n_eff, 0, n_eff), 0.0)  # no labels: NaN bounds
+            if N_REPEATS not in frame:
+                successes = np.round(successes)
+            out["se"] = np.sqrt(binomial_variance(successes, n_eff))
+            out["ci_low"], out["ci_high"] = wilson_interval(successes, n_eff, alpha)
         else:
             sd = out["sd"].to_numpy(dtype=float)
             refused = (n > 0) & ((n < 2) | (sd == 0))
@@ -72,7 +87,7 @@ def mean_table(
     out.attrs["interval_note"] = note
     out["n"] = out["n"].astype("int64")
     out["n_unlabeled"] = out["n_unlabeled"].astype("int64")
-    return out.drop(columns="sd")[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]
+    return out.drop(columns=["sd", "var0", "trials"])[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]
 
 
 def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame:

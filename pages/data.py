@@ -42,13 +42,18 @@ with left:
 with right:
     st.subheader("Upload")
     uploaded = st.file_uploader(
-        "Evaluation log: CSV, TSV, JSON Lines, compressed CSV or Parquet", key="uploader",
-        type=["csv", "tsv", "txt", "jsonl", "json", "gz", "bz2", "xz", "parquet", "pq"],
+        "Evaluation logs: a table (CSV, TSV, JSON Lines, Parquet, compressed or not), or the logs of Inspect AI, "
+        "lm-evaluation-harness, HELM, promptfoo, OpenAI evals, AlpacaEval or MT-Bench; several files at once, or a "
+        "zip of a run folder", key="uploader", accept_multiple_files=True,
+        type=["csv", "tsv", "txt", "jsonl", "json", "gz", "bz2", "xz", "parquet", "pq", "eval", "zip"],
         help="One row per (model, example), a leaderboard summary (model, task, n, n_correct) or pairwise "
-             "battles (model_a, model_b, outcome, judge).")
-    if uploaded is not None and st.session_state.get(UPLOADED_ID) != uploaded.file_id:
-        st.session_state[UPLOADED_ID] = uploaded.file_id
-        ds.use_upload(uploaded.getvalue(), uploaded.name)
+             "battles (model_a, model_b, outcome, judge); or the files an evaluation tool wrote, recognised from "
+             "their content. Several files (runs of several models or tasks) are combined into one log.")
+    uploaded = [] if uploaded is None else uploaded if isinstance(uploaded, list) else [uploaded]
+    file_ids = tuple(f.file_id for f in uploaded)
+    if uploaded and st.session_state.get(UPLOADED_ID) != file_ids:
+        st.session_state[UPLOADED_ID] = file_ids
+        ds.use_upload(tuple((f.name, f.getvalue()) for f in uploaded))
         for stale in [k for k in st.session_state if str(k).startswith("role_")] + ["kind_choice"]:
             st.session_state.pop(stale, None)
         st.rerun()  # app.py drew the sidebar before this page ran: redraw it for the new data
@@ -59,8 +64,16 @@ with st.expander("Accepted formats and an example"):
         "`category`, `group`, `correct` (0/1) or `score`, `confidence` (in [0, 1]), `proxy`, `weight`. An empty "
         "`correct` marks an unlabeled row. Extra numeric columns are kept as features.\n"
         "- **Leaderboard summary**: `model, task, category, n, n_correct` (or `accuracy` and `n`).\n"
-        "- **Pairwise battles**: `model_a, model_b, outcome` (1 if model_b wins, empty without a human vote), "
-        "`judge` (an AI judge's probability that model_b wins).")
+        "- **Pairwise battles**: `model_a, model_b, outcome` (1 if model_b wins, 0 if model_a wins, 0.5 a tie, "
+        "empty without a human vote), `judge` (an AI judge's probability that model_b wins).\n"
+        "- **Repeated samples** of one example (epochs, attempts): a `repeat` column numbering them. The example is "
+        "the unit: every view averages an example's samples first (cluster-robust intervals for means, bootstraps "
+        "that resample examples with all their samples).\n"
+        "- **Logs of evaluation tools**, recognised from their content: Inspect AI (`.eval`, `.json`), "
+        "lm-evaluation-harness (`samples_<task>_<time>.jsonl` with its `results_<time>.json`; a results file "
+        "alone is a leaderboard summary), HELM run folders (zip them, or upload `per_instance_stats.json`, "
+        "`scenario_state.json` and `run_spec.json` together), promptfoo (`eval -o results.json`), OpenAI evals "
+        "event logs, AlpacaEval annotations and MT-Bench judgments.")
     render.table(EXAMPLE, "example log")
 
 
@@ -106,8 +119,11 @@ def mapping_editor(columns: list[str]) -> None:
 src = ds.source()
 if src["type"] == "upload":
     st.subheader(f"Columns of {literal(src['filename'])}")
+    files = st.session_state[ds.UPLOAD_BYTES]
+    if len(files) > 1:
+        st.caption("Files: " + literal(", ".join(name for name, _ in files)))
     try:
-        table = ds.upload_table(src["digest"], st.session_state[ds.UPLOAD_BYTES], None,
+        table = ds.upload_table(src["digest"], files, None,
                                 st.session_state.get(ds.KIND))
     except EvalDataError as exc:
         st.error(f"**{literal(src['filename'])}** cannot be read: {literal(exc)}")
@@ -132,5 +148,9 @@ mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file":
 render.table(mapping_rows, "column mapping")
 
 st.subheader("Preview")
-st.caption("The first 200 rows of the validated data, as every view sees it.")
-render.table(data.frame.head(200), "data preview (first 200 rows)")
+if data.samples is None:
+    st.caption("The first 200 rows of the validated data, as every view sees it.")
+else:
+    st.caption("The first 200 rows of the validated data, every sample. The views see one row per (model, example): "
+               "the mean over its samples.")
+render.table(data.rows.head(200), "data preview (first 200 rows)")

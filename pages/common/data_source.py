@@ -16,16 +16,16 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import demo
-from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, suggest_mapping
-from evalcore.data import validate
+from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, validate
 from evalcore.display import literal
 from evalcore.reading import read_table
+from evalcore.repeats import has_repeats, per_example
 from evalcore.sandbox import run_bounded
 
 from .store import cached
 
 SOURCE = "data_source"        # {"type": "demo", "name": ...} or {"type": "upload", "digest": ..., "filename": ...}
-UPLOAD_BYTES = "upload_bytes"  # the session's uploaded bytes
+UPLOAD_BYTES = "upload_bytes"  # the session's uploaded files: a tuple of (file name, bytes)
 MAPPING = "upload_mapping"     # {user column: role} chosen on the data page
 KIND = "upload_kind"           # None (detect) or log / summary / battles
 
@@ -39,17 +39,37 @@ DEFAULT_DEMO = "synthetic"
 
 @dataclass(frozen=True)
 class ActiveData:
-    """The validated data of this session and the key that identifies its content."""
+    """The validated data of this session and the key that identifies its content.
+
+    ``frame`` is what every view analyses: with repeated samples, one row per (model, example) holding the mean
+    over its samples (:func:`evalcore.repeats.per_example`); ``samples`` is the validated log as loaded."""
 
     key: str
     label: str
     frame: pd.DataFrame
     report: ValidationReport
+    samples: pd.DataFrame | None = None
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The validated rows as loaded (every sample)."""
+        return self.frame if self.samples is None else self.samples
 
 
-def digest(data: bytes) -> str:
-    """sha256 of the uploaded bytes: the only cache key for an upload's content."""
-    return hashlib.sha256(data).hexdigest()
+def digest(files: tuple[tuple[str, bytes], ...]) -> str:
+    """sha256 of the uploaded files' names and bytes: the only cache key for an upload's content (names matter:
+    some tools' logs say their task only in the file name)."""
+    h = hashlib.sha256()
+    for name, data in files:
+        h.update(hashlib.sha256(name.encode("utf-8", "replace")).digest())
+        h.update(hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
+@cached("Averaging repeated samples per example...")
+def _units(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (model, example) of a log with repeated samples (the unit of every view)."""
+    return per_example(_frame)
 
 
 @cached("Preparing the demo data...")
@@ -68,21 +88,21 @@ def demo_frame(name: str) -> pd.DataFrame:
 
 @cached("Reading and validating the file in a separate worker...")
 def _load(content_digest: str, mapping: tuple[tuple[str, str | None], ...] | None, kind: str | None,
-          _data: bytes) -> LoadedTable | EvalDataError:
+          _files: tuple[tuple[str, bytes], ...]) -> LoadedTable | EvalDataError:
     """The upload read and validated under ``mapping`` (None: suggested from the names) in a bounded worker; a
     file that cannot be read comes back as its error, so that it is not read again on every rerun."""
     try:
-        return run_bounded(read_and_validate, _data, None if mapping is None else dict(mapping), kind,
+        return run_bounded(read_and_validate, list(_files), None if mapping is None else dict(mapping), kind,
                            what="Reading and validating the file")
     except EvalDataError as exc:
         return exc
 
 
-def upload_table(content_digest: str, data: bytes, mapping: dict[str, str | None] | None = None,
-                 kind: str | None = None) -> LoadedTable:
+def upload_table(content_digest: str, files: tuple[tuple[str, bytes], ...],
+                 mapping: dict[str, str | None] | None = None, kind: str | None = None) -> LoadedTable:
     """The upload's columns and row count, with its canonical frame or validation problem under ``mapping``;
     raises EvalDataError when the file cannot be read at all."""
-    outcome = _load(content_digest, None if mapping is None else tuple(sorted(mapping.items())), kind, data)
+    outcome = _load(content_digest, None if mapping is None else tuple(sorted(mapping.items())), kind, files)
     if isinstance(outcome, EvalDataError):
         raise EvalDataError(str(outcome))
     return outcome
@@ -98,12 +118,14 @@ def use_demo(name: str) -> None:
     st.session_state[SOURCE] = {"type": "demo", "name": name}
 
 
-def use_upload(data: bytes, filename: str) -> str:
-    """Keep an upload in this session (replacing an earlier one); returns its digest."""
-    key = digest(data)
+def use_upload(files: tuple[tuple[str, bytes], ...]) -> str:
+    """Keep an upload of one or several files (name, bytes) in this session (replacing an earlier one); returns
+    its digest."""
+    key = digest(files)
+    filename = files[0][0] if len(files) == 1 else f"{len(files)} files"
     current = st.session_state.get(SOURCE, {})
     if current.get("digest") != key:
-        st.session_state[UPLOAD_BYTES] = data
+        st.session_state[UPLOAD_BYTES] = files
         st.session_state.pop(MAPPING, None)
         st.session_state.pop(KIND, None)
     st.session_state[SOURCE] = {"type": "upload", "digest": key, "filename": filename}
@@ -122,18 +144,24 @@ def active_data() -> ActiveData:
     src = source()
     if src["type"] == "demo":
         frame = demo_frame(src["name"])
-        return ActiveData(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame, report_of(frame))
-    data = st.session_state[UPLOAD_BYTES]
+        return _with_units(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame)
+    files = st.session_state[UPLOAD_BYTES]
     kind = st.session_state.get(KIND)
     chosen = st.session_state.get(MAPPING) or None  # None: the mapping suggested from the names, in the worker
-    table = upload_table(src["digest"], data, chosen, kind)
-    mapping = chosen or suggest_mapping(table.columns, kind)
+    table = upload_table(src["digest"], files, chosen, kind)
     if table.frame is None:
         raise EvalDataError(table.problem)
-    items = tuple(sorted(mapping.items()))
+    items = tuple(sorted((chosen or {}).items()))
     mapping_key = hashlib.sha256(repr((items, kind)).encode()).hexdigest()[:12]
-    return ActiveData(f"upload:{src['digest']}:{mapping_key}", f"upload · {src['filename']}", table.frame,
-                      report_of(table.frame))
+    key = f"upload:{src['digest']}:{mapping_key}"
+    return _with_units(key, f"upload · {src['filename']}", table.frame)
+
+
+def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
+    """The session's data; a log with repeated samples is analysed per example."""
+    if has_repeats(frame):
+        return ActiveData(key, label, _units(key, frame), report_of(frame), samples=frame)
+    return ActiveData(key, label, frame, report_of(frame))
 
 
 def try_active_data(link: bool = True) -> ActiveData | None:

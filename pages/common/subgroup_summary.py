@@ -39,7 +39,7 @@ def show() -> None:
                 "then `small-task,0.71,0.08`).", icon=":material/upload_file:")
         return
     data = upload.getvalue()
-    digest = ds.digest(data)
+    digest = ds.digest((("", data),))
     raw = sc.summary_table(digest, data)
     if isinstance(raw, EvalDataError):
         st.error(f"{literal(upload.name)} cannot be read: {literal(raw)}")

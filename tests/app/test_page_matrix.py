@@ -87,6 +87,12 @@ def battles(votes: bool) -> pd.DataFrame:
     return frame
 
 
+def repeated(n_models: int, epochs: int, n_examples: int) -> pd.DataFrame:
+    """A log with ``epochs`` samples of every (model, example), whose correctness differs between samples."""
+    return pd.concat([generated_log(n_models, n_examples, seed=e).assign(epoch=e) for e in range(epochs)],
+                     ignore_index=True)
+
+
 SUMMARY_2 = pd.DataFrame({"model": ["a", "b"], "task": ["t", "t"], "category": ["c", "c"], "n": [100, 100],
                           "n_correct": [60, 70]})
 
@@ -143,6 +149,10 @@ CASES = {
                        {"subgroups": FEW_UNITS, "sampling": FEW_STRATA,
                         "autoeval": "labeled for some models but not others"}),
     "summary, 2 models, 1 task": (lambda: SUMMARY_2, {**LOG_ONLY}),
+    "summary, 1 model": (lambda: SUMMARY_2.iloc[:1], {**LOG_ONLY, "leaderboard": NEEDS_TWO}),
+    "repeated samples, 3 epochs": (lambda: repeated(3, 3, 30), {"sampling": FEW_STRATA}),
+    "battles with ties": (lambda: battles(votes=True).assign(outcome=lambda f: f["outcome"].where(
+        f.index % 4 != 0, 0.5)), {**NO_LOG}),
     "battles, 2 models, votes": (lambda: battles(votes=True), {**NO_LOG}),
     "battles, 2 models, no votes": (lambda: battles(votes=False),
                                     {**NO_LOG, "models": "no human votes", "autoeval": "no 'outcome' column"}),

@@ -1,0 +1,13 @@
+"""Logs written by other evaluation tools, turned into evalcore's canonical tables.
+
+One module per tool (:mod:`.inspect` Inspect AI, :mod:`.lm_eval` lm-evaluation-harness, :mod:`.helm` HELM,
+:mod:`.promptfoo`, :mod:`.openai_evals` OpenAI evals, :mod:`.pairwise` AlpacaEval and MT-Bench judgments);
+:mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks several files.
+Most users call :func:`evalcore.data.load_eval_log` / :func:`evalcore.data.load_eval_logs`, which use these.
+"""
+
+from .base import Imported, LogFile
+from .combine import RawLog, read_logs
+from .detect import expand, tool_of, tools
+
+__all__ = ["Imported", "LogFile", "RawLog", "expand", "read_logs", "tool_of", "tools"]

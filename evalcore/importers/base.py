@@ -1,0 +1,108 @@
+"""What every importer shares: the files it reads, what it returns, and JSON parsing whose errors name the file.
+
+An importer turns the files one evaluation tool wrote into a *raw canonical table*: a DataFrame whose columns are
+named after evalcore's roles (``model``, ``example_id``, ``task``, ``repeat``, ``correct`` / ``score``,
+``confidence``, ``proxy`` ... for a log; ``model_a``, ``model_b``, ``outcome``, ``judge`` for battles; ``model``,
+``task``, ``category``, ``n``, ``n_correct`` for a summary), with values as the tool wrote them (converted to
+numbers where the tool's documentation says how). :func:`evalcore.data.validate` then checks it like any table.
+An importer never computes a statistic; it counts what it leaves out and says why in ``notes``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Iterator
+
+import pandas as pd
+
+from ..errors import EvalDataError
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """One file of an upload: its name (a relative path inside a folder or zip, or the file name) and its bytes,
+    already decompressed (gzip / bzip2 / xz)."""
+
+    name: str
+    data: bytes
+
+    @property
+    def base(self) -> str:
+        """The file name without its folders."""
+        return PurePosixPath(self.name).name
+
+    @property
+    def folder(self) -> str:
+        """The folder holding the file ('' at the top)."""
+        return str(PurePosixPath(self.name).parent).strip(".")
+
+    def head(self, n: int = 4096) -> bytes:
+        """The first ``n`` bytes without leading whitespace or a UTF-8 byte-order mark."""
+        return self.data[: n + 64].lstrip(b"\xef\xbb\xbf").lstrip()[:n]
+
+
+@dataclass
+class Imported:
+    """What an importer made of some files: a raw canonical table of one shape, with notes for the report."""
+
+    frame: pd.DataFrame
+    kind: str                      # "log", "summary" or "battles" (evalcore.schema)
+    tool: str                      # e.g. "Inspect AI"
+    files: tuple[str, ...]         # the file names it read
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_json(file: LogFile) -> Any:
+    """The JSON document in ``file``; a truncated or corrupt file raises :class:`EvalDataError` naming it."""
+    try:
+        return json.loads(file.data)
+    except UnicodeDecodeError as exc:
+        raise EvalDataError(f"{file.name}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
+    except RecursionError as exc:
+        raise EvalDataError(f"{file.name}: JSON nested too deeply to read.") from exc
+    except ValueError as exc:
+        raise EvalDataError(f"{file.name}: not valid JSON (truncated or corrupt?): {exc}.") from exc
+
+
+def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of a JSON Lines file; a bad line raises
+    :class:`EvalDataError` naming the file and the line."""
+    for number, line in enumerate(file.data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except UnicodeDecodeError as exc:
+            raise EvalDataError(f"{file.name}, line {number}: not UTF-8 text.") from exc
+        except (ValueError, RecursionError) as exc:
+            raise EvalDataError(f"{file.name}, line {number}: not valid JSON (truncated or corrupt?): {exc}.") from exc
+
+
+def field_of(obj: Any, path: str, file: LogFile, where: str = "") -> Any:
+    """``obj[a][b]...`` for ``path`` = ``"a.b"``; a missing field raises :class:`EvalDataError` naming the file,
+    the place (``where``, e.g. "sample 3") and the field."""
+    value = obj
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            place = f" ({where})" if where else ""
+            raise EvalDataError(f"{file.name}{place}: the field '{path}' is missing; this file does not look like a "
+                                "complete log of its tool (truncated, or written by another version?).")
+        value = value[part]
+    return value
+
+
+def optional(obj: Any, path: str, default: Any = None) -> Any:
+    """``obj[a][b]...`` for ``path`` = ``"a.b"``, or ``default`` where any part is missing."""
+    value = obj
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return default
+        value = value[part]
+    return value
+
+
+def left_out_note(count: int, total: int, what: str, why: str) -> str:
+    """'3 of 120 samples were left out: no score.' for the validation report."""
+    return f"{count:,} of {total:,} {what} were left out: {why}."

@@ -1,0 +1,125 @@
+"""Several files into one raw table: the runs of several models or tasks, written by one tool or several.
+
+:func:`read_logs` expands and imports the sources (:mod:`.detect`) and stacks what they hold. One plain table is
+returned exactly as read, so that its columns can still be mapped onto roles by hand; tool logs and several files
+come back with their columns named after the roles. Files of different shapes (a per-example log and pairwise
+battles) are refused together, naming the files of each shape. A row that two files both hold — the same
+(model, task, example, repeat) — is counted once when the files agree on its values (the same file uploaded twice)
+and refused, with its ids and the two files, when they do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import pandas as pd
+
+from ..errors import EvalDataError, listed
+from ..limits import ReadLimits
+from ..mapping import detect_kind, suggest_mapping
+from ..reading import Source
+from ..schema import BATTLES, LOG, SUMMARY
+from .base import Imported
+from .detect import TABLE, NamedSource, describe, expand, import_files
+
+#: the columns that identify a row of each shape; rows that agree on them are the same row
+KEYS = {LOG: ("model", "task", "example_id", "repeat"), SUMMARY: ("model", "task")}
+_FILE = "__file__"
+
+
+@dataclass
+class RawLog:
+    """The raw table of some files: its shape when a tool said it (None for one plain table), the files, and what
+    the import did (for the validation report)."""
+
+    frame: pd.DataFrame
+    kind: str | None
+    files: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+    mapped: bool = True   # columns already named after roles (False: one plain table, mapped by validate)
+
+
+def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
+              limits: ReadLimits | None = None) -> RawLog:
+    """The raw table of ``sources``; ``mapping`` names the roles of plain tables' columns when several files
+    are combined (a single plain table is mapped later, by :func:`evalcore.data.validate`)."""
+    limits = limits or ReadLimits.from_env()
+    files = expand(list(sources), limits)
+    imported = import_files(files, limits)
+    if len(imported) == 1 and imported[0].tool == TABLE:
+        return RawLog(imported[0].frame, None, imported[0].files, [], mapped=False)
+    for item in imported:
+        if item.tool == TABLE:
+            _name_roles(item, mapping)
+    kinds: dict[str, list[str]] = {}
+    for item in imported:
+        kinds.setdefault(item.kind, []).extend(item.files)
+    if len(kinds) > 1:
+        shapes = "; ".join(f"{kind}: {listed(names, 3)}" for kind, names in kinds.items())
+        raise EvalDataError(f"These files hold different shapes of data, which cannot be combined ({shapes}). "
+                            "Upload the files of one shape together.")
+    kind = next(iter(kinds))
+    notes = [f"Read {describe(imported)}."] if len(files) > 1 or imported[0].tool != TABLE else []
+    for item in imported:
+        notes.extend(item.notes)
+    frame = _stack(imported, kind, notes)
+    files_read = tuple(name for item in imported for name in item.files)
+    return RawLog(frame, kind, files_read, notes)
+
+
+def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
+    """Rename a plain table's columns to their roles (the given or suggested mapping) and detect its shape."""
+    chosen = mapping if mapping is not None else suggest_mapping(item.frame.columns)
+    roles = {column: role for column, role in chosen.items() if role is not None and column in item.frame}
+    item.frame = item.frame.drop(columns=[c for c, r in chosen.items() if r is None and c in item.frame])
+    item.frame = item.frame.rename(columns=roles)
+    item.kind = detect_kind(roles.values())
+
+
+def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFrame:
+    """The tables one under the other; shared rows counted once when identical, refused when they conflict."""
+    if len(imported) == 1:
+        return imported[0].frame.reset_index(drop=True)
+    parts = [item.frame.assign(**{_FILE: " + ".join(item.files)}) for item in imported]
+    frame = pd.concat(parts, ignore_index=True, sort=False)
+    if kind == LOG:
+        _separate_task_ids(frame, notes)
+    keys = [k for k in KEYS.get(kind, ()) if k in frame]
+    if kind != BATTLES and {"model"} < set(keys):
+        frame = _shared_rows(frame, keys, notes)
+    return frame.drop(columns=_FILE)
+
+
+def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:
+    """Example ids that tools number within a task (0, 1, 2 ...) are made unique across tasks ('task/id')."""
+    if not {"example_id", "task", "model"} <= set(frame):
+        return
+    ids = frame[["model", "example_id", "task"]].astype(str).drop_duplicates()
+    if ids.duplicated(["model", "example_id"]).any():
+        frame["example_id"] = frame["task"].astype(str) + "/" + frame["example_id"].astype(str)
+        notes.append("Example ids repeat across tasks (each tool numbers examples within its task): they are "
+                     "written 'task/id' so that each example is one example.")
+
+
+def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str]) -> pd.DataFrame:
+    key_frame = frame[keys].astype(str)
+    shared = key_frame.duplicated(keep=False).to_numpy()
+    if not shared.any():
+        return frame
+    rows = frame[shared]
+    by_key = rows.groupby([key_frame.loc[rows.index, k] for k in keys], sort=False)
+    values = [c for c in frame.columns if c not in keys and c != _FILE]
+    for key, group in by_key:
+        if group[_FILE].nunique() < 2:
+            continue  # repeated within one file: validation says what to do (the repeat role)
+        distinct = group[values].astype(str).drop_duplicates()
+        if len(distinct) > 1:
+            ids = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key))
+            raise EvalDataError(f"The files disagree on the same row ({ids}): {' and '.join(group[_FILE].unique()[:2])} "
+                                "give it different values. Remove one of the files or fix the row.")
+    across = key_frame.duplicated(keep="first") & ~frame.duplicated([*keys, _FILE], keep=False)
+    n = int(across.sum())
+    if n:
+        notes.append(f"{n:,} rows appear identically in several files (e.g. one file uploaded twice): counted once.")
+    return frame[~across.to_numpy()]

@@ -1,0 +1,124 @@
+"""Which tool wrote each file, and the raw canonical table of several files together.
+
+Sources (paths, folders, zips, bytes, ``(name, bytes)`` pairs) are expanded into :class:`~.base.LogFile` s; each
+file goes to the first tool whose ``sniff`` recognises its content (and, where the format needs it, its name);
+a file no tool claims is read as a plain table (CSV, TSV, JSON Lines with the canonical column names, Parquet).
+Every tool module has ``TOOL`` (its name), ``sniff(file) -> bool`` and ``convert(files) -> list[Imported]``
+(all the files it claimed, so that it can pair the files of one run).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path, PurePosixPath
+from types import ModuleType
+from typing import Iterable, Union
+
+import pandas as pd
+
+from ..compression import decompress
+from ..errors import EvalDataError, listed
+from ..limits import ReadLimits
+from ..reading import Source, read_bytes, read_table
+from .archive import folder_files, is_zip, zip_members
+from .base import Imported, LogFile
+
+#: the tool modules, most specific first (imported on first use, so that importing evalcore.data stays light)
+TOOL_MODULES = ("inspect", "lm_eval", "helm", "promptfoo", "openai_evals", "pairwise")
+#: a source with the name it had (an upload's file name): the name matters to some formats
+NamedSource = tuple[str, Union[bytes, bytearray, memoryview]]
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+TABLE = "table"
+
+
+def expand(sources: Iterable[Source | NamedSource], limits: ReadLimits) -> list[LogFile]:
+    """The files of ``sources``, decompressed; a folder gives its files, a zip (other than an Inspect ``.eval``
+    log, which its importer reads whole) its members."""
+    files: list[LogFile] = []
+    total = 0
+    for number, source in enumerate(sources, 1):
+        for file in _expand_one(source, number, limits):
+            total += len(file.data)
+            if total > limits.max_bytes:
+                raise EvalDataError(f"The files together are larger than {limits.max_bytes // 2**20:,} MB after "
+                                    f"decompression, the most evalcore reads into memory. "
+                                    f"{limits.raise_hint('bytes')}")
+            files.append(file)
+    if not files:
+        raise EvalDataError("No file to read: choose at least one evaluation log.")
+    return files
+
+
+def _expand_one(source: Source | NamedSource, number: int, limits: ReadLimits) -> list[LogFile]:
+    if isinstance(source, tuple):
+        name, payload = str(source[0]), source[1]
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        if path.is_dir():
+            return folder_files(path, limits)
+        name, payload = path.name, source
+    else:
+        name, payload = str(getattr(source, "name", "") or f"file {number}"), source
+        name = PurePosixPath(name).name
+    try:
+        data = decompress(read_bytes(payload, limits), limits)
+    except EvalDataError as exc:
+        raise EvalDataError(f"{name}: {exc}") from exc
+    name = _without_compression_suffix(name)
+    if is_zip(data) and not _module("inspect").is_eval_zip(data):
+        return zip_members(data, name, limits, prefix="")
+    return [LogFile(name, data)]
+
+
+def _without_compression_suffix(name: str) -> str:
+    for suffix in _COMPRESSED_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def tools() -> tuple[ModuleType, ...]:
+    """The tool modules, in the order their ``sniff`` is tried."""
+    return tuple(_module(name) for name in TOOL_MODULES)
+
+
+def tool_of(file: LogFile) -> str:
+    """The name of the tool that wrote ``file``, or ``"table"`` for a plain table."""
+    for module in tools():
+        if module.sniff(file):
+            return module.TOOL
+    return TABLE
+
+
+def import_files(files: list[LogFile], limits: ReadLimits) -> list[Imported]:
+    """Each tool's files converted (a tool's files all at once); plain tables read as they are (kind None)."""
+    claimed: dict[str, list[LogFile]] = {}
+    for file in files:
+        claimed.setdefault(tool_of(file), []).append(file)
+    out: list[Imported] = []
+    for module in tools():
+        if module.TOOL in claimed:
+            out.extend(module.convert(claimed[module.TOOL]))
+    for file in claimed.get(TABLE, []):
+        try:
+            frame = read_table(file.data, limits)
+        except EvalDataError as exc:
+            if len(files) == 1:
+                raise
+            raise EvalDataError(f"{file.name}: {exc}") from exc
+        out.append(Imported(frame, kind="", tool=TABLE, files=(file.name,)))
+    return out
+
+
+def describe(imported: list[Imported]) -> str:
+    """'Inspect AI (2 files), a table (1 file)' for the validation report."""
+    counts: dict[str, int] = {}
+    for item in imported:
+        counts[item.tool] = counts.get(item.tool, 0) + len(item.files)
+    return listed([f"{'a plain table' if t == TABLE else t} ({n} file{'s' if n > 1 else ''})"
+                   for t, n in counts.items()], 10)
+
