@@ -424,7 +424,18 @@ def _fraction(raw: pd.DataFrame, column: str, role: str, notes: list[str]) -> pd
         lowered = _text(series).str.strip().str.lower()
         series = series.mask(lowered.isin(_TRUE), 1).mask(lowered.isin(_FALSE), 0)
     values = _numeric(pd.DataFrame({column: series}), column, role, "1, 0, or 0.5 for a tie")
-    return _in_unit_interval(values, column, role, notes)
+    if values.max() == 2 and values.dropna().isin((0.0, 1.0, 1.5, 2.0)).all():
+        bad = (values == 2).to_numpy()
+        raise EvalDataError(f"{_where(column, role)} must lie in [0, 1] (1 if model_b wins, 0 if model_a wins, 0.5 a "
+                            f"tie); {_row_list(bad)} {_holds(bad)} 2. If 1 and 2 mean 'the first' and 'the second "
+                            "wins' (AlpacaEval's preference), subtract 1 from the column.")
+    values = _in_unit_interval(values, column, role, notes)
+    soft = (values.notna() & ~values.isin((0.0, 0.5, 1.0))).to_numpy()
+    if soft.any():
+        notes.append(f"{int(soft.sum()):,} values of '{column}' are neither 0, 1 nor 0.5 (e.g. {_row_list(soft)}): they "
+                     "are taken as soft verdicts, a fraction of a win for model_b. If they are an AI judge's "
+                     "probabilities, map the column to 'judge' instead.")
+    return values
 
 
 def _in_unit_interval(values: pd.Series, column: str, role: str, notes: list[str]) -> pd.Series:

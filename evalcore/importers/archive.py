@@ -26,6 +26,15 @@ def is_zip(data: bytes) -> bool:
     return data[:4] in (ZIP_MAGIC, b"PK\x05\x06")
 
 
+def is_office_document(data: bytes) -> bool:
+    """Whether the zip ``data`` is an Office document (an Excel workbook...), which the table reader refuses with
+    advice of its own."""
+    try:
+        return "[Content_Types].xml" in zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return False
+
+
 def zip_members(data: bytes, name: str, limits: ReadLimits, prefix: str = "") -> list[LogFile]:
     """The files inside the zip ``data`` (called ``name`` in messages), each decompressed, within ``limits``."""
     try:

@@ -20,7 +20,7 @@ from ..compression import decompress
 from ..errors import EvalDataError, listed
 from ..limits import ReadLimits
 from ..reading import Source, read_bytes, read_table
-from .archive import folder_files, is_zip, zip_members
+from .archive import folder_files, is_office_document, is_zip, zip_members
 from .base import Imported, LogFile
 
 #: the tool modules, most specific first (imported on first use, so that importing evalcore.data stays light)
@@ -65,7 +65,7 @@ def _expand_one(source: Source | NamedSource, number: int, limits: ReadLimits) -
     except EvalDataError as exc:
         raise EvalDataError(f"{name}: {exc}") from exc
     name = _without_compression_suffix(name)
-    if is_zip(data) and not _module("inspect").is_eval_zip(data):
+    if is_zip(data) and not is_office_document(data) and not _module("inspect").is_eval_zip(data):
         return zip_members(data, name, limits, prefix="")
     return [LogFile(name, data)]
 

@@ -289,7 +289,7 @@ def test_ford_condition_groups():
 def test_bad_outcome_values():
     labeled, unlabeled = _small()
     labeled.loc[2, "outcome"] = 2.0
-    _raises(r"'outcome'.*1 \(model_b wins\) or 0.*position\(s\) 2 ", labeled, unlabeled)
+    _raises(r"'outcome'.*1 \(model_b wins\), 0 .*0\.5 a tie.*position\(s\) 2 ", labeled, unlabeled)
     labeled.loc[2, "outcome"] = np.nan
     _raises(r"position\(s\) 2 ", labeled, unlabeled)
 

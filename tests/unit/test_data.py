@@ -229,13 +229,16 @@ def test_a_log_with_one_model_is_refused_when_two_are_needed():
     assert_mentions(message, "Only 1 model found ('A') in column 'model'", "at least 2 models")
 
 
-def test_a_summary_with_one_model_is_refused_by_default():
-    message = refusal(table("""
+def test_a_summary_with_one_model_loads_and_min_models_2_refuses_it():
+    one_model = """
         model,task,n,n_correct
         A,t1,10,5
         A,t2,10,7
-    """))
-    assert_mentions(message, "Only 1 model found ('A')", "at least 2 models")
+    """
+    assert report_of(load_eval_log(table(one_model))).n_models == 1
+    with pytest.raises(EvalDataError) as info:
+        load_eval_log(table(one_model), min_models=2)
+    assert_mentions(str(info.value), "Only 1 model found ('A')", "at least 2 models")
 
 
 def test_a_summary_with_one_model_passes_with_min_models_1():
@@ -410,16 +413,25 @@ def test_battle_outcome_not_binary():
         A,B,1
         C,B,2
     """))
-    assert_mentions(message, "Column 'outcome'", "0 or 1", "row 2 holds '2'")
-
-
-def test_battle_outcome_probabilities_get_the_hint():
+    assert_mentions(message, "Column 'outcome'", "must lie in [0, 1]", "row 2 holds 2", "AlpacaEval", "subtract 1")
     message = refusal(table("""
+        model_a,model_b,outcome
+        A,B,1
+        C,B,3
+    """))
+    assert_mentions(message, "Column 'outcome'", "must lie in [0, 1]", "row 2 holds 3")
+
+
+def test_battle_outcome_fractions_are_soft_verdicts_with_a_note_pointing_to_judge():
+    frame = load_eval_log(table("""
         model_a,model_b,outcome
         A,B,0.6
         C,B,1
+        C,A,0.5
     """))
-    assert_mentions(message, "Column 'outcome'", "row 1 holds '0.6'", "look like probabilities")
+    assert frame["outcome"].tolist() == [0.6, 1.0, 0.5]
+    note = next(n for n in report_of(frame).notes if "soft verdicts" in n)
+    assert_mentions(note, "1 values of 'outcome'", "row 1", "map the column to 'judge'")
 
 
 def test_battle_judge_out_of_range():

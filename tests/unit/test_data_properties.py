@@ -181,7 +181,7 @@ def check_outcome(call, n_rows: int, min_models: int | None = None) -> pd.DataFr
         check_battles(frame)
         models = len(set(frame["model_a"]) | set(frame["model_b"]))
     assert models == report.n_models
-    assert models >= (min_models if min_models is not None else (1 if report.kind == LOG else 2))
+    assert models >= (min_models if min_models is not None else 1)
     return frame
 
 
