@@ -79,12 +79,12 @@ def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
 
 def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFrame:
     """The tables one under the other; shared rows counted once when identical, refused when they conflict."""
-    if len(imported) == 1:
-        return imported[0].frame.reset_index(drop=True)
     parts = [item.frame.assign(**{_FILE: " + ".join(item.files)}) for item in imported]
-    frame = pd.concat(parts, ignore_index=True, sort=False)
+    frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
         _separate_task_ids(frame, notes)
+    if len(parts) == 1:
+        return frame.drop(columns=_FILE)
     keys = [k for k in KEYS.get(kind, ()) if k in frame]
     if kind != BATTLES and {"model"} < set(keys):
         frame = _shared_rows(frame, keys, notes)

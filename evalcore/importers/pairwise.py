@@ -1,0 +1,305 @@
+"""AlpacaEval annotations and MT-Bench (FastChat ``llm_judge``) judgments: pairwise verdicts and judge scores.
+
+Formats:
+
+- **AlpacaEval** ``annotations.json`` (tatsu-lab/alpaca_eval, ``results/<model>/<annotator>/annotations.json``): a
+  JSON list of ``{instruction, output_1, generator_1, output_2, generator_2, dataset, annotator, preference, ...}``.
+  ``preference`` is 1 when ``output_1`` wins and 2 when ``output_2`` wins; a draw is 0 (AlpacaEval 1) or 1.5
+  (AlpacaEval 2, whose ``pairwise_to_winrate`` maps 0 to 1.5); weighted annotators give fractions in [1, 2];
+  null when not annotated. -> battles: ``model_a`` = ``generator_1`` (the reference), ``model_b`` =
+  ``generator_2``, ``outcome`` = ``preference - 1`` (0.5 for a draw). The annotator is an AI judge, but its
+  preference *is* the benchmark's verdict, so it is the ``outcome`` (said in the notes). ``dataset`` is kept as
+  text.
+- **MT-Bench** judgments (lm-sys/FastChat ``fastchat/llm_judge/common.py``, ``play_a_match_single`` /
+  ``play_a_match_pair``; ``data/<bench>/model_judgment/<judge>_single.jsonl`` / ``_pair.jsonl``), JSON Lines:
+
+  * single-answer grading ``{question_id, model, judge: [judge model, prompt name], user_prompt, judgment, score,
+    turn, tstamp}`` -> a log: ``model``; ``task`` = the bench (from the ``data/<bench>/`` folder, else
+    ``mt_bench``); ``example_id`` = ``"<question_id>/turn <turn>"`` (the two turns of a question are graded
+    separately; ``turn`` is absent, i.e. 1, in older files); ``group`` = MT-Bench's category of the question when
+    every question id is one of its 80 (81-90 writing, 91-100 roleplay, 101-110 reasoning, 111-120 math, 121-130
+    coding, 131-140 extraction, 141-150 stem, 151-160 humanities: ``data/mt_bench/question.jsonl``);
+    ``score`` = the judge's 1-10 rating. ``score == -1`` (the judge's output had no parsable rating) is left out
+    and counted, as FastChat's ``show_result.py`` does. A (model, question, turn) judged again is a ``repeat``
+    (numbered 0, 1 ... in file order; FastChat averages every judgment).
+  * pairwise grading ``{question_id, model_1, model_2, g1_winner, g2_winner, judge, turn, ...}``: the judge sees
+    both orders (g1: model_1 first, g2: swapped); each winner is ``model_1`` / ``model_2`` / ``tie`` / ``error``.
+    As in ``show_result.py``: an error in either order -> left out; the same verdict in both -> that verdict;
+    different verdicts (position bias) -> a tie. -> battles ``model_a`` = ``model_1``, ``model_b`` = ``model_2``.
+    Rows with one ``winner`` field instead are read the same way.
+  * human judgments (``mt_bench_human_judgments``, FastChat ``compute_agreement.py``): a JSON list or JSON Lines of
+    ``{question_id, model_a, model_b, winner, judge, turn, ...}``, winner ``model_a`` / ``model_b`` / ``tie`` /
+    ``tie (bothbad)`` -> battles (both kinds of tie are 0.5).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import EvalDataError
+from .base import Imported, LogFile, field_of, json_lines, left_out_note, parse_json
+
+TOOL = "AlpacaEval / MT-Bench"
+ALPACA_EVAL = "AlpacaEval"
+MT_BENCH = "MT-Bench"
+
+#: MT-Bench's categories, ten questions each from question 81 (FastChat data/mt_bench/question.jsonl)
+MT_BENCH_CATEGORIES = ("writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities")
+_FIRST_QUESTION = 81
+_UNPARSED = -1
+_TOLERANCE = 1e-6
+_BENCH_FOLDER = re.compile(r"(?:^|/)data/([^/]+)/model_judgment(?:/|$)")
+
+_PAIR_VERDICTS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
+_HUMAN_VERDICTS = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5, "tie (bothbad)": 0.5}
+
+
+def sniff(file: LogFile) -> bool:
+    """AlpacaEval annotations (a JSON list with instruction / output_1) or MT-Bench judgments (records with
+    question_id and FastChat's model / model_1 / model_a fields)."""
+    try:
+        head = file.head(1 << 16)
+        if not head.startswith((b"[", b"{")):
+            return False
+        if head.startswith(b"[") and b'"instruction"' in head and b'"output_1"' in head:
+            return True
+        return _mt_bench_kind(head) is not None
+    except Exception:  # noqa: BLE001 - sniffing never raises
+        return False
+
+
+def _mt_bench_kind(head: bytes) -> str | None:
+    if b'"question_id"' not in head:
+        return None
+    if b'"model"' in head and b'"judge"' in head:
+        return "single"
+    if b'"model_1"' in head and b'"model_2"' in head:
+        return "pair"
+    if b'"model_a"' in head and b'"model_b"' in head and b'"winner"' in head:
+        return "human"
+    return None
+
+
+def convert(files: list[LogFile]) -> list[Imported]:
+    return [_convert_one(file) for file in files]
+
+
+def _convert_one(file: LogFile) -> Imported:
+    records, numbers = _records(file)
+    if not records:
+        raise EvalDataError(f"{file.name}: the file holds no judgments.")
+    keys = set().union(*(r.keys() for r in records[:50]))
+    if {"generator_1", "generator_2"} <= keys or "output_1" in keys:
+        return _alpaca_eval(file, records, numbers)
+    if "model_1" in keys or "g1_winner" in keys:
+        return _mt_pair(file, records, numbers)
+    if "model_a" in keys:
+        return _mt_human(file, records, numbers)
+    return _mt_single(file, records, numbers)
+
+
+def _records(file: LogFile) -> tuple[list[dict], list[str]]:
+    """The records of a JSON list or JSON Lines file, and how to name each in a message."""
+    if file.head(1).startswith(b"["):
+        doc = parse_json(file)
+        pairs = list(enumerate(doc, 1)) if isinstance(doc, list) else []
+        what = "record"
+    else:
+        pairs = list(json_lines(file))
+        what = "line"
+    records, numbers = [], []
+    for number, value in pairs:
+        if not isinstance(value, dict):
+            raise EvalDataError(f"{file.name} ({what} {number}): expected a JSON object, found "
+                                f"{type(value).__name__}.")
+        records.append(value)
+        numbers.append(f"{what} {number}")
+    return records, numbers
+
+
+def _table(file: LogFile, records: list[dict], numbers: list[str], required: tuple[str, ...],
+           optional: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The fields of every record; a required field missing (or null) in any record raises, naming it."""
+    frame = pd.DataFrame({name: [r.get(name) for r in records] for name in (*required, *optional)})
+    for name in required:
+        missing = np.fromiter((name not in r for r in records), bool, len(records))
+        if missing.any():
+            first = int(np.argmax(missing))
+            field_of(records[first], name, file, numbers[first])
+    return frame
+
+
+def _text(series: pd.Series) -> pd.Series:
+    return series.map(lambda v: "" if v is None else ("/".join(map(str, v)) if isinstance(v, list) else str(v)))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# AlpacaEval
+
+
+def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
+    frame = _table(file, records, numbers, ("generator_1", "generator_2"), ("preference", "dataset", "annotator"))
+    if not any("preference" in r for r in records):
+        field_of(records[0], "preference", file, numbers[0])
+    total = len(frame)
+    notes: list[str] = []
+    preference = pd.to_numeric(frame["preference"].map(_plain_number), errors="coerce")
+    missing = preference.isna().to_numpy()
+    draw_zero = (preference == 0).to_numpy()
+    clipped = preference.clip(1.0, 2.0)
+    valid = draw_zero | (~missing & ((preference - clipped).abs() <= _TOLERANCE).to_numpy())
+    invalid = ~missing & ~valid
+    outcome = np.where(draw_zero, 0.5, clipped.to_numpy() - 1.0)
+    model_a, model_b = _text(frame["generator_1"]), _text(frame["generator_2"])
+    itself = (model_a == model_b).to_numpy() & valid
+    for count, why in ((missing.sum(), "no preference (not annotated)"),
+                       (invalid.sum(), "the preference is not 0 (draw) or a number from 1 to 2"),
+                       (itself.sum(), "both outputs come from the same generator")):
+        if count:
+            notes.append(left_out_note(int(count), total, "annotations", why))
+    keep = valid & ~itself
+    if not keep.any():
+        raise EvalDataError(f"{file.name}: no annotation has a preference between two generators.")
+    out = pd.DataFrame({"model_a": model_a, "model_b": model_b, "outcome": outcome})
+    if frame["dataset"].notna().any():
+        out["dataset"] = _text(frame["dataset"])
+    out = out[keep].reset_index(drop=True)
+    annotators = sorted(set(_text(frame["annotator"][keep]).replace("", np.nan).dropna()))
+    judge = f" ({', '.join(annotators)})" if annotators else ""
+    notes.append(f"outcome = the preference of AlpacaEval's annotator{judge}, an AI judge whose verdict is the "
+                 "benchmark's result: model_a = generator_1 (the reference), model_b = generator_2; preference 1 -> "
+                 "0 (generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, fractions of weighted "
+                 "annotators in between.")
+    if "dataset" in out:
+        notes.append("dataset (the instruction's source) is kept as text.")
+    return Imported(out, kind="battles", tool=ALPACA_EVAL, files=(file.name,), notes=notes)
+
+
+def _plain_number(value: Any) -> Any:
+    if isinstance(value, bool):
+        return np.nan
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return np.nan
+    return np.nan
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# MT-Bench
+
+
+def _bench(file: LogFile) -> str:
+    match = _BENCH_FOLDER.search(file.name.replace("\\", "/"))
+    return match.group(1) if match else "mt_bench"
+
+
+def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
+    frame = _table(file, records, numbers, ("question_id", "model", "score"), ("turn", "judge"))
+    total = len(frame)
+    notes: list[str] = []
+    score = pd.to_numeric(frame["score"].map(_plain_number), errors="coerce")
+    unparsed = (score == _UNPARSED).to_numpy()
+    missing = score.isna().to_numpy()
+    for count, why in ((unparsed.sum(), "the judge's output had no rating that FastChat could parse (score -1)"),
+                       (missing.sum(), "no numeric score")):
+        if count:
+            notes.append(left_out_note(int(count), total, "judgments", why))
+    keep = ~unparsed & ~missing
+    if not keep.any():
+        raise EvalDataError(f"{file.name}: no judgment has a rating (every score is -1 or missing).")
+    turn = pd.to_numeric(frame["turn"], errors="coerce").fillna(1).astype(int).astype(str)
+    question = _text(frame["question_id"])
+    out = pd.DataFrame({"model": _text(frame["model"]), "task": _bench(file),
+                        "example_id": question + "/turn " + turn, "score": score})
+    judges = frame["judge"].map(lambda j: str(j[0]) if isinstance(j, list) and j else (None if j is None else str(j)))
+    out = out[keep].reset_index(drop=True)
+    judges = judges[keep].reset_index(drop=True)
+    ids = pd.to_numeric(frame["question_id"][keep], errors="coerce").to_numpy()
+    in_range = (~np.isnan(ids)) & (ids >= _FIRST_QUESTION) & (ids < _FIRST_QUESTION + 10 * len(MT_BENCH_CATEGORIES))
+    if in_range.all() and (ids == np.round(ids)).all():
+        out["group"] = np.asarray(MT_BENCH_CATEGORIES)[((ids - _FIRST_QUESTION) // 10).astype(int)]
+        notes.append("group = MT-Bench's category of each question (writing, roleplay ...; questions 81-160, ten "
+                     "per category).")
+    names = sorted(set(judges.dropna()))
+    if len(names) > 1:
+        out["task"] = out["task"] + " (judge " + judges.fillna("?") + ")"
+        notes.append(f"The file holds judgments by {len(names)} judge models ({', '.join(names)}): each judge's "
+                     "scores are a task of their own.")
+    repeat = out.groupby(["model", "task", "example_id"], sort=False).cumcount()
+    if (repeat > 0).any():
+        out["repeat"] = repeat.astype(int)
+        notes.append(f"{int((repeat > 0).sum()):,} judgments grade a (model, question, turn) already graded "
+                     "(re-judged): each is a repeat, numbered in file order.")
+    judge = f" by {', '.join(names)}" if names else ""
+    notes.append(f"score = the judge's rating from 1 to 10{judge} (single-answer grading); each turn of a question "
+                 "is an example ('81/turn 1').")
+    columns = [c for c in ("model", "task", "group", "example_id", "repeat", "score") if c in out]
+    return Imported(out[columns], kind="log", tool=MT_BENCH, files=(file.name,), notes=notes)
+
+
+def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
+    frame = _table(file, records, numbers, ("question_id", "model_1", "model_2"), ("g1_winner", "g2_winner", "winner"))
+    has_pair = np.fromiter(("g1_winner" in r and "g2_winner" in r for r in records), bool, len(records))
+    if not has_pair.all():
+        lacking = np.fromiter(("winner" not in r for r in records), bool, len(records)) & ~has_pair
+        if lacking.any():
+            first = int(np.argmax(lacking))
+            field_of(records[first], "g1_winner", file, numbers[first])
+    g1 = _text(frame["g1_winner"].where(has_pair, frame["winner"])).str.strip().str.lower()
+    g2 = _text(frame["g2_winner"].where(has_pair, frame["winner"])).str.strip().str.lower()
+    error = ((g1 == "error") | (g2 == "error")).to_numpy()
+    known = g1.isin(list(_PAIR_VERDICTS)) & g2.isin(list(_PAIR_VERDICTS))
+    unknown = ~known.to_numpy() & ~error
+    inconsistent = known & (g1 != g2)
+    outcome = g1.map(_PAIR_VERDICTS).where(~inconsistent, 0.5)
+    total = len(frame)
+    notes = [left_out_note(int(n), total, "pairwise judgments", why) for n, why in (
+        (error.sum(), "the judge's output had no parsable verdict in one of the two orders ('error')"),
+        (unknown.sum(), "a verdict other than model_1, model_2, tie or error")) if n]
+    n_inconsistent = int(inconsistent.sum())
+    if n_inconsistent:
+        notes.append(f"{n_inconsistent:,} pairwise judgments give different winners when the answers are swapped "
+                     "(position bias): each counts as a tie, as in FastChat.")
+    keep = known.to_numpy()
+    return _battles(file, frame["model_1"], frame["model_2"], outcome, keep, notes,
+                    "outcome = the judge's verdict with the answers in both orders (model_a = model_1, model_b = "
+                    "model_2): 1 if model_2 wins, 0 if model_1 wins, 0.5 a tie.")
+
+
+def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
+    frame = _table(file, records, numbers, ("model_a", "model_b", "winner"), ("judge",))
+    winner = _text(frame["winner"]).str.strip().str.lower()
+    known = winner.isin(list(_HUMAN_VERDICTS)).to_numpy()
+    notes = []
+    if (~known).any():
+        notes.append(left_out_note(int((~known).sum()), len(frame), "votes",
+                                   "a winner other than model_a, model_b, tie or tie (bothbad)"))
+    judges = frame["judge"][known]
+    by_model = int(judges.map(lambda j: isinstance(j, list)).sum())
+    who = (f"{len(judges) - by_model:,} votes by people and {by_model:,} by an AI judge" if by_model
+           else "votes by people")
+    return _battles(file, frame["model_a"], frame["model_b"], winner.map(_HUMAN_VERDICTS), known, notes,
+                    f"outcome = the vote ({who}): 1 if model_b wins, 0 if model_a wins, 0.5 a tie (with or without "
+                    "'bothbad').")
+
+
+def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.Series, keep: np.ndarray,
+             notes: list[str], how: str) -> Imported:
+    a, b = _text(model_a), _text(model_b)
+    itself = (a == b).to_numpy() & keep
+    if itself.any():
+        notes.append(left_out_note(int(itself.sum()), len(a), "pairwise judgments", "a model compared with itself"))
+    keep = keep & ~itself
+    if not keep.any():
+        raise EvalDataError(f"{file.name}: no judgment has a verdict between two models.")
+    out = pd.DataFrame({"model_a": a, "model_b": b, "outcome": outcome.astype(float)})[keep].reset_index(drop=True)
+    notes.append(how)
+    return Imported(out, kind="battles", tool=MT_BENCH, files=(file.name,), notes=notes)
