@@ -10,6 +10,8 @@ Benchmarks (``--only`` takes these names):
 
 * ``read-csv``: ``evalcore.reading.read_table`` of the 1,000,000-row CSV beside pyarrow's reader alone;
 * ``load-csv``, ``load-parquet``: ``evalcore.data.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
+* ``import-inspect``: ``load_eval_log`` of a generated 100,000-sample Inspect AI ``.eval`` log (zip), with and
+  without the ``summaries.json`` a completed run writes (:mod:`benchmarks.inspect_log`);
 * ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
@@ -374,12 +376,29 @@ def bench_read_csv(logs: _LogFiles, repeats: int) -> list[Result]:
                    ours, 2 * statistics.median(arrow), note=f"{ratio:.2f}x pyarrow's time")]
 
 
+def bench_import_inspect(repeats: int) -> list[Result]:
+    from benchmarks.inspect_log import make_eval_log
+    from evalcore.data import load_eval_log
+
+    out = []
+    for summaries, name in ((True, "import-inspect-100k"), (False, "import-inspect-100k-no-summaries")):
+        data = make_eval_log(100_000, seed=0, summaries=summaries)
+        what = (f"`load_eval_log` of a generated Inspect AI .eval log, 100,000 samples ({len(data) / 2**20:.0f} MB "
+                "zip): detect, read, convert, validate; " + ("read through its summaries.json, as a completed run "
+                                                            "writes it" if summaries else
+                                                            "without summaries.json (an interrupted run): every "
+                                                            "sample file parsed"))
+        out.append(Result(name, what, time_calls(partial(load_eval_log, ("bench.eval", data)), repeats), 5.0))
+    return out
+
+
 def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
     """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
     return {
         "read-csv": (partial(bench_read_csv, logs), False),
         "load-csv": (partial(bench_load, logs, "csv", 3.0), False),
         "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
+        "import-inspect": (bench_import_inspect, False),
         "calibration": (bench_calibration, False),
         "ece-interval": (bench_ece_interval, False),
         "area-interval": (bench_area_interval, False),

@@ -408,9 +408,11 @@ def _validate(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     _check_confidence(conf)
     if np.isnan(corr).any():
         raise ValueError("correct contains NaN (unlabeled rows); drop them before calling")
-    bad = (corr != 0) & (corr != 1)
+    # 0/1, or in [0, 1]: the mean over an example's repeated samples (evalcore.repeats), used like a 0/1 answer
+    # (binomial variances and the Bernoulli redraws of the calibration test then overstate its noise: conservative)
+    bad = (corr < 0) | (corr > 1)
     if bad.any():
-        raise ValueError(f"correct must be 0/1, found {corr[bad][0]!r}")
+        raise ValueError(f"correct must be 0/1 (or a mean of 0/1 answers), found {corr[bad][0]!r}")
     return conf, corr
 
 

@@ -38,7 +38,7 @@ from .ebci import robust_critical_value
 from .features import default_features, numeric_columns
 from .intervals import wilson_interval
 from .reading import EvalDataError
-from .repeats import per_example
+from .repeats import N_REPEATS, per_example
 from .summaries import mean_table
 
 REGRESSORS = ("xgboost", "linear", "mean")
@@ -331,7 +331,9 @@ def fit_summary(table: pd.DataFrame) -> pd.DataFrame:
 def _require_metric(log: pd.DataFrame, metric: str) -> None:
     if metric not in log:
         raise EvalDataError(f"The data has no '{metric}' column: map a column to the role '{metric}'.")
-    if metric == "correct" and not log[metric].dropna().isin((0.0, 1.0)).all():
+    values = log[metric].dropna()
+    binary = values.isin((0.0, 1.0)).all() if N_REPEATS not in log else values.between(0.0, 1.0).all()
+    if metric == "correct" and not binary:  # per-example means of repeated samples lie in [0, 1]
         raise EvalDataError("The 'correct' metric must be 0/1; use 'score' for a continuous metric.")
     if log[metric].notna().sum() == 0:
         raise EvalDataError(f"No row has a '{metric}' label: subgroup estimates need labeled examples.")

@@ -11,6 +11,7 @@ An importer never computes a statistic; it counts what it leaves out and says wh
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterator
@@ -101,6 +102,26 @@ def optional(obj: Any, path: str, default: Any = None) -> Any:
             return default
         value = value[part]
     return value
+
+
+def as_number(value: Any, words: dict[str, float] | None = None, booleans: bool = True) -> float:
+    """A value of a tool's log as a float: numbers as they are (NaN when infinite), true/false as 1/0 (NaN when
+    ``booleans`` is False), text through ``words`` (lower-cased, e.g. Inspect's "C" / "I") or as a number; NaN for
+    anything else (lists, objects, other text)."""
+    if isinstance(value, bool):
+        return float(value) if booleans else math.nan
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else math.nan
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if words is not None and text in words:
+            return words[text]
+        try:
+            result = float(text)
+        except ValueError:
+            return math.nan
+        return result if math.isfinite(result) else math.nan
+    return math.nan
 
 
 def left_out_note(count: int, total: int, what: str, why: str) -> str:

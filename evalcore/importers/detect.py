@@ -14,7 +14,6 @@ from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Iterable, Union
 
-import pandas as pd
 
 from ..compression import decompress
 from ..errors import EvalDataError, listed

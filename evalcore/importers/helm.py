@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, left_out_note, optional, parse_json
+from .base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
 
 TOOL = "HELM"
 STATS = "per_instance_stats.json"
@@ -108,7 +108,7 @@ def _instances(file: LogFile, instances: list, model: str, task: str, listed: li
             key = stat.get("name", {}) if isinstance(stat, dict) else {}
             if key.get("perturbation") or "mean" not in stat:
                 continue
-            values[(str(key.get("name")), str(key.get("split")))] = _number(stat["mean"])
+            values[(str(key.get("name")), str(key.get("split")))] = as_number(stat["mean"])
         rows.append((str(field_of(instance, "instance_id", file, f"instance {number}")),
                      int(instance.get("train_trial_index", 0) or 0), values))
     if not rows:
@@ -144,11 +144,3 @@ def _main(rows: list, listed: list[str], file: LogFile) -> tuple[str, str]:
                 return name, split
     raise EvalDataError(f"{file.name}: no instance has a known accuracy metric ({', '.join(_METRICS[:4])} ...) on "
                         "the test or valid split.")
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and np.isfinite(value):
-        return float(value)
-    return np.nan

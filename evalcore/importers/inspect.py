@@ -27,13 +27,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
 from ..limits import ReadLimits
 from .archive import files_of, has_member, is_zip, members, open_zip
-from .base import Imported, LogFile, field_of, left_out_note, optional, parse_json
+from .base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
 
 TOOL = "Inspect AI"
 _VALUES = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "correct": 1.0, "incorrect": 0.0, "partial": 0.5,
@@ -180,25 +179,7 @@ def _sample_values(scores: dict) -> dict[str, float]:
         value = score.get("value") if isinstance(score, dict) else score
         if isinstance(value, dict):
             for key, inner in value.items():
-                out[f"{scorer}/{key}"] = _number(inner)
+                out[f"{scorer}/{key}"] = as_number(inner, _VALUES)
         else:
-            out[str(scorer)] = _number(value)
+            out[str(scorer)] = as_number(value, _VALUES)
     return out
-
-
-def _number(value: Any) -> float:
-    """A score value as Inspect's ``value_to_float`` reads it; NaN for what it cannot (lists, text)."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return float(value) if np.isfinite(value) else np.nan
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _VALUES:
-            return _VALUES[text]
-        try:
-            return float(text)
-        except ValueError:
-            return np.nan
-    return np.nan
-

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, json_lines, left_out_note, optional, parse_json
+from .base import Imported, LogFile, field_of, json_lines, as_number, left_out_note, optional, parse_json
 
 TOOL = "lm-evaluation-harness"
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")
@@ -133,7 +133,7 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None) -> Imported:
                           "example_id": [str(field_of(r, "doc_id", file, f"doc {i}")) for i, r in enumerate(kept)]})
     main = metrics[0]
     for metric in metrics:
-        frame[metric] = [_number(r.get(metric)) for r in kept]
+        frame[metric] = [as_number(r.get(metric)) for r in kept]
     binary = frame[main].dropna().isin((0.0, 1.0)).all()
     frame = frame.rename(columns={main: "correct" if binary else "score"})
     notes.append(f"{file.name}: metric '{main}' is the label ('{'correct' if binary else 'score'}').")
@@ -166,19 +166,6 @@ def _choice_confidence(resps: Any) -> float | None:
         return None
     p = np.exp(ll - ll.max())
     return float(p.max() / p.sum())
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return float(value) if np.isfinite(value) else np.nan
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return np.nan
-    return np.nan
 
 
 def _summary(results: list[tuple[LogFile, Any]]) -> Imported:

@@ -18,11 +18,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, json_lines, left_out_note
+from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
 
 TOOL = "OpenAI evals"
 _SPEC_LINE = re.compile(rb'^\s*\{\s*"spec"\s*:\s*\{')
@@ -68,7 +67,7 @@ def _convert_one(file: LogFile) -> Imported:
                             "its events recorded (oaieval --record_path) and upload that log.")
     role, events = ("correct", matches) if matches else ("score", scores)
     frame = pd.DataFrame(events, columns=["example_id", role])
-    frame[role] = [_value(v) for v in frame[role]]
+    frame[role] = [as_number(v, {"true": 1.0, "false": 0.0}) for v in frame[role]]
     frame.insert(0, "task", task)
     frame.insert(0, "model", model)
     frame["repeat"] = frame.groupby("example_id", sort=False).cumcount()
@@ -78,13 +77,3 @@ def _convert_one(file: LogFile) -> Imported:
         notes.append(left_out_note(int(missing.sum()), len(frame), f"events of {file.name}", f"no usable {role}"))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(frame, "log", TOOL, (file.name,), notes)
-
-
-def _value(value: Any) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and np.isfinite(value):
-        return float(value)
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return float(value.strip().lower() == "true")
-    return np.nan

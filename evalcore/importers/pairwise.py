@@ -35,13 +35,12 @@ Formats:
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, json_lines, left_out_note, parse_json
+from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
 
 TOOL = "AlpacaEval / MT-Bench"
 ALPACA_EVAL = "AlpacaEval"
@@ -147,7 +146,7 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
         field_of(records[0], "preference", file, numbers[0])
     total = len(frame)
     notes: list[str] = []
-    preference = pd.to_numeric(frame["preference"].map(_plain_number), errors="coerce")
+    preference = pd.to_numeric(frame["preference"].map(lambda v: as_number(v, booleans=False)), errors="coerce")
     missing = preference.isna().to_numpy()
     draw_zero = (preference == 0).to_numpy()
     clipped = preference.clip(1.0, 2.0)
@@ -179,19 +178,6 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
     return Imported(out, kind="battles", tool=ALPACA_EVAL, files=(file.name,), notes=notes)
 
 
-def _plain_number(value: Any) -> Any:
-    if isinstance(value, bool):
-        return np.nan
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return np.nan
-    return np.nan
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # MT-Bench
 
@@ -205,7 +191,7 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
     frame = _table(file, records, numbers, ("question_id", "model", "score"), ("turn", "judge"))
     total = len(frame)
     notes: list[str] = []
-    score = pd.to_numeric(frame["score"].map(_plain_number), errors="coerce")
+    score = pd.to_numeric(frame["score"].map(lambda v: as_number(v, booleans=False)), errors="coerce")
     unparsed = (score == _UNPARSED).to_numpy()
     missing = score.isna().to_numpy()
     for count, why in ((unparsed.sum(), "the judge's output had no rating that FastChat could parse (score -1)"),

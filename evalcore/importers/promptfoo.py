@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, json_lines, left_out_note, parse_json
+from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
 
 TOOL = "promptfoo"
 
@@ -193,7 +193,7 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
         "_case": _case_key(test_case, result.get("vars"), description, result.get("testIdx"), i),
         "_vars": result.get("vars"), "_test_case": test_case,
         "correct": np.nan if success is None else float(bool(success)),
-        "score": _number(result.get("score", grading.get("score") if grading else None)),
+        "score": as_number(result.get("score", grading.get("score") if grading else None), booleans=False),
         "_judge": judge, "_checked": checked, "_error": error,
     }
 
@@ -246,12 +246,6 @@ def _refine_cases(frame: pd.DataFrame) -> pd.Series:
     return case.where(~shared, case[shared] + "|" + whole)
 
 
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return math.nan
-    return float(value)
-
-
 def _components(grading: dict | None) -> tuple[float, bool]:
     """The mean score of the model-graded assertions (NaN if none or outside [0, 1]) and whether an assertion not
     graded by a model checked the answer."""
@@ -268,7 +262,7 @@ def _components(grading: dict | None) -> tuple[float, bool]:
             continue
         base = kind[4:] if kind.startswith("not-") else kind
         if base in MODEL_GRADED or base.startswith(_MODEL_GRADED_PREFIXES):
-            judged.append(_number(part.get("score")))
+            judged.append(as_number(part.get("score"), booleans=False))
         elif base and base not in _NOT_ANSWER_CHECKS:
             checked = True
     if not judged:

@@ -362,7 +362,7 @@ BAD_DATA = [
     ([0.5, 1.2], [1, 0], r"confidence must lie in \[0, 1\]"),
     ([-0.1, 0.6], [1, 0], r"confidence must lie in \[0, 1\]"),
     ([0.5, 0.6], [1, 2], "correct must be 0/1"),
-    ([0.5, 0.6], [1, 0.5], "correct must be 0/1"),
+    ([0.5, 0.6], [1, -0.5], "correct must be 0/1"),
     ([], [], "empty"),
     ([[0.5, 0.6]], [[1, 0]], "one-dimensional"),
 ]
