@@ -27,8 +27,9 @@ with st.sidebar:
         st.caption(f"Data: {literal(data.label)}")
         st.caption(selection.describe(selection.current(data)))
         if data.samples is not None:
-            st.caption("Repeated samples: every view uses one row per (model, example), the mean over its samples "
-                       "(the example is the unit).")
+            st.caption("Repeated samples: the example is the unit. Every view uses one row per (model, example), "
+                       "the mean over its samples: cluster-robust intervals for means, bootstraps that resample "
+                       "examples with all their samples.")
     except EvalDataError:
         st.caption("Data: the upload needs fixing (see the Data page).")
     render.format_picker()

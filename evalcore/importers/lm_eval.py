@@ -49,7 +49,7 @@ def sniff(file: LogFile) -> bool:
             return head.startswith(b"{")
         first = head.split(b"\n", 1)[0]
         return bool(_SAMPLE_HEAD.search(first)) or (
-            bool(_RESULTS_HEAD.match(head)) and (b'"alias"' in head or b',none"' in head))
+            bool(_RESULTS_HEAD.match(head)) and (b'"alias"' in head or b',none"' in head or b'_stderr' in head))
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
 
@@ -198,10 +198,11 @@ def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
 
 
 def _main_metric(values: dict) -> tuple[str | None, float]:
-    """The task's first accuracy-like metric ("<metric>,<filter>", not a stderr) and its value."""
+    """The task's first accuracy-like metric ("<metric>,<filter>", or "<metric>" in older versions; not a stderr)
+    and its value."""
     found = {}
     for key, value in values.items():
-        if "," not in key or "_stderr" in key or isinstance(value, bool) or not isinstance(value, (int, float)):
+        if key == "alias" or "_stderr" in key or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         found.setdefault(key.split(",", 1)[0], (key, float(value)))
     for name in (*_PREFERRED, *found):

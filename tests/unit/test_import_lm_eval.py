@@ -91,3 +91,12 @@ def test_sniff():
     assert lm_eval.sniff(LogFile(f"samples_x_{STAMP}.jsonl", _lines([_mc_line(0, [0, -1], 0)])))
     assert lm_eval.sniff(LogFile("renamed.jsonl", _lines([_mc_line(0, [0, -1], 0)])))
     assert not lm_eval.sniff(LogFile("t.jsonl", b'{"model": "a", "example_id": "1", "correct": 1}\n'))
+
+
+def test_older_results_file_without_filters_is_a_summary():
+    data = json.dumps({"results": {"arc_easy": {"acc": 0.75, "acc_stderr": 0.01, "acc_norm": 0.7}},
+                       "versions": {"arc_easy": 0}, "n-samples": {"arc_easy": {"original": 4, "effective": 4}},
+                       "config": {"model_args": "pretrained=gpt2"}}).encode()
+    assert lm_eval.sniff(LogFile("results.json", data))
+    frame = load_eval_log(("results.json", data))
+    assert frame[["model", "task", "n", "n_correct"]].values.tolist() == [["gpt2", "arc_easy", 4, 3]]
