@@ -180,6 +180,11 @@ def upload_and_read(page, path: Path, timeout_ms: int = 300_000) -> tuple[bool, 
     """Upload ``path`` on the Data page and wait for its validation report or its error message (the first alert
     that names the file); (accepted, message, seconds)."""
     start = time.perf_counter()
+    remove = page.locator("[data-testid='stFileChipDeleteBtn']")
+    while remove.count():  # the uploader takes several files: clear the previous upload first, as a user would
+        remove.first.click()
+        page.wait_for_timeout(200)
+        page.wait_for_selector(IDLE, state="attached", timeout=timeout_ms)
     page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(path))
     alert = page.locator(ALERT, has_text=path.name).first
     alert.wait_for(timeout=timeout_ms)
