@@ -103,22 +103,26 @@ def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:
 
 
 def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str]) -> pd.DataFrame:
-    key_frame = frame[keys].astype(str)
-    shared = key_frame.duplicated(keep=False).to_numpy()
+    """Rows whose keys appear in several files: counted once when the files agree on every value, refused (with
+    the first such row's ids and files) when they do not. Repeats within one file are left to validation."""
+    key_code = pd.Series(pd.util.hash_pandas_object(frame[keys].astype(str), index=False).to_numpy(),
+                         index=frame.index)
+    shared = key_code.duplicated(keep=False).to_numpy()
     if not shared.any():
         return frame
-    rows = frame[shared]
-    by_key = rows.groupby([key_frame.loc[rows.index, k] for k in keys], sort=False)
     values = [c for c in frame.columns if c not in keys and c != _FILE]
-    for key, group in by_key:
-        if group[_FILE].nunique() < 2:
-            continue  # repeated within one file: validation says what to do (the repeat role)
-        distinct = group[values].astype(str).drop_duplicates()
-        if len(distinct) > 1:
-            ids = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key))
-            raise EvalDataError(f"The files disagree on the same row ({ids}): {' and '.join(group[_FILE].unique()[:2])} "
-                                "give it different values. Remove one of the files or fix the row.")
-    across = key_frame.duplicated(keep="first") & ~frame.duplicated([*keys, _FILE], keep=False)
+    rows = pd.DataFrame({"key": key_code[shared], "file": frame.loc[shared, _FILE],
+                         "value": pd.util.hash_pandas_object(frame.loc[shared, values].astype(str), index=False)
+                         .to_numpy()})
+    per_key = rows.groupby("key", sort=False).agg(files=("file", "nunique"), values=("value", "nunique"))
+    conflict = per_key[(per_key["files"] > 1) & (per_key["values"] > 1)]
+    if len(conflict):
+        first = rows.index[rows["key"] == conflict.index[0]]
+        ids = ", ".join(f"{k}={str(v)!r}" for k, v in zip(keys, frame.loc[first[0], keys]))
+        raise EvalDataError(f"The files disagree on the same row ({ids}): "
+                            f"{' and '.join(frame.loc[first, _FILE].unique()[:2])} give it different values. Remove "
+                            "one of the files or fix the row.")
+    across = key_code.duplicated(keep="first") & ~frame.duplicated([*keys, _FILE], keep=False)
     n = int(across.sum())
     if n:
         notes.append(f"{n:,} rows appear identically in several files (e.g. one file uploaded twice): counted once.")
