@@ -114,9 +114,10 @@ def _validated(raw: RawLog, mapping: dict[str, str | None] | None, kind: str | N
                min_models: int | None) -> pd.DataFrame:
     """``raw`` validated; a tool's log or combined files keep their role-named columns unless ``mapping`` says
     otherwise, and what the import did heads the report's notes."""
-    if raw.mapped and mapping is None:
+    if raw.mapped:  # role-named columns: the mapping's entries for them (a remap), else each to its namesake role
         roles = ROLES[kind or raw.kind or LOG]
-        mapping = {column: column for column in raw.frame.columns if column in roles}
+        mapping = {column: role for column, role in (mapping or {}).items() if column in raw.frame.columns} or {
+            column: column for column in raw.frame.columns if column in roles}
     frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models)
     report = frame.attrs["report"]
     report["notes"] = (*raw.notes, *report["notes"])

@@ -69,9 +69,13 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
 
 
 def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
-    """Rename a plain table's columns to their roles (the given or suggested mapping) and detect its shape."""
-    chosen = mapping if mapping is not None else suggest_mapping(item.frame.columns)
-    roles = {column: role for column, role in chosen.items() if role is not None and column in item.frame}
+    """Rename a plain table's columns to their roles (the mapping's entries for its columns, the suggested mapping
+    for the others) and detect its shape."""
+    given = {column: role for column, role in (mapping or {}).items() if column in item.frame}
+    taken = set(given.values())
+    chosen = {**{c: r for c, r in suggest_mapping(item.frame.columns).items() if r not in taken and c not in given},
+              **given}
+    roles = {column: role for column, role in chosen.items() if role is not None}
     item.frame = item.frame.drop(columns=[c for c, r in chosen.items() if r is None and c in item.frame])
     item.frame = item.frame.rename(columns=roles)
     item.kind = detect_kind(roles.values())

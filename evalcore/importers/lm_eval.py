@@ -119,7 +119,7 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None) -> Imported:
     if not rows:
         raise EvalDataError(f"{file.name}: the samples file has no lines.")
     first = rows[0]
-    metrics = [str(m) for m in field_of(first, "metrics", file, "line 1")]
+    metrics = [str(m) for m in first.get("metrics") or [k for k in _PREFERRED if k in first]]
     if not metrics:
         raise EvalDataError(f"{file.name}: line 1 lists no metric.")
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in rows))

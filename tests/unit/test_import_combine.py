@@ -128,3 +128,17 @@ def test_bradley_terry_with_a_tie_between_otherwise_undefeated_groups_exists():
     table = ppi_bradley_terry(labeled, labeled.iloc[0:0], lam=0.0, reference="a")
     zeta_b = float(table.set_index("model").loc["b", "coefficient"])
     assert 1 / (1 + np.exp(-zeta_b)) == pytest.approx(0.5 / 3, abs=1e-6)
+
+
+def test_a_mapping_names_the_columns_of_several_plain_tables():
+    files = [(f"{m}.csv", _csv(_model_log(m).rename(columns={"model": "system"}))) for m in ("a", "b")]
+    mapping = {"system": "model", "question_id": "example_id", "is_correct": "correct", "task": None}
+    table = read_and_validate(files, mapping)
+    assert table.frame is not None and sorted(table.frame["model"].unique()) == ["a", "b"]
+    assert set(table.frame["task"]) == {"all"} and table.frame["correct"].sum() == 4
+
+
+def test_combined_tables_can_be_remapped_by_their_role_named_columns():
+    frame = load_eval_logs([("a.csv", _csv(_model_log("a"))), ("b.csv", _csv(_model_log("b")))],
+                           mapping={"model": "model", "example_id": "example_id", "correct": "score", "task": "task"})
+    assert "score" in frame and "correct" not in frame
