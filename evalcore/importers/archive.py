@@ -53,8 +53,16 @@ def has_member(data: bytes, names: tuple[str, ...], prefixes: tuple[str, ...] = 
     return False
 
 
-def open_zip(data: bytes, name: str) -> zipfile.ZipFile:
-    """The zip ``data`` (called ``name`` in messages), or :class:`EvalDataError` when it is not readable."""
+def open_zip(data: bytes, name: str, max_members: int = MAX_MEMBERS) -> zipfile.ZipFile:
+    """The zip ``data`` (called ``name`` in messages), or :class:`EvalDataError` when it is not readable or its
+    directory lists more than ``max_members`` entries (counted from its end record, before the directory is
+    parsed)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65557))
+    if end >= 0 and len(data) >= end + 12:
+        entries = int.from_bytes(data[end + 10:end + 12], "little")
+        if max_members < entries < 0xFFFF:
+            raise EvalDataError(f"{name}: the zip holds {entries:,} files; evalcore reads at most {max_members:,}. "
+                                "Upload the log files themselves or a smaller folder.")
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, OSError) as exc:

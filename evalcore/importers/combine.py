@@ -63,6 +63,10 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     notes = [f"Read {describe(imported)}."] if len(files) > 1 or imported[0].tool != TABLE else []
     for item in imported:
         notes.extend(item.notes)
+    n_rows = sum(len(item.frame) for item in imported)
+    if n_rows > limits.max_rows:
+        raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
+                            f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
     frame = _stack(imported, kind, notes)
     files_read = tuple(name for item in imported for name in item.files)
     return RawLog(frame, kind, files_read, notes)

@@ -87,7 +87,7 @@ def _read_eval_zip(file: LogFile) -> tuple[dict, Any, list]:
     scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover every
     sample file they are read instead of the (much larger) samples."""
     limits = ReadLimits.from_env()
-    archive = open_zip(file.data, file.name)
+    archive = open_zip(file.data, file.name, max_members=limits.max_rows + 1000)
     infos = {info.filename: info for info in files_of(archive)}
     samples = [i for n, i in infos.items() if n.startswith("samples/") and n.endswith(".json")]
     if len(samples) > limits.max_rows:

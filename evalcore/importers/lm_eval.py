@@ -157,10 +157,9 @@ def _choice_confidence(resps: Any) -> float | None:
     lls = []
     for resp in resps:
         pair = resp[0] if isinstance(resp, list) and resp and isinstance(resp[0], list) else resp
-        if not isinstance(pair, (list, tuple)) or not pair or isinstance(pair[0], bool) \
-                or not isinstance(pair[0], (int, float)):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or isinstance(pair[0], bool):
             return None
-        lls.append(float(pair[0]))
+        lls.append(as_number(pair[0]))  # a number, or its text in some versions ("-3.0")
     ll = np.asarray(lls)
     if not np.isfinite(ll).all():
         return None

@@ -24,7 +24,7 @@ from ..errors import EvalDataError
 from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
 
 TOOL = "OpenAI evals"
-_SPEC_LINE = re.compile(rb'^\s*\{\s*"spec"\s*:\s*\{')
+_SPEC_LINE = re.compile(rb'^\s*\{\s*"(spec|final_report)"\s*:\s*\{')
 _EVENT = re.compile(rb'"run_id"\s*:.*"event_id"\s*:.*"sample_id"\s*:|"event_id"\s*:.*"type"\s*:')
 
 

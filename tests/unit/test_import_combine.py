@@ -12,7 +12,7 @@ import pytest
 from evalcore.bradley_terry import ppi_bradley_terry
 from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, read_and_validate, report_of, validate
 from evalcore.importers import read_logs
-from evalcore.importers.archive import zip_members
+from evalcore.importers.archive import open_zip, zip_members
 from evalcore.limits import ReadLimits
 
 
@@ -142,3 +142,15 @@ def test_combined_tables_can_be_remapped_by_their_role_named_columns():
     frame = load_eval_logs([("a.csv", _csv(_model_log("a"))), ("b.csv", _csv(_model_log("b")))],
                            mapping={"model": "model", "example_id": "example_id", "correct": "score", "task": "task"})
     assert "score" in frame and "correct" not in frame
+
+
+def test_a_zip_listing_too_many_files_is_refused_before_its_directory_is_read():
+    data = _zip({f"f{i}.csv": b"" for i in range(12)})
+    with pytest.raises(EvalDataError, match="holds 12 files; evalcore reads at most 10"):
+        open_zip(data, "many.zip", max_members=10)
+
+
+def test_row_limit_applies_to_imported_logs():
+    with pytest.raises(EvalDataError, match="at most 5 rows.*EVALCORE_MAX_ROWS"):
+        load_eval_logs([("a.csv", _csv(_model_log("a"))), ("b.csv", _csv(_model_log("b")))],
+                       limits=ReadLimits(max_rows=5))

@@ -100,3 +100,17 @@ def test_older_results_file_without_filters_is_a_summary():
     assert lm_eval.sniff(LogFile("results.json", data))
     frame = load_eval_log(("results.json", data))
     assert frame[["model", "task", "n", "n_correct"]].values.tolist() == [["gpt2", "arc_easy", 4, 3]]
+
+
+def test_log_likelihoods_written_as_text_still_give_a_confidence():
+    line = _mc_line(0, [-1.0, -2.0], 0)
+    line["filtered_resps"] = [["-1.0", "False"], ["-2.0", "False"]]
+    frame = load_eval_log((f"samples_arc_{STAMP}.jsonl", _lines([line, _mc_line(1, [-2.0, -1.0], 0)])))
+    assert frame["confidence"].tolist() == pytest.approx([1 / (1 + math.exp(-1))] * 2)
+
+
+def test_generation_tasks_get_no_confidence():
+    line = {"doc_id": 0, "filter": "strict-match", "resps": [["4"]], "filtered_resps": ["4"],
+            "metrics": ["exact_match"], "exact_match": 1.0}
+    frame = load_eval_log((f"samples_gsm8k_{STAMP}.jsonl", _lines([line])))
+    assert "confidence" not in frame and frame["correct"].tolist() == [1.0]
