@@ -12,6 +12,7 @@ Benchmarks (``--only`` takes these names):
 * ``load-csv``, ``load-parquet``: ``evalcore.data.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
 * ``import-inspect``: ``load_eval_log`` of a generated 100,000-sample Inspect AI ``.eval`` log (zip), with and
   without the ``summaries.json`` a completed run writes (:mod:`benchmarks.inspect_log`);
+* ``workspace-open``: ``evalcore.workspace.Workspace.dataset`` of a saved 1,000,000-row dataset;
 * ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
@@ -376,6 +377,17 @@ def bench_read_csv(logs: _LogFiles, repeats: int) -> list[Result]:
                    ours, 2 * statistics.median(arrow), note=f"{ratio:.2f}x pyarrow's time")]
 
 
+def bench_workspace_open(logs: _LogFiles, repeats: int) -> list[Result]:
+    from evalcore.data import load_eval_log
+    from evalcore.workspace import Workspace
+
+    with tempfile.TemporaryDirectory() as folder:
+        ws = Workspace(folder)
+        record = ws.add_dataset(load_eval_log(logs.get("parquet")), "bench")
+        what = "`Workspace.dataset(id)`: open a saved 1,000,000-row dataset (catalog look-up + Parquet read)"
+        return [Result("workspace-open-1m", what, time_calls(partial(ws.dataset, record.id), repeats), 1.0)]
+
+
 def bench_import_inspect(repeats: int) -> list[Result]:
     from benchmarks.inspect_log import make_eval_log
     from evalcore.data import load_eval_log
@@ -399,6 +411,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "load-csv": (partial(bench_load, logs, "csv", 3.0), False),
         "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
         "import-inspect": (bench_import_inspect, False),
+        "workspace-open": (partial(bench_workspace_open, logs), False),
         "calibration": (bench_calibration, False),
         "ece-interval": (bench_ece_interval, False),
         "area-interval": (bench_area_interval, False),
