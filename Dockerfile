@@ -17,6 +17,11 @@ COPY evalcore/ ./evalcore/
 COPY pages/ ./pages/
 COPY app.py ./
 
+# The workspace (saved datasets and analyses) lives on a volume owned by the non-root user.
+ENV EVALCORE_WORKSPACE=/data
+RUN mkdir -p /data && chown evalcore:evalcore /data
+VOLUME ["/data"]
+
 USER evalcore
 EXPOSE 8501
 

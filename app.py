@@ -17,6 +17,7 @@ PAGES = [
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
     st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
     st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),
+    st.Page("pages/workspace.py", title="Workspace", icon=":material/inventory_2:"),
 ]
 page = st.navigation(PAGES)
 

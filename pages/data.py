@@ -8,7 +8,7 @@ from evalcore.display import literal
 from evalcore.mapping import detect_kind, suggest_mapping
 from evalcore.schema import KINDS, ROLES
 from pages.common import data_source as ds
-from pages.common import render
+from pages.common import render, workspace_store
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
@@ -137,6 +137,20 @@ if data is None:
     st.stop()
 
 report = data.report
+if src["type"] == "upload":
+    with st.form("save_dataset", border=False):
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        name = c1.text_input("Name in the workspace", value=src["filename"], key="save_name")
+        if c2.form_submit_button("Save to workspace", icon=":material/save:"):
+            try:
+                record = workspace_store.workspace().add_dataset(data.rows, name or src["filename"],
+                                                                 owner=workspace_store.viewer())
+            except EvalDataError as exc:
+                st.error(literal(exc))
+            else:
+                ds.use_saved(record.id, record.name)
+                st.rerun()
+    st.caption("Until you save it, the upload stays in this session only.")
 st.subheader("Validation report")
 st.success(f"{literal(data.label)}: a **{report.kind}** table with {report.n_rows:,} rows and "
            f"{report.n_models} models.")

@@ -24,7 +24,8 @@ from evalcore.sandbox import run_bounded
 
 from .store import cached
 
-SOURCE = "data_source"        # {"type": "demo", "name": ...} or {"type": "upload", "digest": ..., "filename": ...}
+SOURCE = "data_source"        # {"type": "demo", "name": ...}, {"type": "upload", "digest": ..., "filename": ...}
+                               # or {"type": "saved", "id": ..., "name": ...} (a workspace dataset)
 UPLOAD_BYTES = "upload_bytes"  # the session's uploaded files: a tuple of (file name, bytes)
 MAPPING = "upload_mapping"     # {user column: role} chosen on the data page
 KIND = "upload_kind"           # None (detect) or log / summary / battles
@@ -113,6 +114,19 @@ def read_upload(data: bytes) -> pd.DataFrame:
     return run_bounded(read_table, data, what="Reading the file")
 
 
+@cached("Opening the saved dataset...")
+def _saved(dataset_id: str, viewer: str | None) -> pd.DataFrame:
+    """A workspace dataset's canonical frame (saved datasets never change: the id is the content's key)."""
+    from .workspace_store import workspace
+
+    return workspace().dataset(dataset_id, viewer=viewer)
+
+
+def use_saved(dataset_id: str, name: str) -> None:
+    """Make a workspace dataset the session's data."""
+    st.session_state[SOURCE] = {"type": "saved", "id": dataset_id, "name": name}
+
+
 def use_demo(name: str) -> None:
     """Make a demo the session's data."""
     st.session_state[SOURCE] = {"type": "demo", "name": name}
@@ -145,6 +159,14 @@ def active_data() -> ActiveData:
     if src["type"] == "demo":
         frame = demo_frame(src["name"])
         return _with_units(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame)
+    if src["type"] == "saved":
+        from .workspace_store import viewer
+
+        try:
+            frame = _saved(src["id"], viewer())
+        except (LookupError, PermissionError) as exc:
+            raise EvalDataError(f"The saved dataset '{src['name']}' cannot be opened: {exc}") from exc
+        return _with_units(f"saved:{src['id']}", f"workspace · {src['name']}", frame)
     files = st.session_state[UPLOAD_BYTES]
     kind = st.session_state.get(KIND)
     chosen = st.session_state.get(MAPPING) or None  # None: the mapping suggested from the names, in the worker

@@ -1,0 +1,37 @@
+"""The instance's workspace (a folder, ``EVALCORE_WORKSPACE``) and who is looking at it.
+
+Sign-in is not configured yet on this instance kind: the instance is single-user, every item has no owner and
+``viewer()`` is None (the Workspace page says so).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from evalcore.workspace import Workspace
+
+from .store import cached
+
+WORKSPACE_ENV = "EVALCORE_WORKSPACE"
+#: ``make run``'s workspace: a folder in the project (git-ignored)
+DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "workspace"
+
+
+def root() -> Path:
+    return Path(os.environ.get(WORKSPACE_ENV) or DEFAULT_ROOT)
+
+
+@cached("Opening the workspace...")
+def _open(folder: str) -> Workspace:
+    return Workspace(folder)
+
+
+def workspace() -> Workspace:
+    """The workspace of this instance (created when missing)."""
+    return _open(str(root()))
+
+
+def viewer() -> str | None:
+    """The signed-in user, None on a single-user instance."""
+    return None
