@@ -2,7 +2,7 @@
 
 ``<root>/data/<digest>.parquet``: a frame saved twice is stored once. A file is written to a temporary name in the
 same folder, flushed to disk and renamed into place, so a reader sees either no file or the whole file, never half
-of one (a writer killed mid-write leaves only a temporary file, which :func:`sweep` removes). The validation report
+of one (a writer killed mid-write leaves only a temporary file, which :func:`sweep` removes once it is an hour old). The validation report
 travels in the Parquet metadata, so a frame read back carries its ``attrs["report"]``.
 """
 
@@ -14,6 +14,7 @@ import io
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -98,7 +99,13 @@ def remove(root: Path, key: str) -> None:
     (root / "data" / f"{key}.parquet").unlink(missing_ok=True)
 
 
-def sweep(root: Path) -> None:
-    """Remove temporary files left by writers that were killed mid-write."""
+def sweep(root: Path, older_than: float = 3600.0) -> None:
+    """Remove temporary files left by writers that were killed mid-write: those not touched for ``older_than``
+    seconds (a younger one may belong to a writer at work in another process)."""
+    now = time.time()
     for path in (root / "data").glob(".tmp-*"):
-        path.unlink(missing_ok=True)
+        try:
+            if now - path.stat().st_mtime >= older_than:
+                path.unlink(missing_ok=True)
+        except FileNotFoundError:
+            continue
