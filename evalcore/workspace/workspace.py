@@ -104,17 +104,11 @@ class Workspace:
 
     def rename(self, item_id: str, name: str, viewer: str | None = None) -> None:
         """Rename a dataset or an analysis that ``viewer`` owns (or, without owners, anyone)."""
-        table = self._table_of(item_id)
-        with catalog.transaction(self.catalog) as db:
-            self._owned(db, table, item_id, viewer)
-            db.execute(f"UPDATE {table} SET name = ? WHERE id = ?", (str(name), item_id))
+        self._set(item_id, "name", str(name), viewer)
 
     def share(self, item_id: str, shared: bool = True, viewer: str | None = None) -> None:
         """Share an item with the team (or make it private again)."""
-        table = self._table_of(item_id)
-        with catalog.transaction(self.catalog) as db:
-            self._owned(db, table, item_id, viewer)
-            db.execute(f"UPDATE {table} SET shared = ? WHERE id = ?", (int(shared), item_id))
+        self._set(item_id, "shared", int(shared), viewer)
 
     def analyses_of(self, dataset_id: str) -> int:
         """How many saved analyses use a dataset (the UI asks before deleting it)."""
@@ -170,6 +164,13 @@ class Workspace:
             raise LookupError(f"No {kind} with id {item_id!r} in this workspace.")
         access.check(kind, item_id, found[0]["owner"], bool(found[0]["shared"]), viewer)
         return found[0]
+
+    def _set(self, item_id: str, column: str, value: Any, viewer: str | None) -> None:
+        """Change one column of an item ``viewer`` owns, in one transaction."""
+        table = self._table_of(item_id)
+        with catalog.transaction(self.catalog) as db:
+            self._owned(db, table, item_id, viewer)
+            db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (value, item_id))
 
     def _table_of(self, item_id: str) -> str:
         for table in ("datasets", "analyses"):

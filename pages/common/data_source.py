@@ -68,9 +68,10 @@ def digest(files: tuple[tuple[str, bytes], ...]) -> str:
 
 
 @cached("Averaging repeated samples per example...")
-def _units(key: str, _frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (model, example) of a log with repeated samples (the unit of every view)."""
-    return per_example(_frame)
+def _units(key: str, _frame: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per (model, example) of a log with repeated samples (the unit of every view); None when no example
+    has several samples. Cached: the duplicate check scans the whole log, once per dataset, not on every rerun."""
+    return per_example(_frame) if has_repeats(_frame) else None
 
 
 @cached("Preparing the demo data...")
@@ -181,8 +182,9 @@ def active_data() -> ActiveData:
 
 def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
     """The session's data; a log with repeated samples is analysed per example."""
-    if has_repeats(frame):
-        return ActiveData(key, label, _units(key, frame), report_of(frame), samples=frame)
+    units = _units(key, frame) if "repeat" in frame.columns else None
+    if units is not None:
+        return ActiveData(key, label, units, report_of(frame), samples=frame)
     return ActiveData(key, label, frame, report_of(frame))
 
 
