@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common import data_source, render, selection
+from pages.common import data_source, render, saved_analysis, selection, sign_in
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 
@@ -19,10 +19,14 @@ PAGES = [
     st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),
     st.Page("pages/workspace.py", title="Workspace", icon=":material/inventory_2:"),
 ]
-page = st.navigation(PAGES)
+# With sign-in configured, nothing (not even the page list) shows before a team member has signed in.
+page = st.navigation(PAGES, position="hidden" if sign_in.configured() and sign_in.email() is None else "sidebar")
+sign_in.require()
+saved_analysis.follow_link(page.url_path)
 
 with st.sidebar:
     st.markdown("**evalcore** · precise evaluation with scarce labels")
+    sign_in.account()
     try:
         data = data_source.active_data()
         st.caption(f"Data: {literal(data.label)}")
@@ -31,6 +35,8 @@ with st.sidebar:
             st.caption("Repeated samples: the example is the unit. Every view uses one row per (model, example), "
                        "the mean over its samples: cluster-robust intervals for means, bootstraps that resample "
                        "examples with all their samples.")
+        if page.url_path in saved_analysis.VIEWS:
+            saved_analysis.offer(page.url_path)
     except EvalDataError:
         st.caption("Data: the upload needs fixing (see the Data page).")
     render.format_picker()

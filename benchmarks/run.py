@@ -13,6 +13,8 @@ Benchmarks (``--only`` takes these names):
 * ``import-inspect``: ``load_eval_log`` of a generated 100,000-sample Inspect AI ``.eval`` log (zip), with and
   without the ``summaries.json`` a completed run writes (:mod:`benchmarks.inspect_log`);
 * ``workspace-open``: ``evalcore.workspace.Workspace.dataset`` of a saved 1,000,000-row dataset;
+* ``workspace-page``: one run of the Workspace page (Streamlit's AppTest, the script run without a browser) on a
+  workspace of 1,000 saved datasets and 1,000 saved analyses;
 * ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
@@ -388,6 +390,37 @@ def bench_workspace_open(logs: _LogFiles, repeats: int) -> list[Result]:
         return [Result("workspace-open-1m", what, time_calls(partial(ws.dataset, record.id), repeats), 1.0)]
 
 
+def bench_workspace_page(repeats: int) -> list[Result]:
+    import pandas as pd
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore.data import validate
+    from evalcore.workspace import Workspace
+
+    with tempfile.TemporaryDirectory() as folder:
+        ws = Workspace(folder)
+        for i in range(1000):
+            frame = validate(pd.DataFrame({"model": ["a", "a", "b", "b"], "example_id": [i, i + 1, i, i + 1],
+                                           "correct": [1, 0, 1, 1]}))
+            record = ws.add_dataset(frame, f"run {i}")
+            ws.save_analysis(record.id, "calibration", {"cal_bins": 10}, name=f"analysis {i}")
+        previous = os.environ.get("EVALCORE_WORKSPACE")
+        os.environ["EVALCORE_WORKSPACE"] = folder
+        try:
+            at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+            at.run()
+            at.switch_page("pages/workspace.py")
+            at.run()  # the first run opens the workspace and warms the demo's cache
+            assert [t.value for t in at.title] == ["Workspace"] and len(at.dataframe[1].value) == 1000
+            what = "one run of the Workspace page (AppTest, no browser) listing 1,000 datasets and 1,000 analyses"
+            return [Result("workspace-page-1000", what, time_calls(at.run, repeats), 1.0)]
+        finally:
+            if previous is None:
+                os.environ.pop("EVALCORE_WORKSPACE")
+            else:
+                os.environ["EVALCORE_WORKSPACE"] = previous
+
+
 def bench_import_inspect(repeats: int) -> list[Result]:
     from benchmarks.inspect_log import make_eval_log
     from evalcore.data import load_eval_log
@@ -412,6 +445,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
         "import-inspect": (bench_import_inspect, False),
         "workspace-open": (partial(bench_workspace_open, logs), False),
+        "workspace-page": (bench_workspace_page, False),
         "calibration": (bench_calibration, False),
         "ece-interval": (bench_ece_interval, False),
         "area-interval": (bench_area_interval, False),

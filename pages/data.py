@@ -144,6 +144,7 @@ if src["type"] == "upload":
         if c2.form_submit_button("Save to workspace", icon=":material/save:"):
             try:
                 record = workspace_store.workspace().add_dataset(data.rows, name or src["filename"],
+                                                                 mapping=report.mapping,
                                                                  owner=workspace_store.viewer())
             except EvalDataError as exc:
                 st.error(literal(exc))

@@ -1,4 +1,4 @@
-"""Workspace page: the datasets saved on this instance, to open, rename and delete."""
+"""Workspace page: the datasets and analyses saved on this instance, to open, rename, share and delete."""
 
 import pandas as pd
 import streamlit as st
@@ -6,7 +6,7 @@ import streamlit as st
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 from pages.common import data_source as ds
-from pages.common import render, workspace_store
+from pages.common import render, saved_analysis, workspace_store
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
@@ -14,33 +14,89 @@ ensure_app_navigation()
 st.title("Workspace")
 ws = workspace_store.workspace()
 viewer = workspace_store.viewer()
-st.caption(f"Saved datasets of this instance, in {literal(workspace_store.root())}. Sign-in is not configured: this "
-           "is a single-user instance, and everyone who opens it sees every saved dataset.")
+if viewer is None:
+    st.caption(f"Saved datasets and analyses of this instance, in {literal(workspace_store.root())}. Sign-in is not "
+               "configured: this is a single-user instance, and everyone who opens it sees every saved item.")
+else:
+    st.caption(f"What you saved, and what your team shared, on this instance. Items you save are private to you "
+               f"({literal(viewer)}) until you share them with the team.")
 
-records = ws.datasets(viewer=viewer)
-if not records:
+
+def owner_of(owner: str | None) -> str:
+    return owner or "(none)"
+
+
+def label(record) -> str:
+    """An item as a choice: name, date and the start of its id (names need not be unique)."""
+    return f"{record.name} · {record.created} · {record.id[:6]}"
+
+
+def manage(kind: str, record, delete) -> None:
+    """Rename, share (signed-in owners only) and delete one item; ``delete()`` deletes it."""
+    mine = record.owner is None or record.owner == viewer
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    new_name = c1.text_input("New name", value=record.name, key=f"ws_{kind}_name_{record.id}", disabled=not mine)
+    if c2.button("Rename", icon=":material/edit:", key=f"ws_{kind}_rename", disabled=not mine) \
+            and new_name and new_name != record.name:
+        ws.rename(record.id, new_name, viewer=viewer)
+        st.rerun()
+    if viewer is not None and mine:
+        shared = st.toggle("Shared with the team", value=record.shared, key=f"ws_{kind}_shared_{record.id}",
+                           help="Team members see shared items; a shared analysis shares its dataset too.")
+        if shared != record.shared:
+            ws.share(record.id, shared, viewer=viewer)
+            st.rerun()
+    if not mine:
+        st.caption(f"Shared by {literal(record.owner)}: only its owner can rename or delete it.")
+        return
+    with st.expander(f"Delete this {kind}"):
+        delete()
+
+
+# ------------------------------------------------------------------------------------------------------- analyses
+st.subheader("Saved analyses")
+analyses = ws.analyses(viewer=viewer)
+datasets = ws.datasets(viewer=viewer)
+dataset_names = {r.id: r.name for r in datasets}
+if not analyses:
+    st.info("No analysis is saved yet. On any view, “Save analysis” in the sidebar keeps its data, selection and "
+            "settings, with a link that opens it again.", icon=":material/info:")
+else:
+    render.table(pd.DataFrame([{
+        "name": a.name, "view": a.page, "dataset": dataset_names.get(a.dataset_id, "(not shared with you)"),
+        "owner": owner_of(a.owner), "created": a.created, "shared": a.shared,
+        "link": saved_analysis.link(a.id)} for a in analyses]), "saved analyses")
+    by_label = {label(a): a for a in analyses}
+    analysis = by_label[st.selectbox("Analysis", list(by_label), key="ws_analysis")]
+    if st.button("Open", icon=":material/open_in_new:", type="primary", key="ws_analysis_open"):
+        st.switch_page(saved_analysis.VIEWS[analysis.page][0], query_params={saved_analysis.QUERY: analysis.id})
+
+    def delete_analysis() -> None:
+        sure = st.checkbox(f"Delete “{literal(analysis.name)}” for good", key="ws_analysis_sure")
+        if st.button("Delete", icon=":material/delete:", disabled=not sure, key="ws_analysis_delete"):
+            ws.delete_analysis(analysis.id, viewer=viewer)
+            st.rerun()
+
+    manage("analysis", analysis, delete_analysis)
+
+# ------------------------------------------------------------------------------------------------------- datasets
+st.subheader("Saved datasets")
+if not datasets:
     st.info("Nothing is saved yet. Upload a log on the Data page and choose “Save to workspace”.",
             icon=":material/info:")
     st.stop()
 
-table = pd.DataFrame([{"name": r.name, "owner": r.owner or "(none)", "created": r.created, "rows": r.rows,
-                       "models": r.models, "shape": r.kind} for r in records])
-render.table(table, "saved datasets")
-
-by_id = {r.id: r for r in records}
-chosen = st.selectbox("Dataset", list(by_id), format_func=lambda i: f"{by_id[i].name} · {by_id[i].created}",
-                      key="ws_dataset")
-record = by_id[chosen]
-c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
-if c1.button("Open", icon=":material/folder_open:", type="primary", key="ws_open"):
+render.table(pd.DataFrame([{"name": r.name, "owner": owner_of(r.owner), "created": r.created, "rows": r.rows,
+                            "models": r.models, "shape": r.kind, "shared": r.shared} for r in datasets]),
+             "saved datasets")
+by_label = {label(r): r for r in datasets}
+record = by_label[st.selectbox("Dataset", list(by_label), key="ws_dataset")]
+if st.button("Open", icon=":material/folder_open:", type="primary", key="ws_open"):
     ds.use_saved(record.id, record.name)
     st.switch_page("pages/models.py")
-new_name = c2.text_input("New name", value=record.name, key=f"ws_name_{record.id}")
-if c3.button("Rename", icon=":material/edit:", key="ws_rename") and new_name and new_name != record.name:
-    ws.rename(record.id, new_name, viewer=viewer)
-    st.rerun()
 
-with st.expander("Delete this dataset"):
+
+def delete_dataset() -> None:
     used = ws.analyses_of(record.id)
     if used:
         st.warning(f"{used} saved analyses use this dataset; deleting it deletes them too.")
@@ -54,3 +110,6 @@ with st.expander("Delete this dataset"):
             if st.session_state.get(ds.SOURCE, {}).get("id") == record.id:
                 ds.use_demo(ds.DEFAULT_DEMO)
             st.rerun()
+
+
+manage("dataset", record, delete_dataset)

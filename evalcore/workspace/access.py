@@ -19,3 +19,16 @@ def check(kind: str, item_id: str, owner: str | None, shared: bool, viewer: str 
     """Raise :class:`PermissionError` when ``viewer`` may not see the item."""
     if not visible(owner, shared, viewer):
         raise PermissionError(f"This {kind} ({item_id}) is private to its owner: ask them to share it with the team.")
+
+
+def team_member(email: str | None, emails: list[str] | tuple[str, ...] = (),
+                domains: list[str] | tuple[str, ...] = ()) -> bool:
+    """Whether a signed-in e-mail address belongs to the team: listed in ``emails``, or its domain (after the last
+    ``@``, exactly, not a subdomain) listed in ``domains`` (with or without a leading ``@``). Case-insensitive, as
+    the domain part of an address is. An empty configuration admits nobody: a team instance never falls open."""
+    address = (email or "").strip().lower()
+    if address.count("@") != 1 or address.startswith("@") or address.endswith("@"):
+        return False
+    if address in {e.strip().lower() for e in emails}:
+        return True
+    return address.rsplit("@", 1)[1] in {d.strip().lower().lstrip("@") for d in domains}

@@ -107,8 +107,11 @@ class Workspace:
         self._set(item_id, "name", str(name), viewer)
 
     def share(self, item_id: str, shared: bool = True, viewer: str | None = None) -> None:
-        """Share an item with the team (or make it private again)."""
+        """Share an item with the team (or make it private again). Sharing an analysis shares its dataset too, so
+        that the team can open the analysis's link; making it private again leaves the dataset shared."""
         self._set(item_id, "shared", int(shared), viewer)
+        if shared and self._table_of(item_id) == "analyses":
+            self._set(self.analysis(item_id, viewer).dataset_id, "shared", 1, viewer)
 
     def analyses_of(self, dataset_id: str) -> int:
         """How many saved analyses use a dataset (the UI asks before deleting it)."""
@@ -134,8 +137,11 @@ class Workspace:
     def save_analysis(self, dataset_id: str, page: str, settings: dict[str, Any] | None = None,
                       selection: dict[str, Any] | None = None, name: str | None = None,
                       owner: str | None = None, shared: bool = False) -> AnalysisRecord:
-        """Save a page's settings and selection on a dataset ``owner`` may see."""
-        self._row("datasets", "dataset", dataset_id, owner)
+        """Save a page's settings and selection on a dataset ``owner`` may see; ``shared`` shares the dataset too
+        (see :meth:`share`)."""
+        dataset = self._row("datasets", "dataset", dataset_id, owner)
+        if shared and dataset["owner"] is not None and not dataset["shared"]:
+            self.share(dataset_id, True, viewer=owner)
         record = AnalysisRecord(secrets.token_urlsafe(ID_BYTES), dataset_id, str(page), dict(settings or {}),
                                 dict(selection or {}), str(name or page), owner, shared, _now())
         with catalog.transaction(self.catalog) as db:

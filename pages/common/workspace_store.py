@@ -1,7 +1,8 @@
 """The instance's workspace (a folder, ``EVALCORE_WORKSPACE``) and who is looking at it.
 
-Sign-in is not configured yet on this instance kind: the instance is single-user, every item has no owner and
-``viewer()`` is None (the Workspace page says so).
+With sign-in configured (:mod:`pages.common.sign_in`) the viewer is the signed-in team member, who owns what they
+save; without it the instance is single-user, every item has no owner and ``viewer()`` is None (the Workspace page
+says so).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from evalcore.workspace import Workspace
 
+from . import sign_in
 from .store import cached
 
 WORKSPACE_ENV = "EVALCORE_WORKSPACE"
@@ -33,5 +35,5 @@ def workspace() -> Workspace:
 
 
 def viewer() -> str | None:
-    """The signed-in user, None on a single-user instance."""
-    return None
+    """The signed-in team member, None on a single-user instance."""
+    return sign_in.email()

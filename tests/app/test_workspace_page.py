@@ -28,11 +28,11 @@ def test_save_list_open_rename_delete(folder):
     assert any("workspace · my run" in t for t in texts(at.sidebar.caption))
 
     goto(at, "workspace")
-    table = at.dataframe[0].value
+    table = at.dataframe[0].value  # no analysis yet: the datasets' table is the only one
     assert table[["name", "rows", "models"]].values.tolist() == [["my run", 4, 2]]
     assert any("single-user instance" in t for t in texts(at.caption))
-    at.text_input(key=f"ws_name_{record.id}").set_value("renamed")
-    at.button(key="ws_rename").click()
+    at.text_input(key=f"ws_dataset_name_{record.id}").set_value("renamed")
+    at.button(key="ws_dataset_rename").click()
     at.run()
     assert [d.name for d in Workspace(folder).datasets()] == ["renamed"]
     at.checkbox(key="ws_sure").check()
@@ -53,3 +53,115 @@ def test_a_saved_dataset_opens_in_a_new_session(folder):
     assert_no_exception(at)
     assert any("workspace · shared run" in t for t in texts(at.sidebar.caption))
     assert record.id
+
+
+def save_analysis(at, name: str) -> str:
+    """Click the sidebar's "Save analysis"; returns the saved analysis's id."""
+    at.sidebar.text_input(key="analysis_name").set_value(name)
+    [b for b in at.sidebar.button if b.label == "Save"][0].click()
+    at.run()
+    assert_no_exception(at)
+    [link] = [c.value for c in at.sidebar.code]
+    assert link.startswith("/?analysis=")
+    return link.split("=", 1)[1]
+
+
+def open_link(analysis_id: str):
+    from streamlit.testing.v1 import AppTest
+
+    from test_pages import APP, TIMEOUT
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["analysis"] = analysis_id
+    at.run()
+    assert_no_exception(at)
+    return at
+
+
+def test_a_saved_analysis_link_restores_view_selection_settings_and_numbers(folder):
+    at = open_app()
+    goto(at, "models")
+    at.multiselect(key="w_models").set_value(["atlas-l", "breeze-7b", "cirrus"])
+    at.run()
+    goto(at, "leaderboard")
+    at.number_input(key="lb_seed").set_value(7)
+    at.select_slider(key="lb_boot").set_value(1000)
+    at.run()
+    before = [t.value.copy() for t in at.dataframe]
+    analysis_id = save_analysis(at, "three models, seed 7")
+    [record] = Workspace(folder).analyses()
+    assert (record.id, record.page, record.name) == (analysis_id, "leaderboard", "three models, seed 7")
+    assert record.settings["lb_seed"] == 7 and record.settings["lb_boot"] == 1000
+    assert record.selection["models"] == ["atlas-l", "breeze-7b", "cirrus"]
+    assert [d.name for d in Workspace(folder).datasets()] == ["demo · synthetic"]  # the demo is saved with it
+
+    other = open_link(analysis_id)
+    assert [t.value for t in other.title] == ["Leaderboard"]
+    assert other.number_input(key="lb_seed").value == 7 and other.select_slider(key="lb_boot").value == 1000
+    after = [t.value for t in other.dataframe]
+    assert len(after) == len(before) > 0
+    for a, b in zip(after, before):
+        assert a.equals(b)
+    assert any("workspace · demo · synthetic" in t for t in texts(other.sidebar.caption))
+    assert any("3 model(s)" in t for t in texts(other.sidebar.caption))
+
+    del other.query_params["analysis"]  # as a browser's page switch does: the link comes back
+    goto(other, "calibration")
+    assert other.query_params["analysis"] == analysis_id
+    goto(other, "data")
+    other.selectbox(key="demo_choice").set_value("battles")
+    other.run()
+    other.button[[b.label for b in other.button].index("Load demo")].click()
+    other.run()
+    assert_no_exception(other)
+    assert "analysis" not in other.query_params  # another dataset: the link no longer describes the page
+
+
+def test_a_second_analysis_of_an_upload_reuses_the_dataset_saved_with_the_first(folder):
+    at = upload(open_app(), "tiny.csv", CSV)
+    goto(at, "models")
+    first = save_analysis(at, "first")
+    goto(at, "calibration")
+    second = save_analysis(at, "second")
+    [dataset] = Workspace(folder).datasets()
+    assert dataset.name == "tiny.csv" and dataset.rows == 4
+    assert {Workspace(folder).analysis(i).dataset_id for i in (first, second)} == {dataset.id}
+
+
+def test_an_unknown_analysis_link_shows_a_message_and_no_data(folder):
+    Workspace(folder)
+    at = open_link("x" * 32)
+    assert [t.value for t in at.title] == ["Saved analysis"]
+    assert any("names no saved analysis" in t for t in texts(at.error))
+    assert not at.dataframe and not at.get("plotly_chart")
+    at.button(key="drop_analysis_link").click()
+    at.run()
+    assert [t.value for t in at.title] == ["Data"] and "analysis" not in at.query_params
+
+
+def test_the_workspace_page_lists_renames_opens_and_deletes_analyses(folder):
+    at = open_app()
+    goto(at, "calibration")
+    at.slider(key="cal_bins").set_value(12)
+    at.run()
+    analysis_id = save_analysis(at, "calibration, 12 bins")
+    goto(at, "workspace")
+    analyses = at.dataframe[0].value
+    assert analyses[["name", "view", "dataset", "owner"]].values.tolist() == [
+        ["calibration, 12 bins", "calibration", "demo · synthetic", "(none)"]]
+    assert analyses["link"].iloc[0].endswith(f"/?analysis={analysis_id}")
+    at.text_input(key=f"ws_analysis_name_{analysis_id}").set_value("renamed")
+    at.button(key="ws_analysis_rename").click()
+    at.run()
+    assert Workspace(folder).analysis(analysis_id).name == "renamed"
+    at.button(key="ws_analysis_open").click()
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Calibration"] and at.slider(key="cal_bins").value == 12
+    goto(at, "workspace")
+    at.checkbox(key="ws_analysis_sure").check()
+    at.run()
+    at.button(key="ws_analysis_delete").click()
+    at.run()
+    assert Workspace(folder).analyses() == []
+    assert any("No analysis is saved yet" in t for t in texts(at.info))

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from evalcore.data import EvalDataError, report_of
-from evalcore.workspace import Workspace, storage
+from evalcore.workspace import Workspace, access, storage
 
 CSV = b"model,example_id,correct\na,1,1\na,2,0\nb,1,1\nb,2,1\n"
 
@@ -62,6 +62,36 @@ def test_private_items_are_refused_to_others_and_shared_ones_are_not(tmp_path):
         ws.delete_dataset(mine.id, viewer="bob@team.org", with_analyses=True)
     with pytest.raises(LookupError):
         ws.analysis("not-an-id", viewer="ann@team.org")
+
+
+def test_sharing_an_analysis_shares_its_dataset_so_that_its_link_opens(tmp_path):
+    ws = Workspace(tmp_path)
+    mine = ws.add_dataset(CSV, "mine", owner="ann@team.org")
+    private = ws.save_analysis(mine.id, "models", owner="ann@team.org")
+    with pytest.raises(PermissionError):
+        ws.dataset(mine.id, viewer="bob@team.org")
+    shared = ws.save_analysis(mine.id, "calibration", owner="ann@team.org", shared=True)
+    assert ws.dataset_record(mine.id, viewer="bob@team.org").shared
+    assert ws.analysis(shared.id, viewer="bob@team.org").page == "calibration"
+    with pytest.raises(PermissionError):
+        ws.analysis(private.id, viewer="bob@team.org")
+    ws.share(private.id, viewer="ann@team.org")
+    assert ws.analysis(private.id, viewer="bob@team.org").page == "models"
+    with pytest.raises(PermissionError):
+        ws.share(private.id, False, viewer="bob@team.org")
+
+
+@pytest.mark.parametrize(("email", "member"), [
+    ("ann@team.org", True), ("ANN@Team.org", True), ("bob@lab.net", True), ("eve@lab.net.evil.com", False),
+    ("eve@evil.com", False), ("eve@sub.team.org", False), ("", False), (None, False), ("team.org", False),
+    ("eve@team.org@evil.com", False),
+])
+def test_team_membership_by_domain_or_address(email, member):
+    assert access.team_member(email, emails=["bob@lab.net"], domains=["team.org", "@Team.org"]) is member
+
+
+def test_no_team_configured_admits_nobody():
+    assert not access.team_member("ann@team.org", emails=[], domains=[])
 
 
 def _writer(root: str, worker: int, count: int) -> None:
