@@ -41,7 +41,10 @@ def manage(kind: str, record, delete) -> None:
         ws.rename(record.id, new_name, viewer=viewer)
         st.rerun()
     if viewer is not None and mine:
-        shared = st.toggle("Shared with the team", value=record.shared, key=f"ws_{kind}_shared_{record.id}",
+        # The key holds the current state: sharing an analysis also shares its dataset, whose toggle must then
+        # start from the new state rather than keep its old widget value.
+        shared = st.toggle("Shared with the team", value=record.shared,
+                           key=f"ws_{kind}_shared_{record.id}_{int(record.shared)}",
                            help="Team members see shared items; a shared analysis shares its dataset too.")
         if shared != record.shared:
             ws.share(record.id, shared, viewer=viewer)
@@ -74,7 +77,7 @@ else:
     def delete_analysis() -> None:
         sure = st.checkbox(f"Delete “{literal(analysis.name)}” for good", key="ws_analysis_sure")
         if st.button("Delete", icon=":material/delete:", disabled=not sure, key="ws_analysis_delete"):
-            ws.delete_analysis(analysis.id, viewer=viewer)
+            ws.delete(analysis.id, viewer=viewer)
             st.rerun()
 
     manage("analysis", analysis, delete_analysis)
@@ -103,7 +106,7 @@ def delete_dataset() -> None:
     sure = st.checkbox(f"Delete “{literal(record.name)}” for good", key="ws_sure")
     if st.button("Delete", icon=":material/delete:", disabled=not sure, key="ws_delete"):
         try:
-            ws.delete_dataset(record.id, viewer=viewer, with_analyses=True)
+            ws.delete(record.id, viewer=viewer, with_analyses=True)
         except (EvalDataError, PermissionError) as exc:
             st.error(literal(exc))
         else:

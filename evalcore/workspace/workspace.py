@@ -118,9 +118,16 @@ class Workspace:
         return catalog.rows(self.catalog, "SELECT COUNT(*) AS n FROM analyses WHERE dataset_id = ?",
                             (dataset_id,))[0]["n"]
 
-    def delete_dataset(self, dataset_id: str, viewer: str | None = None, with_analyses: bool = False) -> int:
-        """Delete a dataset; its saved analyses too when ``with_analyses``, else refuse while any uses it. Returns
-        how many analyses were deleted. The stored frame goes when no other dataset refers to it."""
+    def delete(self, item_id: str, viewer: str | None = None, with_analyses: bool = False) -> int:
+        """Delete a dataset or an analysis that ``viewer`` owns. A dataset that saved analyses use is deleted with
+        them when ``with_analyses`` and refused otherwise (the UI asks first). Returns how many analyses went with
+        it; the stored frame goes when no other dataset refers to it."""
+        if self._table_of(item_id) == "analyses":
+            self._delete_analysis(item_id, viewer)
+            return 0
+        return self._delete_dataset(item_id, viewer, with_analyses)
+
+    def _delete_dataset(self, dataset_id: str, viewer: str | None, with_analyses: bool) -> int:
         with catalog.transaction(self.catalog) as db:
             row = self._owned(db, "datasets", dataset_id, viewer)
             used = db.execute("SELECT COUNT(*) FROM analyses WHERE dataset_id = ?", (dataset_id,)).fetchone()[0]
@@ -158,7 +165,7 @@ class Workspace:
     def analysis(self, analysis_id: str, viewer: str | None = None) -> AnalysisRecord:
         return _analysis(self._row("analyses", "analysis", analysis_id, viewer))
 
-    def delete_analysis(self, analysis_id: str, viewer: str | None = None) -> None:
+    def _delete_analysis(self, analysis_id: str, viewer: str | None) -> None:
         with catalog.transaction(self.catalog) as db:
             self._owned(db, "analyses", analysis_id, viewer)
             db.execute("DELETE FROM analyses WHERE id = ?", (analysis_id,))

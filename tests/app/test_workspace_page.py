@@ -165,3 +165,61 @@ def test_the_workspace_page_lists_renames_opens_and_deletes_analyses(folder):
     at.run()
     assert Workspace(folder).analyses() == []
     assert any("No analysis is saved yet" in t for t in texts(at.info))
+
+
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 32, "client_id": "evalcore",
+        "client_secret": "secret", "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+
+
+def team_app(user: dict, analysis_id: str | None = None):
+    """A session of an instance with sign-in for the team.example domain, as ``user``."""
+    from streamlit.testing.v1 import AppTest
+
+    from test_pages import APP, TIMEOUT
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["auth"] = AUTH
+    at.secrets["team"] = {"domains": ["team.example"], "emails": ["guest@partner.example"]}
+    at.user = user
+    if analysis_id:
+        at.query_params["analysis"] = analysis_id
+    at.run()
+    assert_no_exception(at)
+    return at
+
+
+def test_with_sign_in_configured_nothing_shows_before_a_team_member_signs_in(folder):
+    at = team_app({"is_logged_in": False})
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert not at.dataframe and [t.value for t in at.title] == ["evalcore"]
+    outsider = team_app({"is_logged_in": True, "email": "eve@elsewhere.example"})
+    assert any("not on this instance's team" in t for t in texts(outsider.error))
+    assert not outsider.dataframe
+    guest = team_app({"is_logged_in": True, "email": "guest@partner.example"})
+    assert [t.value for t in guest.title] == ["Data"]
+
+
+def test_signed_in_items_are_owned_and_private_until_shared(folder):
+    alice = team_app({"is_logged_in": True, "email": "alice@team.example"})
+    assert any("Signed in as alice@" in t for t in texts(alice.sidebar.caption))
+    goto(alice, "calibration")
+    analysis_id = save_analysis(alice, "alice's")
+    [record] = Workspace(folder).analyses(viewer="alice@team.example")
+    assert record.owner == "alice@team.example" and not record.shared
+    assert Workspace(folder).datasets(viewer="alice@team.example")[0].owner == "alice@team.example"
+
+    bob = team_app({"is_logged_in": True, "email": "bob@team.example"}, analysis_id)
+    assert any("private to the user who saved it" in t for t in texts(bob.error)) and not bob.dataframe
+
+    goto(alice, "workspace")
+    assert "private to you" in " ".join(texts(alice.caption))
+    alice.toggle(key=f"ws_analysis_shared_{analysis_id}_0").set_value(True)
+    alice.run()
+    assert_no_exception(alice)
+    [dataset] = Workspace(folder).datasets(viewer="bob@team.example")  # shared with the analysis
+    assert alice.toggle(key=f"ws_dataset_shared_{dataset.id}_1").value
+    bob = team_app({"is_logged_in": True, "email": "bob@team.example"}, analysis_id)
+    assert [t.value for t in bob.title] == ["Calibration"]
+    goto(bob, "workspace")
+    assert bob.text_input(key=f"ws_analysis_name_{analysis_id}").disabled  # only its owner renames it
+    assert any("only its owner can rename or delete it" in t for t in texts(bob.caption))

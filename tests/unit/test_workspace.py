@@ -28,8 +28,8 @@ def test_add_list_open_rename_delete(tmp_path):
     analysis = ws.save_analysis(record.id, "models", settings={"level": 0.9}, selection={"models": ["a"]})
     assert len(analysis.id) >= 32 and ws.analysis(analysis.id).settings == {"level": 0.9}
     with pytest.raises(EvalDataError, match="1 saved analyses use this dataset"):
-        ws.delete_dataset(record.id)
-    assert ws.delete_dataset(record.id, with_analyses=True) == 1
+        ws.delete(record.id)
+    assert ws.delete(record.id, with_analyses=True) == 1
     assert ws.datasets() == [] and ws.analyses() == []
     assert list((tmp_path / "ws" / "data").glob("*.parquet")) == []
     with pytest.raises(LookupError):
@@ -40,7 +40,7 @@ def test_the_same_data_is_stored_once(tmp_path):
     ws = Workspace(tmp_path)
     first, second = ws.add_dataset(CSV, "one"), ws.add_dataset(CSV, "two")
     assert len(list((tmp_path / "data").glob("*.parquet"))) == 1
-    ws.delete_dataset(first.id)
+    ws.delete(first.id)
     assert ws.dataset(second.id)["model"].tolist() == ["a", "a", "b", "b"]
 
 
@@ -59,7 +59,7 @@ def test_private_items_are_refused_to_others_and_shared_ones_are_not(tmp_path):
     ws.share(mine.id, viewer="ann@team.org")
     assert ws.analysis(analysis.id, viewer="bob@team.org").page == "models"
     with pytest.raises(PermissionError):
-        ws.delete_dataset(mine.id, viewer="bob@team.org", with_analyses=True)
+        ws.delete(mine.id, viewer="bob@team.org", with_analyses=True)
     with pytest.raises(LookupError):
         ws.analysis("not-an-id", viewer="ann@team.org")
 
