@@ -17,6 +17,8 @@ Benchmarks (``--only`` takes these names):
   workspace of 1,000 saved datasets and 1,000 saved analyses;
 * ``calibration``: ECE + reliability table + selective-prediction curve of 1,000,000 predictions;
 * ``ece-interval``, ``area-interval``: their bootstrap intervals with 200 replicates (no target);
+* ``report-mmlu``: ``evalcore report`` on the MMLU-Pro per-question log (347,215 rows, 29 models) end to end in a
+  subprocess, with the time of each section (skipped without ../shared/data);
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
 * ``page-render``: first render of the Data, Models and Calibration pages with the demo in chromium, on a fresh
   server (cold cache) and on a second visit (warm cache);
@@ -437,6 +439,33 @@ def bench_import_inspect(repeats: int) -> list[Result]:
     return out
 
 
+def bench_report_mmlu(repeats: int) -> list[Result]:
+    from benchmarks.subgroups import mmlu_pro_path
+    from evalcore.cli import load
+    from evalcore.report import build_report
+
+    what = ("`evalcore report mmlu_pro_per_question.csv.gz --out report.html --quiet` in a subprocess (read, "
+            "validate, every section with 1,000 bootstrap replicates, write the HTML)")
+    path = mmlu_pro_path()
+    if path is None:
+        return [Result("report-mmlu", what, target=120.0, note="skipped: ../shared/data is absent")]
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "report.html"
+        command = [sys.executable, "-m", "evalcore", "report", str(path), "--out", str(out), "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        samples = time_calls(lambda: subprocess.run(command, check=True, env=env), min(repeats, 3))
+        size = out.stat().st_size / 2**20
+    start = time.perf_counter()
+    log = load([path], [])
+    loading = time.perf_counter() - start
+    report = build_report(log)
+    sections = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in report.timings.items())
+    what += f"; {len(log):,} rows, {log['model'].nunique()} models"
+    note = (f"report {size:.1f} MB with {len(report.sections)} sections; in-process: reading and validating "
+            f"{loading:.1f} s, then per section {sections}")
+    return [Result("report-mmlu", what, samples, 120.0, note=note)]
+
+
 def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
     """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
     return {
@@ -444,6 +473,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "load-csv": (partial(bench_load, logs, "csv", 3.0), False),
         "load-parquet": (partial(bench_load, logs, "parquet", 1.0), False),
         "import-inspect": (bench_import_inspect, False),
+        "report-mmlu": (bench_report_mmlu, False),
         "workspace-open": (partial(bench_workspace_open, logs), False),
         "workspace-page": (bench_workspace_page, False),
         "calibration": (bench_calibration, False),

@@ -9,6 +9,8 @@ calibration  ECE, reliability tables, selective prediction
 figures      pure plotly figure builders (data in, go.Figure out)
 display      names from the data made safe to show literally (Markdown, plotly, matplotlib)
 export       CSV downloads neutralized against spreadsheet formula injection
+report       the stakeholder report: one self-contained HTML file of every method a log supports
+cli          the ``evalcore`` command (report, validate, serve); ``python -m evalcore``
 
 No module of this package imports streamlit.
 """

@@ -107,11 +107,11 @@ def load_eval_logs(
     Rows that two files both hold are counted once when identical and refused, with their ids, when they conflict
     (:mod:`evalcore.importers.combine`); files of different shapes are refused together.
     """
-    return _validated(read_logs(sources, mapping, limits), mapping, kind, min_models)
+    return validate_raw_log(read_logs(sources, mapping, limits), mapping, kind, min_models)
 
 
-def _validated(raw: RawLog, mapping: dict[str, str | None] | None, kind: str | None,
-               min_models: int | None) -> pd.DataFrame:
+def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, kind: str | None = None,
+                     min_models: int | None = None) -> pd.DataFrame:
     """``raw`` validated; a tool's log or combined files keep their role-named columns unless ``mapping`` says
     otherwise, and what the import did heads the report's notes."""
     if raw.mapped:  # role-named columns: the mapping's entries for them (a remap), else each to its namesake role
@@ -143,7 +143,7 @@ def read_and_validate(sources: Source | NamedSource | list, mapping: dict[str, s
     raw = read_logs(sources if isinstance(sources, list) else [sources], mapping, limits)
     columns = tuple(str(c) for c in raw.frame.columns)
     try:
-        return LoadedTable(columns, len(raw.frame), _validated(raw, mapping, kind, None))
+        return LoadedTable(columns, len(raw.frame), validate_raw_log(raw, mapping, kind, None))
     except EvalDataError as exc:
         return LoadedTable(columns, len(raw.frame), None, str(exc))
 

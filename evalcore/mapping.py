@@ -100,6 +100,16 @@ def suggest_mapping(columns: Iterable[object], kind: str | None = None) -> dict[
     return _suggest_roles(cols, ROLES[kind])
 
 
+def with_overrides(columns: Iterable[object], overrides: dict[str, str | None] | None,
+                   kind: str | None = None) -> dict[str, str | None]:
+    """The suggested mapping of ``columns`` with ``overrides`` (``{column: role}``, role None to leave the column
+    out) on top: a role the overrides give to one column is taken from the column suggested for it."""
+    given = {column: role for column, role in (overrides or {}).items() if column in {str(c) for c in columns}}
+    taken = set(given.values())
+    suggested = suggest_mapping(columns, kind)
+    return {**{c: r for c, r in suggested.items() if r not in taken and c not in given}, **given}
+
+
 def detect_kind(roles: Iterable[str]) -> str:
     """The data shape implied by a set of mapped roles."""
     roles = set(roles)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import EvalDataError, listed
 from ..limits import ReadLimits
-from ..mapping import detect_kind, suggest_mapping
+from ..mapping import detect_kind, with_overrides
 from ..reading import Source
 from ..schema import BATTLES, LOG, SUMMARY
 from .base import Imported
@@ -75,10 +75,7 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
 def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
     """Rename a plain table's columns to their roles (the mapping's entries for its columns, the suggested mapping
     for the others) and detect its shape."""
-    given = {column: role for column, role in (mapping or {}).items() if column in item.frame}
-    taken = set(given.values())
-    chosen = {**{c: r for c, r in suggest_mapping(item.frame.columns).items() if r not in taken and c not in given},
-              **given}
+    chosen = with_overrides(item.frame.columns, mapping)
     roles = {column: role for column, role in chosen.items() if role is not None}
     item.frame = item.frame.drop(columns=[c for c, r in chosen.items() if r is None and c in item.frame])
     item.frame = item.frame.rename(columns=roles)

@@ -32,6 +32,7 @@ VIEWS = {
     "leaderboard": ("pages/leaderboard.py", "lb_"),
     "sampling": ("pages/sampling.py", "sp_"),
     "autoeval": ("pages/autoeval.py", "ae_"),
+    "report": ("pages/report.py", "rp_"),
 }
 QUERY = "analysis"
 OPENED = "opened_analysis"      # {"id": ..., "dataset": ...}: the analysis this session opened from its link

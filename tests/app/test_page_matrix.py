@@ -25,7 +25,8 @@ from test_pages import assert_no_exception, charts, csv_bytes, open_app, table_w
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"data": "Data", "models": "Models", "calibration": "Calibration", "subgroups": "Subgroups",
-         "leaderboard": "Leaderboard", "sampling": "Labeling budget", "autoeval": "AI-assisted evaluation"}
+         "leaderboard": "Leaderboard", "sampling": "Labeling budget", "autoeval": "AI-assisted evaluation",
+         "report": "Report"}
 
 # ------------------------------------------------------------------------------------------------------------------
 # data
@@ -100,6 +101,7 @@ SUMMARY_2 = pd.DataFrame({"model": ["a", "b"], "task": ["t", "t"], "category": [
 # what a page must show
 
 RESULTS = "results"  # a chart or a table, and no error
+REPORT = "report"  # the report's download button and its summary, and no error
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ NEEDS_TWO = "at least two models"
 FEW_UNITS = Either("units with labels")  # empirical Bayes needs several (model, group) units
 FEW_STRATA = Either("strata")  # the pool is too small for the default number of strata
 
-ALL_RESULTS = dict.fromkeys(PAGES, RESULTS)
+ALL_RESULTS = {**dict.fromkeys(PAGES, RESULTS), "report": REPORT}
 LOG_ONLY = {"calibration": LOG_NEEDED, "subgroups": LOG_NEEDED, "sampling": LOG_NEEDED, "autoeval": LOG_NEEDED}
 NO_LOG = {"calibration": LOG_NEEDED, "subgroups": LOG_NEEDED, "leaderboard": "leaderboard needs",
           "sampling": LOG_NEEDED}
@@ -189,7 +191,10 @@ def check(at: AppTest, page: str, expected) -> None:
     """``page`` shows what ``expected`` says (RESULTS, a phrase of a message, or Either)."""
     where = f"{page}: errors {texts(at.error)}, warnings {texts(at.warning)}"
     said = messages(at)
-    if expected == RESULTS:
+    if expected == REPORT:
+        buttons = [button.proto.label for button in at.get("download_button")]
+        assert "Download the report (HTML)" in buttons and at.text and not texts(at.error), where
+    elif expected == RESULTS:
         assert results(at) > 0 and not texts(at.error), where
     elif isinstance(expected, Either):
         assert (results(at) > 0 and not texts(at.error)) or any(expected.phrase in m for m in said), where

@@ -62,3 +62,10 @@ def screenshot(page: Page, name: str) -> Path:
     finally:
         page.set_viewport_size(size)
     return path
+
+
+def download_bytes(page: Page, label: str) -> bytes:
+    """The bytes of the download whose button says ``label``."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=label).click()
+    return Path(info.value.path()).read_bytes()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from benchmarks.server import app_command, free_port, stop, streamlit_server
 from conftest import SCREENSHOTS, VIEWPORT, require_chromium
-from e2e_helpers import SIDEBAR, goto_page, wait_idle
+from e2e_helpers import SIDEBAR, download_bytes, goto_page, wait_idle
 
 pytestmark = pytest.mark.slow
 TEAM = ("alice@team.example", "bob@team.example", "eve@elsewhere.example")
@@ -48,13 +48,6 @@ def new_page(browser, url: str):
     return context, context.new_page()
 
 
-def csv_of(page, label: str) -> bytes:
-    """The bytes of the table download whose button says ``label``."""
-    with page.expect_download() as info:
-        page.get_by_role("button", name=label).click()
-    return Path(info.value.path()).read_bytes()
-
-
 def save_analysis(page, name: str) -> str:
     """Save the current view through the sidebar; returns the link's path (``/?analysis=...``)."""
     page.locator(SIDEBAR).get_by_role("button", name="Save analysis").click()
@@ -74,13 +67,13 @@ def test_a_saved_analysis_reopens_after_a_server_restart_with_the_same_numbers(b
         wait_idle(page)
         goto_page(page, "Leaderboard")
         page.locator("[data-testid='stExpander'] summary", has_text="Settings").first.click()
-        seed_0 = csv_of(page, "Download leaderboard (CSV)")
+        seed_0 = download_bytes(page, "Download leaderboard (CSV)")
         seed = page.get_by_label("Seed")
         seed.fill("11")
         seed.press("Enter")
         wait_idle(page)
         link = save_analysis(page, "leaderboard, seed 11")
-        before = csv_of(page, "Download leaderboard (CSV)")  # after the save's rerun: seed 11 for sure
+        before = download_bytes(page, "Download leaderboard (CSV)")  # after the save's rerun: seed 11 for sure
         assert before != seed_0  # the seed moves the bootstrap intervals
         context.close()
     with dashboard(workspace) as restarted:  # a new process: nothing cached, only the workspace folder
@@ -89,7 +82,7 @@ def test_a_saved_analysis_reopens_after_a_server_restart_with_the_same_numbers(b
         wait_idle(page)
         expect(page.locator("h1").first).to_have_text("Leaderboard")
         expect(page.get_by_label("Seed")).to_have_value("11")
-        assert csv_of(page, "Download leaderboard (CSV)") == before
+        assert download_bytes(page, "Download leaderboard (CSV)") == before
         assert "analysis=" in page.url
         goto_page(page, "Calibration")  # query parameters survive page switches
         page.wait_for_url("**analysis=*")

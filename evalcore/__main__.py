@@ -1,0 +1,7 @@
+"""``python -m evalcore``: the command line (:mod:`evalcore.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

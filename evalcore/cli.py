@@ -1,0 +1,235 @@
+"""The ``evalcore`` command line: ``report``, ``validate`` and ``serve``.
+
+Bad input ends the command with exit status 1 and one line on stderr naming the files and the problem (the
+:class:`~evalcore.errors.EvalDataError` message); ``--debug`` shows the traceback instead. Usage errors (an unknown
+option, a malformed ``--mapping``) exit with status 2, as argparse does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .data import report_of, validate_raw_log
+from .errors import EvalDataError, listed
+from .importers import read_logs
+from .mapping import with_overrides
+
+PROG = "evalcore"
+#: the dashboard's entry point: next to this package in a checkout, or installed as ``evalcore_dashboard``
+APP = "app.py"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the exit status (0 done, 1 bad input or an unusable log, 2 a usage error)."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except EvalDataError as exc:
+        if args.debug:
+            raise
+        print(f"{PROG}: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a defect, not the user's data: one line, the traceback with --debug
+        if args.debug:
+            raise
+        print(f"{PROG}: internal error: {type(exc).__name__}: {_one_line(str(exc))} (--debug shows the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Precise model evaluation when labels are scarce: reports, validation, dashboard.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    report = commands.add_parser(
+        "report", help="write a self-contained HTML report of evaluation logs",
+        description="Write one self-contained HTML report (opens offline) with every method the logs support.")
+    _log_arguments(report)
+    report.add_argument("--out", "-o", required=True, type=Path, help="the HTML file to write")
+    report.add_argument("--title", default="Evaluation report", help="the report's title")
+    report.add_argument("--level", type=_level, default=0.95, help="confidence level of every interval (0.95)")
+    report.add_argument("--seed", type=int, default=0, help="seed of every bootstrap and fold (0)")
+    report.add_argument("--n-boot", type=_positive, default=1000, help="bootstrap replicates (1000)")
+    report.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    report.set_defaults(run=_report)
+
+    check = commands.add_parser(
+        "validate", help="check evaluation logs; exit 0 when usable, 1 when not",
+        description="Read and validate evaluation logs and print the validation report (for CI jobs).")
+    _log_arguments(check)
+    check.set_defaults(run=_validate)
+
+    serve = commands.add_parser("serve", help="start the dashboard",
+                                description="Start the evalcore dashboard (Streamlit) in this terminal.")
+    serve.add_argument("--port", type=int, default=8501, help="port to listen on (8501)")
+    serve.add_argument("--address", default="localhost", help="address to listen on (localhost)")
+    serve.add_argument("--workspace", type=Path, default=None,
+                       help="folder of saved datasets and analyses (EVALCORE_WORKSPACE, else ./evalcore-workspace)")
+    serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    serve.set_defaults(run=_serve)
+    return parser
+
+
+def _log_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("logs", nargs="+", type=Path, metavar="LOG",
+                        help="log files or run folders (CSV, TSV, JSON Lines, Parquet, zip, or a tool's log: "
+                             "Inspect, lm-evaluation-harness, HELM, promptfoo, OpenAI evals, AlpacaEval, MT-Bench)")
+    parser.add_argument("--mapping", "-m", action="append", default=[], type=_mapping_entry,
+                        metavar="COLUMN=ROLE",
+                        help="the role of a column (repeatable); COLUMN= leaves the column out; other columns get "
+                             "the suggested roles")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+
+
+def _mapping_entry(text: str) -> tuple[str, str | None]:
+    column, sep, role = text.partition("=")
+    if not sep or not column:
+        raise argparse.ArgumentTypeError(f"expected COLUMN=ROLE, got {text!r}")
+    return column, role or None
+
+
+def _level(text: str) -> float:
+    value = float(text)
+    if not 0.5 <= value < 1:
+        raise argparse.ArgumentTypeError(f"the level is a probability in [0.5, 1), got {text}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text}")
+    return value
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]]):
+    """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
+    a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise EvalDataError(f"{listed(missing)}: no such file or folder.")
+    overrides = dict(entries)
+    names = listed([p.name for p in paths])
+    try:
+        raw = read_logs(list(paths), overrides)
+        if not raw.mapped:
+            unknown = [column for column in overrides if column not in raw.frame.columns]
+            if unknown:
+                raise EvalDataError(f"--mapping names a column {unknown[0]!r} that is not in the file; its columns "
+                                    f"are: {', '.join(map(str, raw.frame.columns))}.")
+            overrides = with_overrides(raw.frame.columns, overrides)
+        return validate_raw_log(raw, overrides)
+    except EvalDataError as exc:
+        raise EvalDataError(f"{names}: {exc}") from exc
+
+
+def _validate(args: argparse.Namespace) -> int:
+    names = listed([p.name for p in args.logs])
+    try:
+        log = load(args.logs, args.mapping)
+    except EvalDataError as exc:
+        if args.debug:
+            raise
+        print(f"{names}: NOT USABLE\n  {_one_line(str(exc))}")
+        return 1
+    info = report_of(log)
+    print(f"{names}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
+    print("column mapping (role: column):")
+    for role, column in info.mapping.items():
+        print(f"  {role}: {column}")
+    for title, lines in (("warnings", info.warnings), ("notes", info.notes)):
+        if lines:
+            print(f"{title}:")
+            for line in lines:
+                print(f"  - {_one_line(line)}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import Settings, build_report, file_records
+
+    log = load(args.logs, args.mapping)
+    settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot)
+    bar = None if args.quiet else ProgressBar(sys.stderr)
+    report = build_report(log, file_records(args.logs), settings, title=args.title, progress=bar)
+    try:
+        args.out.write_text(report.html(), encoding="utf-8")
+    except OSError as exc:
+        raise EvalDataError(f"{args.out}: cannot write the report ({exc.strerror}).") from exc
+    if not args.quiet:
+        size = args.out.stat().st_size / 2**20
+        print(f"wrote {args.out} ({size:.1f} MB, {len(report.sections)} sections)", file=sys.stderr)
+    return 0
+
+
+class ProgressBar:
+    """``[#####.....] 3/7 Calibration`` on a terminal (redrawn in place); one line per section otherwise."""
+
+    WIDTH = 24
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+
+    def __call__(self, done: int, total: int, name: str) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        line = f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total} {name}"
+        if self.live:
+            self.stream.write(f"\r\033[K{line}" + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def dashboard_script() -> Path:
+    """The dashboard's ``app.py``: in the checkout next to this package, else in the installed dashboard."""
+    here = Path(__file__).resolve().parent.parent / APP
+    if here.is_file():
+        return here
+    spec = importlib.util.find_spec("evalcore_dashboard")
+    if spec is None or not spec.submodule_search_locations:
+        raise EvalDataError("The dashboard is not installed: pip install 'evalcore[dashboard]'.")
+    return Path(next(iter(spec.submodule_search_locations))) / APP
+
+
+def streamlit_options(script: Path) -> list[str]:
+    """The dashboard's ``.streamlit/config.toml`` as command-line options, so that it applies whatever the
+    working directory (Streamlit reads that file from the working directory only)."""
+    config = script.parent / ".streamlit" / "config.toml"
+    options = []
+    with config.open("rb") as handle:
+        for section, values in tomllib.load(handle).items():
+            options += [f"--{section}.{key}={str(value).lower() if isinstance(value, bool) else value}"
+                        for key, value in values.items()]
+    return options
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Replace this process by ``python -m streamlit run app.py`` (so signals reach the server directly)."""
+    script = dashboard_script()
+    if importlib.util.find_spec("streamlit") is None:
+        raise EvalDataError("The dashboard needs Streamlit: pip install 'evalcore[dashboard]'.")
+    if args.workspace is not None:
+        os.environ["EVALCORE_WORKSPACE"] = str(args.workspace.resolve())
+    os.environ.setdefault("EVALCORE_WORKSPACE", str(Path.cwd() / "evalcore-workspace"))
+    command = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_options(script),
+               f"--server.port={args.port}", f"--server.address={args.address}"]
+    sys.stdout.flush()
+    os.execv(sys.executable, command)
+    return 0  # not reached: execv replaces the process

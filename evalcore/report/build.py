@@ -1,0 +1,131 @@
+"""Build a report: run every section the log supports, time each, write the summary, record provenance."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ..data import report_of
+from ..errors import EvalDataError
+from ..schema import BATTLES
+from . import html as html_layer
+from . import sections as sec
+from .summary import sentences
+
+#: (key, title, function, what the log needs for it)
+SECTIONS = (
+    ("accuracy", "Accuracy by model", sec.accuracy, "a labeled metric (`correct` or `score`)"),
+    ("leaderboard", "Leaderboard", sec.leaderboard, "two or more models with a 0/1 `correct` metric"),
+    ("subgroups", "Subgroups", sec.subgroups, "a `group` column with two or more labeled subgroups"),
+    ("calibration", "Calibration", sec.calibration_section, "`confidence` and `correct` columns"),
+    ("labeling", "Labeling budget", sec.labeling, "a `proxy` or `confidence` in [0, 1] on every example"),
+    ("ppi", "AI-assisted evaluation", sec.prediction_powered,
+     "unlabeled examples and an annotator (`proxy`, or `confidence` for 0/1) on every example"),
+    ("battles", "Pairwise battles", sec.battles, "pairwise battles with human `outcome` votes"),
+)
+#: sections that use the top model of the accuracy section
+USES_TOP = {"subgroups", "labeling"}
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    name: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Provenance:
+    files: tuple[FileRecord, ...]
+    rows: int
+    models: int
+    kind: str
+    mapping: dict
+    created: str
+    #: what part of which data the report covers, when not every row of the files (e.g. a dashboard selection)
+    scope: str = ""
+
+
+@dataclass
+class Report:
+    title: str
+    settings: sec.Settings
+    sections: list[sec.Section]
+    summary: list[str]
+    skipped: list[str]
+    provenance: Provenance
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def html(self) -> str:
+        """The self-contained HTML document."""
+        return html_layer.render(self)
+
+    def numbers(self) -> dict:
+        """Every section's tables and facts (as embedded in the HTML)."""
+        return html_layer.numbers(self)
+
+
+def file_records(sources: Iterable[str | Path | tuple[str, bytes]]) -> tuple[FileRecord, ...]:
+    """Name, sha256 and size of each input: a file, a folder (every file under it, in path order, hashed as
+    (relative path, content) pairs) or a (name, bytes) pair."""
+    out = []
+    for source in sources:
+        if isinstance(source, tuple):
+            name, data = source
+            out.append(FileRecord(str(name), hashlib.sha256(data).hexdigest(), len(data)))
+            continue
+        path = Path(source)
+        if path.is_dir():
+            h, size = hashlib.sha256(), 0
+            for member in sorted(p for p in path.rglob("*") if p.is_file()):
+                data = member.read_bytes()
+                h.update(str(member.relative_to(path)).encode() + b"\0" + hashlib.sha256(data).digest())
+                size += len(data)
+            out.append(FileRecord(path.name + "/", h.hexdigest(), size))
+        else:
+            h = hashlib.sha256()
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    h.update(block)
+            out.append(FileRecord(path.name, h.hexdigest(), path.stat().st_size))
+    return tuple(out)
+
+
+def build_report(log: pd.DataFrame, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
+                 title: str = "Evaluation report",
+                 progress: Callable[[int, int, str], None] | None = None, scope: str = "") -> Report:
+    """The report of a validated log (:func:`evalcore.data.load_eval_logs`), or of rows of one (``scope`` says
+    which); ``progress(done, total, section)`` is called before each section and once at the end."""
+    settings = settings or sec.Settings()
+    info = report_of(log)
+    wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (info.kind == BATTLES)]
+    done, skipped, timings, top = {}, [], {}, None
+    for i, (key, name, fn, needs) in enumerate(wanted):
+        if progress:
+            progress(i, len(wanted), name)
+        start = time.perf_counter()
+        try:
+            section = fn(log, info.kind, settings, top) if key in USES_TOP else fn(log, info.kind, settings)
+        except EvalDataError as exc:  # the method refuses this data (e.g. too few labels): the report says why
+            skipped.append(f"{name}: {exc}")
+            continue
+        finally:
+            timings[name] = time.perf_counter() - start
+        if section is None:
+            skipped.append(f"{name}: needs {needs}.")
+            continue
+        done[key] = section
+        if key == "accuracy":
+            top = section.facts["top"]
+    if progress:
+        progress(len(wanted), len(wanted), "done")
+    created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    provenance = Provenance(tuple(files), len(log), len(sec.models_of(log, info.kind)), info.kind, dict(info.mapping),
+                            created, scope)
+    return Report(title, settings, list(done.values()), sentences(done, settings), skipped, provenance, timings)

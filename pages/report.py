@@ -1,0 +1,49 @@
+"""Report page: the stakeholder report (one self-contained HTML file) of the session's data and selection."""
+
+import re
+
+import streamlit as st
+
+from evalcore.report import Settings
+from pages.common import data_source as ds
+from pages.common import report_cache as rc
+from pages.common import selection
+from pages.common.navigation import ensure_app_navigation
+
+ensure_app_navigation()
+
+st.title("Report")
+st.caption("One HTML file to send to people who will not open the dashboard: a summary written from the numbers, "
+           "every method the data supports with its intervals and what they mean, and where the numbers come from. "
+           "It opens offline in any browser (the charts are embedded) — the same report as `evalcore report`.")
+
+data = ds.try_active_data()
+if data is None:
+    st.stop()
+sel = selection.current(data)
+rows = selection.apply(data.rows, sel, data.report.kind)
+selection.require(sel, rows)
+
+c1, c2, c3 = st.columns([2, 1, 1])
+title = c1.text_input("Title", "Evaluation report", max_chars=200, key="rp_title")
+seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="rp_seed", help="Seeds every bootstrap and fold."))
+n_boot = c3.select_slider("Bootstrap replicates", [200, 500, 1000, 2000], value=1000, key="rp_boot")
+settings = Settings(level=sel.level, seed=seed, n_boot=n_boot)
+scope = f"{data.label}; selection: {selection.describe(sel)}"  # plain text: the report escapes it
+st.caption(f"Covers {len(rows):,} rows: {selection.describe(sel)} (change it on the Models page). "
+           f"Seed {seed}.")
+
+built = rc.build((data.key, sel, settings, title), rows, rc.input_files(data), settings, title, scope)
+file_name = (re.sub(r"[^0-9A-Za-z]+", "-", title).strip("-").lower() or "evalcore-report") + ".html"
+st.download_button("Download the report (HTML)", built.html, file_name=file_name, mime="text/html",
+                   type="primary", icon=":material/download:", key="rp_download")
+st.caption(f"{len(built.html) / 2**20:.1f} MB · sections: {', '.join(built.sections) or 'none'}.")
+
+st.subheader("Summary")
+for line in built.summary or ("This data supports none of the report's methods.",):
+    st.text(f"• {line}")
+if built.skipped:
+    with st.expander("Not in this report"):
+        for line in built.skipped:
+            st.text(line)
+st.caption("Time per section: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in built.timings) + ".")

@@ -1,0 +1,166 @@
+"""The ``evalcore`` command line in subprocesses: exit codes, messages on stderr, ``--help``, the report file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore import __version__, aggregate
+from evalcore.data import load_eval_log
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
+
+
+def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m evalcore ARGS`` from another folder (the package found through PYTHONPATH, as when installed)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout)
+
+
+def log_csv(tmp_path: Path, name: str = "run.csv", n: int = 60, seed: int = 1) -> Path:
+    """Two models on ``n`` examples with confidence: model b is right more often."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model, p in (("model-a", 0.55), ("model-b", 0.8)):
+        conf = rng.uniform(0.3, 1.0, n)
+        rows.append(pd.DataFrame({"model": model, "item": np.arange(n), "acc": (rng.random(n) < p).astype(int),
+                                  "conf": conf, "topic": np.where(np.arange(n) % 2, "x", "y")}))
+    path = tmp_path / name
+    pd.concat(rows).to_csv(path, index=False)
+    return path
+
+
+def embedded(html: str) -> dict:
+    return json.loads(NUMBERS.search(html).group(1))
+
+
+def test_help_and_version():
+    out = evalcore("--help")
+    assert out.returncode == 0
+    for command in ("report", "validate", "serve"):
+        assert command in out.stdout
+    report_help = evalcore("report", "--help")
+    assert report_help.returncode == 0
+    for option in ("--mapping", "--level", "--seed", "--out", "--quiet", "--debug"):
+        assert option in report_help.stdout
+    assert evalcore("--version").stdout.strip() == f"evalcore {__version__}"
+
+
+def test_no_command_is_a_usage_error():
+    out = evalcore()
+    assert out.returncode == 2 and "usage: evalcore" in out.stderr
+
+
+def test_validate_a_usable_log_exits_0_and_prints_the_report(tmp_path):
+    path = log_csv(tmp_path)
+    out = evalcore("validate", str(path), "--mapping", "item=example_id", "--mapping", "acc=correct",
+                   "--mapping", "conf=confidence")
+    assert out.returncode == 0, out.stderr
+    assert "run.csv: usable: a log table with 120 rows and 2 models." in out.stdout
+    assert "  example_id: item" in out.stdout and "  confidence: conf" in out.stdout
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"model,example_id,correct\na,1,1\na,2,7\n", "'correct'"),
+    (b"", "empty"),
+    (b"model,example_id,correct\na,1,1\na,1,0\n", "row"),
+])
+def test_validate_an_unusable_log_exits_1_naming_the_file(tmp_path, content, problem):
+    path = tmp_path / "broken-log.csv"
+    path.write_bytes(content)
+    out = evalcore("validate", str(path))
+    assert out.returncode == 1
+    assert out.stdout.startswith("broken-log.csv: NOT USABLE")
+    assert problem in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_bad_input_gives_one_line_and_no_traceback(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"model,example_id,correct\na,1,1\na,2,maybe\n")
+    out = evalcore("report", str(path), "--out", str(tmp_path / "r.html"))
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalcore: error: bad.csv: "), out.stderr
+    assert "'correct'" in lines[0] and "maybe" in lines[0]
+    assert not (tmp_path / "r.html").exists()
+    debug = evalcore("report", str(path), "--out", str(tmp_path / "r.html"), "--debug")
+    assert debug.returncode == 1 and "Traceback" in debug.stderr and "EvalDataError" in debug.stderr
+
+
+def test_missing_file_unknown_column_and_bad_options(tmp_path):
+    missing = evalcore("validate", str(tmp_path / "nope.csv"))
+    assert missing.returncode == 1 and "nope.csv: no such file or folder" in missing.stdout
+    path = log_csv(tmp_path)
+    unknown = evalcore("report", str(path), "--mapping", "accuracy=correct", "--out", str(tmp_path / "r.html"))
+    assert unknown.returncode == 1
+    assert "--mapping names a column 'accuracy' that is not in the file" in unknown.stderr
+    malformed = evalcore("report", str(path), "--mapping", "acc", "--out", str(tmp_path / "r.html"))
+    assert malformed.returncode == 2 and "expected COLUMN=ROLE" in malformed.stderr
+    level = evalcore("report", str(path), "--level", "95", "--out", str(tmp_path / "r.html"))
+    assert level.returncode == 2 and "probability" in level.stderr
+    unwritable = evalcore("report", str(path), "-m", "acc=correct", "-m", "item=example_id",
+                          "--out", str(tmp_path / "no-such-folder" / "r.html"), "--quiet")
+    assert unwritable.returncode == 1 and "cannot write the report" in unwritable.stderr
+
+
+def test_report_writes_the_api_numbers_with_provenance(tmp_path):
+    path = log_csv(tmp_path)
+    out_file = tmp_path / "report.html"
+    out = evalcore("report", str(path), "-m", "item=example_id", "-m", "acc=correct", "-m", "conf=confidence",
+                   "-m", "topic=", "--level", "0.9", "--seed", "7", "--n-boot", "300", "--out", str(out_file))
+    assert out.returncode == 0, out.stderr
+    assert "[########################] " in out.stderr and f"wrote {out_file}" in out.stderr  # the progress bar
+    html = out_file.read_text(encoding="utf-8")
+    numbers = embedded(html)
+    log = load_eval_log(path, mapping={"model": "model", "item": "example_id", "acc": "correct",
+                                       "conf": "confidence", "topic": None})
+    board = aggregate.leaderboard(log, level=0.9, n_boot=300, seed=7)
+    overall = board[board["scope"] == "overall"].set_index("model")
+    shown = {row["model"]: row for row in numbers["sections"]["leaderboard"]["tables"]["overall"]}
+    for model in ("model-a", "model-b"):
+        for column in ("estimate", "ci_low", "ci_high"):
+            assert shown[model][column] == pytest.approx(overall.loc[model, column], abs=1e-12)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digest in html and "run.csv" in html and "seed = 7" in html and f"evalcore {__version__}" in html
+    assert "level = 0.9" in html
+
+
+def test_quiet_prints_nothing_and_reports_a_tools_log(tmp_path, shared_data):
+    logs = shared_data / "ecosystem" / "inspect_ai"
+    files = sorted(str(p) for p in logs.glob("data_arc_*.json"))
+    if not files:
+        pytest.skip("Inspect logs not present")
+    out_file = tmp_path / "inspect.html"
+    out = evalcore("report", *files, "--quiet", "--n-boot", "200", "--out", str(out_file))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == "" and out.stdout == ""
+    html = out_file.read_text(encoding="utf-8")
+    for name in files:
+        assert hashlib.sha256(Path(name).read_bytes()).hexdigest() in html
+    assert embedded(html)["sections"]["accuracy"]["tables"]["by model"]
+
+
+def test_validate_several_tools_logs(shared_data):
+    folder = shared_data / "ecosystem"
+    checked = 0
+    for log in sorted(folder.iterdir()):
+        if not log.is_dir():
+            continue
+        out = evalcore("validate", *(str(p) for p in sorted(log.iterdir())))
+        assert out.returncode in (0, 1), out.stderr
+        assert "Traceback" not in out.stdout + out.stderr
+        assert ": usable: " in out.stdout or ": NOT USABLE" in out.stdout
+        checked += 1
+    assert checked >= 5
