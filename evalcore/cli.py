@@ -136,6 +136,8 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]]):
             overrides = with_overrides(raw.frame.columns, overrides)
         return validate_raw_log(raw, overrides)
     except EvalDataError as exc:
+        if any(path.name in str(exc) for path in paths):  # the message names its file already
+            raise
         raise EvalDataError(f"{names}: {exc}") from exc
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -21,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
 
 
-def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300, **env_vars: str) -> subprocess.CompletedProcess:
     """``python -m evalcore ARGS`` from another folder (the package found through PYTHONPATH, as when installed)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_vars}
     return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=timeout)
 
@@ -97,6 +98,23 @@ def test_bad_input_gives_one_line_and_no_traceback(tmp_path):
     assert not (tmp_path / "r.html").exists()
     debug = evalcore("report", str(path), "--out", str(tmp_path / "r.html"), "--debug")
     assert debug.returncode == 1 and "Traceback" in debug.stderr and "EvalDataError" in debug.stderr
+
+
+@pytest.mark.parametrize("name, make, problem", [
+    ("noise.csv", lambda path: path.write_bytes(bytes(range(256)) * 20), "not a text table"),
+    ("bomb.csv.gz", lambda path: path.write_bytes(gzip.compress(b"a,b\n" + b"1,2\n" * 600_000, 9)),
+     "expands beyond 1 MB"),
+    ("array.json", lambda path: path.write_text("[1, 2, 3]"), "not a table"),
+    ("empty-folder", lambda path: path.mkdir(), "No file to read"),
+])
+def test_hostile_files_are_refused_in_one_line_naming_the_file(tmp_path, name, make, problem):
+    path = tmp_path / name
+    make(path)
+    out = evalcore("report", str(path), "--out", str(tmp_path / "r.html"), EVALCORE_MAX_FILE_MB="1")
+    assert out.returncode == 1
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith("evalcore: error: ") and problem in line and line.count(name) == 1, line
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_missing_file_unknown_column_and_bad_options(tmp_path):
