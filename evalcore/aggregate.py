@@ -48,6 +48,11 @@ with known truth (``tests/unit/test_aggregate_small_n.py``): p = 0.9 and 0.99 at
 91%, where the plain bootstrap covers 0.99 at N = 20 only 18% of the time (its interval is the point 1 when all 20
 are right). The point estimate stays the observed ``Y_ij / N_ij``.
 
+A log in an engine (:class:`evalcore.engine.LazyLog`, from :func:`evalcore.engine.scan`) is accepted wherever a
+log is: its counts come from the engine and its replicates from the paired Poisson bootstrap of
+:mod:`evalcore.engine.poisson` (examples hashed into random buckets with Poisson(1) weights, the same for every
+model), so point estimates equal the in-memory ones and intervals agree within Monte Carlo error.
+
 All accuracies are fractions in [0, 1].
 
 Public API
@@ -76,6 +81,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from .engine import LazyLog, is_lazy, reductions
 from .reading import EvalDataError, listed
 from .repeats import N_REPEATS, per_example
 
@@ -408,6 +414,27 @@ def _log_replicates(data: pd.DataFrame, n_boot: int, seed: int) -> Replicates:
     return Replicates(models, tasks, categories, n, observed, values, paired=True, note="")
 
 
+def _lazy_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
+    """The paired Poisson bootstrap of a log in an engine (:mod:`evalcore.engine.poisson`): the engine returns
+    per-cell counts and per-(cell, bucket) sums; ``values[b, i, j]`` is model i's weighted accuracy on task j in
+    replicate b (the observed accuracy in the rare replicate that gives a cell no weight)."""
+    cells = reductions.cell_moments(log, ["model", "category", "task"], "correct")
+    summary = cells[cells["n"] > 0].rename(columns={"total": "n_correct"})
+    models, tasks, categories, n, k = _matrices(summary)
+    observed = k / n
+    index = pd.MultiIndex.from_product([models, tasks], names=["model", "task"])
+    t = log.table
+    reps = reductions.bucket_replicates(log, ["model", "task"], index, {"correct": t.correct}, n_boot, seed,
+                                        where=t.correct.notnull())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = (reps["correct"] / reps["rows"]).reshape(n_boot, len(models), len(tasks))
+    values = np.where(np.isfinite(values), values, observed)
+    note = ("Poisson bootstrap in the engine: examples hashed into random buckets with Poisson(1) weights, the same "
+            "for every model of an example.")
+    return Replicates(models, tasks, categories, n, observed, _smooth_degenerate(values, n, k, seed), paired=True,
+                      note=note)
+
+
 def _mark(frame: pd.DataFrame, rep: Replicates) -> pd.DataFrame:
     frame.attrs["paired"] = rep.paired
     frame.attrs["bootstrap_note"] = rep.note
@@ -433,6 +460,8 @@ def bootstrap_replicates(data: pd.DataFrame, n_boot: int = 2000, seed: int = 0) 
     task has several categories or a count is invalid.
     """
     _check_n_boot(n_boot)
+    if is_lazy(data):
+        return _lazy_replicates(data, int(n_boot), seed)
     if _is_log(data):
         return _log_replicates(data, int(n_boot), seed)
     models, tasks, categories, n, k = _matrices(data)

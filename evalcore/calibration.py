@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.engine import is_lazy, reductions
 from evalcore.intervals import wilson_interval
 
 BINNINGS = ("uniform", "quantile")
@@ -240,6 +241,14 @@ def ece_interval(
     deviations = _bootstrap_bin_sums(residual, starts, n_boot, rng, half) - sums
     rest = None if progress is None else (lambda f: progress(0.5 + f / 2))
     null = _null_eces(conf, edges, n_boot, rng, rest)
+    return _ece_result(ece, sums, variance, deviations, null, level, seed, n)
+
+
+def _ece_result(ece: float, sums: np.ndarray, variance: np.ndarray, deviations: np.ndarray, null: np.ndarray,
+                level: float, seed: int, n: int) -> ECEResult:
+    """The test-inversion interval, debiased estimate and p-value of :func:`ece_interval` from its ingredients:
+    per-bin sums T_b and variances v_b, bootstrap deviations D (n_boot, bins), null ECEs (n_boot)."""
+    n_boot = len(null)
     p_value = float((1 + np.count_nonzero(null >= ece - 1e-12)) / (n_boot + 1))
     a = 1 - level
     grid = np.linspace(0.0, ece + 6 * np.sqrt(variance.sum()), _ECE_GRID)
@@ -260,6 +269,41 @@ def ece_interval(
         seed=seed,
         n=n,
     )
+
+
+def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float = 0.95,
+                         seed: int = 0) -> pd.DataFrame:
+    """One row per model (sorted): model, n, ece, debiased, ci_low, ci_high, p_value — :func:`ece_interval` with
+    ``n_bins`` uniform bins over the model's labeled rows that have a confidence.
+
+    ``log`` is a canonical frame or a log in an engine (:class:`evalcore.engine.LazyLog`). For the latter the
+    engine returns per-bin counts and sums of the residual r = y - c (the same bins, so the same ECE); the bootstrap
+    deviations come from the paired Poisson bootstrap of :mod:`evalcore.engine.poisson`, normalised by the
+    replicate's total weight (the multinomial bootstrap's fixed n); and the calibration test's null, which in memory
+    redraws every label as Bernoulli(c), draws each bin's sum of (y° - c) as Normal(0, Σ c(1 - c)), its
+    distribution for bins of more than a few dozen examples (the engine's case), from ``default_rng([seed, 3])``.
+    """
+    if not is_lazy(log):
+        usable = log[log["correct"].notna() & log["confidence"].notna()]
+        rows = []
+        for model, part in usable.groupby("model", sort=True, observed=True):
+            r = ece_interval(part["confidence"].to_numpy(), part["correct"].to_numpy(), n_bins, "uniform", n_boot,
+                             level, seed)
+            rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value))
+        return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
+    table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
+    rng = np.random.default_rng([int(seed), 3])
+    rows = []
+    for i, (model, part) in enumerate(table.groupby("model", sort=True)):
+        cells = part.index.to_numpy()
+        n = int(part["n"].sum())
+        sums = part["residual"].to_numpy() / n
+        variance = np.maximum(part["residual_sq"].to_numpy() / n - sums**2, 0.0) / n
+        deviations = reps["residual"][:, cells] / reps["model_rows"][:, [i]] - sums
+        null = np.abs(rng.normal(0.0, np.sqrt(part["spread"].to_numpy()), size=(n_boot, len(part)))).sum(axis=1) / n
+        r = _ece_result(float(np.abs(sums).sum()), sums, variance, deviations, null, level, seed, n)
+        rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value))
+    return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
 
 
 # --------------------------------------------------------------------------------------------

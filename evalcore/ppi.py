@@ -64,6 +64,7 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from .bradley_terry import ppi_bradley_terry
+from .engine import is_lazy, reductions
 from .intervals import binomial_variance
 from .ranking import bonferroni_z, rank_with_ties
 from .reading import EvalDataError, listed
@@ -301,6 +302,52 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     estimate = lam_m * mean_u + delta.mean(axis=0)
     cov = _floored_cov(delta, arr) / n + np.outer(lam_m, lam_m) * cov_u / N
     return _result(estimate, cov, var_classical, lam_m, n, N, alpha, method, notes, squeeze)
+
+
+def ppi_mean_by_model(log, annotator: str = "proxy", metric: str = "correct", alpha: float = 0.1) -> pd.DataFrame:
+    """PPI++ (tuned λ) estimate of each model's mean ``metric`` from a log: its labeled rows (y and the annotator's
+    value) and its unlabeled rows (the annotator's value only). One row per model (sorted): model, n, N, estimate,
+    ci_low, ci_high, se, lam, ess.
+
+    ``log`` is a canonical frame (:func:`ppi_mean` per model) or a log in an engine (:class:`evalcore.engine.LazyLog`),
+    for which the same estimate comes from the moments n, Σy, Σŷ, Σy², Σŷ², Σyŷ (labeled) and N, Σŷ, Σŷ² (unlabeled):
+    means, ``ddof = 1`` variances and covariance, λ = :func:`tuned_lambda`, estimate ``λ mean(ŷ_u) + mean(y - λ ŷ)``
+    and variance :func:`ppi_variance`; a constant 0/1 label gets the floor of :func:`binary_floor`."""
+    columns = ["model", "n", "N", "estimate", "ci_low", "ci_high", "se", "lam", "ess"]
+    if not is_lazy(log):
+        rows = []
+        for model, part in log[log[annotator].notna()].groupby("model", sort=True, observed=True):
+            labeled = part[metric].notna()
+            r = ppi_mean(part.loc[labeled, metric].to_numpy(float), part.loc[labeled, annotator].to_numpy(float),
+                         part.loc[~labeled, annotator].to_numpy(float), alpha)
+            rows.append((model, r.n, r.N, r.estimate, r.ci_low, r.ci_high, r.se, r.lam, r.ess))
+        return pd.DataFrame(rows, columns=columns)
+    m = reductions.ppi_moments(log, annotator, metric)
+    n, N = m["n"].to_numpy(float), m["N"].to_numpy(float)
+    if (n < 2).any():
+        raise EvalDataError(f"PPI needs at least 2 labeled examples with the annotator's value per model; "
+                            f"{listed(m.loc[n < 2, 'model'].tolist())} have fewer.")
+    mean_y, mean_f = m["sum_y"] / n, m["sum_f"] / n
+    var_y = ((m["sum_yy"] - n * mean_y**2) / (n - 1)).clip(lower=0).to_numpy()
+    var_l = ((m["sum_ff"] - n * mean_f**2) / (n - 1)).clip(lower=0).to_numpy()
+    cov = ((m["sum_yf"] - n * mean_y * mean_f) / (n - 1)).to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_u = np.where(N > 0, m["sum_fu"] / N, 0.0)
+        var_u = np.where(N > 1, np.maximum((m["sum_ffu"] - N * mean_u**2) / (N - 1), 0.0), 0.0)
+    floor = binary_floor(m["sum_y"].to_numpy(), n, metric == "correct")
+    var_y = np.where(var_y <= 0, np.maximum(var_y, floor), var_y)
+    pooled = pooled_variance(n, mean_f.to_numpy(), var_l, N, mean_u, var_u)
+    lam = np.where(N > 0, tuned_lambda(cov * (n - 1) / n, pooled, n, np.maximum(N, 1)), 0.0)
+    estimate = lam * mean_u + mean_y.to_numpy() - lam * mean_f.to_numpy()
+    var_delta = np.maximum(var_y - 2 * lam * cov + lam**2 * var_l, 0.0)
+    var_delta = np.where(var_delta <= 0, np.maximum(var_delta, floor), var_delta)
+    se = np.sqrt(var_delta / n + np.where(N > 0, lam**2 * var_u / np.maximum(N, 1), 0.0))
+    z = float(norm.ppf(1 - alpha / 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ess = np.where(se > 0, n * (var_y / n) / se**2, n)
+    return pd.DataFrame({"model": m["model"], "n": n.astype(int), "N": N.astype(int), "estimate": estimate,
+                         "ci_low": estimate - z * se, "ci_high": estimate + z * se, "se": se, "lam": lam,
+                         "ess": ess})[columns]
 
 
 def stratified_ppi_mean(y, yhat, yhat_unlabeled, strata, strata_unlabeled, alpha: float = 0.1, lam=None,

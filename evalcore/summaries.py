@@ -10,6 +10,8 @@ With repeated samples (a ``repeat`` column, :mod:`evalcore.repeats`) the example
 per-example means, a real-valued metric gets the Student-t interval of those means (the cluster-robust interval),
 and the binary metric Wilson's interval on Kish's effective number of trials (:func:`~evalcore.repeats.kish_effective_n`),
 which equals the plain Wilson interval on the examples when every example's repeats agree.
+
+A log in an engine (:class:`evalcore.engine.LazyLog`) gives the same table from its moments n, Σy and Σy² per cell.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
+from .engine import LazyLog, is_lazy, reductions
 from .intervals import binomial_variance, wilson_interval
 from .repeats import N_REPEATS, kish_effective_n, per_example
 
@@ -45,28 +48,32 @@ def mean_table(
     ("" when every cell has its interval).
     """
     by = list(by)
-    frame = per_example(frame)
-    values = frame[metric]
-    grouped = values.groupby([frame[c] for c in by], sort=True, observed=True)
-    out = pd.DataFrame({
-        "n": grouped.count(),
-        "n_unlabeled": grouped.size() - grouped.count(),
-        "estimate": grouped.mean(),
-        "sd": grouped.std(ddof=1),
-        "var0": grouped.var(ddof=0),
-        "trials": (frame[N_REPEATS].where(values.notna()) if N_REPEATS in frame else values.notna()).groupby(
-            [frame[c] for c in by], sort=True, observed=True).sum(),
-    }).reset_index()
+    if is_lazy(frame):
+        out, repeats = _lazy_cells(frame, by, metric), False
+    else:
+        frame = per_example(frame)
+        values = frame[metric]
+        grouped = values.groupby([frame[c] for c in by], sort=True, observed=True)
+        out = pd.DataFrame({
+            "n": grouped.count(),
+            "n_unlabeled": grouped.size() - grouped.count(),
+            "estimate": grouped.mean(),
+            "sd": grouped.std(ddof=1),
+            "var0": grouped.var(ddof=0),
+            "trials": (frame[N_REPEATS].where(values.notna()) if N_REPEATS in frame else values.notna()).groupby(
+                [frame[c] for c in by], sort=True, observed=True).sum(),
+        }).reset_index()
+        repeats = N_REPEATS in frame
     n = out["n"].to_numpy(dtype=float)
     est = out["estimate"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         note = ""
         if metric in BINARY_METRICS:
             n_eff = n
-            if N_REPEATS in frame:  # per-example means: Wilson on the effective number of trials
+            if repeats:  # per-example means: Wilson on the effective number of trials
                 n_eff = np.where(n > 0, kish_effective_n(est, out["var0"], n, out["trials"]), 0.0)
             successes = np.where(n > 0, np.clip(np.nan_to_num(est) * n_eff, 0, n_eff), 0.0)  # no labels: NaN bounds
-            if N_REPEATS not in frame:
+            if not repeats:
                 successes = np.round(successes)
             out["se"] = np.sqrt(binomial_variance(successes, n_eff))
             out["ci_low"], out["ci_high"] = wilson_interval(successes, n_eff, alpha)
@@ -88,6 +95,19 @@ def mean_table(
     out["n"] = out["n"].astype("int64")
     out["n_unlabeled"] = out["n_unlabeled"].astype("int64")
     return out.drop(columns=["sd", "var0", "trials"])[[*by, "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]]
+
+
+def _lazy_cells(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
+    """The cells of a log in an engine from its moments n, Σy, Σy² (:func:`evalcore.engine.reductions.cell_moments`):
+    mean Σy/n, population variance Σy²/n - mean², sample sd from it (n - 1 in the denominator)."""
+    cells = reductions.cell_moments(log, by, metric)
+    n = cells["n"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, cells["total"] / n, np.nan)
+        var0 = np.where(n > 0, np.maximum(cells["total_sq"] / n - mean**2, 0.0), np.nan)
+        sd = np.where(n > 1, np.sqrt(var0 * n / (n - 1)), np.nan)
+    return cells[by].assign(n=cells["n"], n_unlabeled=cells["n_unlabeled"], estimate=mean, sd=sd, var0=var0,
+                            trials=n)
 
 
 def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame:

@@ -1,0 +1,87 @@
+r"""The small sufficient statistics the methods need, computed in the engine and returned as pandas frames.
+
+* :func:`cell_moments`: per cell (e.g. model, task, group) the labeled count :math:`n`, unlabeled rows, :math:`\sum y`
+  and :math:`\sum y^2` — means, Wilson and Student-t intervals, empirical Bayes inputs;
+* :func:`bucket_replicates`: the paired Poisson bootstrap of cell sums (:mod:`.poisson`);
+* :func:`calibration_bins`: per model and uniform confidence bin the count, :math:`\sum r`, :math:`\sum r^2` and
+  :math:`\sum c(1-c)` of the residual :math:`r = y - c`, with the bins computed exactly as in memory
+  (:func:`evalcore.calibration.bin_index`), plus the bucket sums of :math:`r` for the bootstrap;
+* :func:`ppi_moments`: per model, labeled :math:`n, \sum y, \sum \hat y, \sum y^2, \sum \hat y^2, \sum y \hat y`
+  and unlabeled :math:`N, \sum \hat y, \sum \hat y^2` for prediction-powered inference.
+"""
+
+from __future__ import annotations
+
+import ibis
+import ibis.expr.types as ir
+import numpy as np
+import pandas as pd
+
+from .poisson import BUCKETS, bucket_sums, bucket_weights, replicate_totals
+from .scan import LazyLog
+
+
+def cell_moments(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
+    """Per ``by`` cell (sorted): n (labeled rows), n_unlabeled, total (Σ y), total_sq (Σ y²)."""
+    t = log.table
+    y = t[metric]
+    out = log.run(t.group_by(by).aggregate(n=y.count(), rows=t.count(), total=y.sum(), total_sq=(y * y).sum()))
+    out["n_unlabeled"] = out.pop("rows") - out["n"]
+    out[["total", "total_sq"]] = out[["total", "total_sq"]].fillna(0.0)
+    return out.sort_values(by, ignore_index=True)
+
+
+def bucket_replicates(log: LazyLog, by: list[str], cells: pd.Index | pd.MultiIndex, values: dict[str, ir.Value],
+                      n_boot: int, seed: int, where: ir.BooleanValue | None = None) -> dict[str, np.ndarray]:
+    """(n_boot, n_cells) replicated totals of ``rows`` (Σ w) and of each value (Σ w·v) over the rows ``where``
+    holds, for the ``cells`` of ``by`` (:mod:`.poisson`)."""
+    t = log.table if where is None else log.table.filter(where)
+    sums = bucket_sums(t, by, values, seed, log.run)
+    return replicate_totals(sums, cells, by, ["rows", *values], bucket_weights(n_boot, seed))
+
+
+def _uniform_bin(c: ir.FloatingValue, n_bins: int) -> ir.IntegerValue:
+    """floor(c·M) capped at M - 1 and corrected by one where the float product rounds across an edge, as
+    :func:`evalcore.calibration.bin_index` does (the edges k / M are the same correctly rounded floats)."""
+    idx = ibis.least((c * n_bins).floor().cast("int64"), n_bins - 1)
+    up = ((c >= (idx + 1).cast("float64") / n_bins) & (idx < n_bins - 1)).cast("int64")
+    idx = idx + up
+    return idx - (c < idx.cast("float64") / n_bins).cast("int64")
+
+
+def calibration_bins(log: LazyLog, n_bins: int, n_boot: int, seed: int) -> tuple[pd.DataFrame, dict]:
+    """Per (model, bin) over labeled rows with a confidence: n, residual (Σ r), residual_sq (Σ r²), spread
+    (Σ c(1 - c)); and the bootstrap's (n_boot, cells) replicated ``rows`` and ``residual`` per (model, bin)
+    together with per-model replicated row totals (key ``model_rows``)."""
+    t = log.table
+    usable = t.filter(t.correct.notnull() & t.confidence.notnull())
+    binned = usable.mutate(bin=_uniform_bin(usable.confidence, n_bins), residual=usable.correct - usable.confidence)
+    table = log.run(binned.group_by(["model", "bin"]).aggregate(
+        n=binned.count(), residual=binned.residual.sum(), residual_sq=(binned.residual * binned.residual).sum(),
+        spread=(binned.confidence * (1 - binned.confidence)).sum())).sort_values(["model", "bin"], ignore_index=True)
+    cells = pd.MultiIndex.from_frame(table[["model", "bin"]])
+    sums = bucket_sums(binned, ["model", "bin"], {"residual": binned.residual}, seed, log.run, BUCKETS)
+    weights = bucket_weights(n_boot, seed)
+    reps = replicate_totals(sums, cells, ["model", "bin"], ["rows", "residual"], weights)
+    per_model = sums.groupby(["model", "bucket"], as_index=False)["rows"].sum()
+    models = pd.Index(sorted(table["model"].unique()))
+    reps["model_rows"] = replicate_totals(per_model, models, ["model"], ["rows"], weights)["rows"]
+    return table, reps
+
+
+def ppi_moments(log: LazyLog, annotator: str, metric: str) -> pd.DataFrame:
+    """Per model (sorted): n, sum_y, sum_f, sum_yy, sum_ff, sum_yf over rows with a label and the annotator's
+    value; N, sum_fu, sum_ffu over rows with the annotator's value and no label."""
+    t = log.table
+    y, f = t[metric], t[annotator]
+    lab = y.notnull() & f.notnull()
+    unl = y.isnull() & f.notnull()
+
+    def total(expr, mask):
+        return mask.ifelse(expr, 0.0).sum()
+
+    out = log.run(t.group_by("model").aggregate(
+        n=lab.cast("int64").sum(), sum_y=total(y, lab), sum_f=total(f, lab), sum_yy=total(y * y, lab),
+        sum_ff=total(f * f, lab), sum_yf=total(y * f, lab),
+        N=unl.cast("int64").sum(), sum_fu=total(f, unl), sum_ffu=total(f * f, unl)))
+    return out.sort_values("model", ignore_index=True)

@@ -1,0 +1,268 @@
+"""A log where it is stored: :func:`scan` opens a Parquet or CSV path (a file, a folder or a glob), a table of a DuckDB
+database or an Ibis table expression (so PySpark, BigQuery, Snowflake and the other engines Ibis supports) as a
+:class:`LazyLog`: an Ibis expression whose columns are named after the roles, checked in the engine.
+
+Nothing is loaded into memory: validation is a few aggregate queries (value ranges, missing identities,
+duplicated (model, task, example) rows), and the methods later run their reductions on the same expression
+(:mod:`.reductions`, :mod:`.poisson`). Only per-example logs are supported (``model``, ``example_id`` and a
+``correct`` or ``score`` metric; optional ``task``, ``category``, ``group``, ``confidence``, ``proxy``).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ibis
+import ibis.expr.types as ir
+import pandas as pd
+
+from ..errors import EvalDataError, listed
+from ..limits import env_number
+from ..mapping import check_mapping, with_overrides
+from ..schema import LOG, LOG_DEFAULT_LABELS
+
+#: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
+TEXT_ROLES = ("model", "example_id", "task", "category", "group")
+VALUE_ROLES = ("correct", "score", "confidence", "proxy")
+#: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
+UNIT_TOLERANCE = 1e-6
+PARQUET = (".parquet", ".pq")
+CSV = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
+DATABASE = (".duckdb", ".ddb", ".db")
+
+
+@dataclass(frozen=True)
+class LazyLog:
+    """A per-example log in an engine. ``table`` has the role-named columns of :data:`TEXT_ROLES` (all of them;
+    missing labels filled as in memory) and the value roles present; ``source`` names what was scanned;
+    ``mapping`` is {role: source column}; ``notes`` what validation found; ``n_rows`` the table's rows."""
+
+    table: ir.Table
+    source: str
+    mapping: dict
+    n_rows: int
+    notes: tuple[str, ...] = ()
+    kind: str = LOG
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def has(self, role: str) -> bool:
+        return role in self.table.columns
+
+    def run(self, expr: ir.Expr) -> pd.DataFrame:
+        """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back."""
+        try:
+            return expr.to_pandas()
+        except Exception as exc:  # the engine's own error types differ (duckdb, py4j, google.api_core, ...)
+            raise EvalDataError(f"{self.source}: the engine failed: {_first_line(exc)}") from exc
+
+
+def is_lazy(data: object) -> bool:
+    """Whether ``data`` is a :class:`LazyLog` (the public functions accept one wherever they accept a frame)."""
+    return isinstance(data, LazyLog)
+
+
+def duckdb_connection() -> "ibis.BaseBackend":
+    """An in-process DuckDB with bounded memory: ``EVALCORE_ENGINE_MEMORY_MB`` (default 1,024) before spilling to
+    a temporary folder, all cores."""
+    con = ibis.duckdb.connect(threads=os.cpu_count() or 1)
+    con.raw_sql(f"SET memory_limit = '{env_number('EVALCORE_ENGINE_MEMORY_MB', 1024)}MB'")
+    con.raw_sql("SET preserve_insertion_order = false")
+    return con
+
+
+def scan(source, mapping: dict[str, str | None] | None = None, table: str | None = None,
+         connection=None) -> LazyLog:
+    """A :class:`LazyLog` of ``source``: a Parquet or CSV file, a folder of them, a glob (``"runs/*.parquet"``), a
+    DuckDB database file with ``table``, or an Ibis table expression (any backend). ``mapping`` ({column: role},
+    ``None`` leaves a column out) is applied on top of the roles suggested from the column names, as on the Data
+    page. ``connection`` is the Ibis backend to read files with (default: :func:`duckdb_connection`).
+    Raises :class:`EvalDataError` naming the source for a missing path, an unreadable file, a wrong schema or
+    values out of range."""
+    if isinstance(source, ir.Table):
+        name, raw = "the table expression", source
+    else:
+        name, raw = str(source), _read(source, table, connection)
+    return _validated(raw, name, mapping)
+
+
+def _read(source, table: str | None, connection) -> ir.Table:
+    path = Path(source)
+    if path.suffix.lower() in DATABASE:
+        return _database_table(path, table)
+    files = _files(path)
+    con = connection or duckdb_connection()
+    kinds = {_kind(f) for f in files}
+    if len(kinds) > 1 or None in kinds:
+        odd = [f.name for f in files if _kind(f) is None]
+        raise EvalDataError(f"{source}: expected Parquet or CSV files of one kind, found "
+                            f"{listed(odd) if odd else 'both Parquet and CSV'}.")
+    try:
+        if kinds == {"parquet"}:
+            return con.read_parquet([str(f) for f in files])
+        return con.read_csv([str(f) for f in files])
+    except Exception as exc:
+        raise EvalDataError(f"{source}: cannot be read as {kinds.pop()}: {_first_line(exc)}") from exc
+
+
+def _files(path: Path) -> list[Path]:
+    if glob.has_magic(str(path)):
+        files = sorted(Path(p) for p in glob.glob(str(path), recursive=True) if Path(p).is_file())
+    elif path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and _kind(p) is not None)
+    elif path.is_file():
+        files = [path]
+    else:
+        raise EvalDataError(f"{path}: no such file or folder.")
+    if not files:
+        raise EvalDataError(f"{path}: no Parquet or CSV file matches.")
+    return files
+
+
+def _kind(path: Path) -> str | None:
+    name = path.name.lower()
+    if name.endswith(PARQUET):
+        return "parquet"
+    if name.endswith(CSV):
+        return "csv"
+    return None
+
+
+def _database_table(path: Path, table: str | None) -> ir.Table:
+    if not path.is_file():
+        raise EvalDataError(f"{path}: no such file or folder.")
+    try:
+        con = ibis.duckdb.connect(str(path), read_only=True)
+        tables = con.list_tables()
+    except Exception as exc:
+        raise EvalDataError(f"{path}: cannot be opened as a DuckDB database: {_first_line(exc)}") from exc
+    if table not in tables:
+        raise EvalDataError(f"{path}: name the table of the log (table=...); the database holds "
+                            f"{listed(tables) if tables else 'no table'}.")
+    return con.table(table)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# ------------------------------------------------------------------------------------------------ validation
+
+
+def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None) -> LazyLog:
+    columns = list(raw.columns)
+    if not columns:
+        raise EvalDataError(f"{name}: the table has no columns: expected a header row naming the columns.")
+    unknown = [c for c in (overrides or {}) if c not in columns]
+    if unknown:
+        raise EvalDataError(f"{name}: the mapping names a column '{unknown[0]}' that is not in the table; its "
+                            f"columns are: {', '.join(columns)}.")
+    mapping = {c: r for c, r in with_overrides(columns, overrides, LOG).items() if r is not None}
+    try:
+        check_mapping(mapping, columns, LOG)
+    except EvalDataError as exc:
+        raise EvalDataError(f"{name}: {exc}") from None
+    roles = {role: column for column, role in mapping.items()}
+    missing = [r for r in ("model", "example_id") if r not in roles]
+    if missing or not {"correct", "score"} & set(roles):
+        need = missing + ([] if {"correct", "score"} & set(roles) else ["correct (or score)"])
+        raise EvalDataError(f"{name}: no column for the role(s) {', '.join(need)}; the table's columns are: "
+                            f"{', '.join(columns)}. Name them in the mapping (column=role).")
+    notes: list[str] = []
+    table = _role_table(raw, roles, notes)
+    n_rows = _check_values(table, roles, name, notes)
+    _refuse_duplicates(table, roles, name)
+    table = table.mutate(**{r: table[r].clip(0.0, 1.0) for r in ("confidence", "proxy") if r in roles})
+    return LazyLog(table, name, roles, n_rows, tuple(notes))
+
+
+def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Table:
+    """The role-named columns; a missing task is the category (else "all"), a missing category or group "all"."""
+    out: dict[str, ir.Value] = {}
+    for role in ("model", "example_id", "task", "category", "group"):
+        if role in roles:
+            out[role] = raw[roles[role]].cast("string")
+    if "task" not in out:
+        out["task"] = out.get("category", ibis.literal(LOG_DEFAULT_LABELS["task"]))
+        if "category" in out:
+            notes.append(f"No task column: each category ('{roles['category']}') is treated as one task.")
+    for role in ("category", "group"):
+        out.setdefault(role, ibis.literal(LOG_DEFAULT_LABELS[role]))
+    for role in VALUE_ROLES:
+        if role in roles:
+            out[role] = raw[roles[role]].cast("float64")
+    return raw.select(**out)
+
+
+def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list[str]) -> int:
+    """One aggregate query: row count, missing identities, 0/1 and [0, 1] ranges; EvalDataError listing every
+    problem (the columns, how many rows, example values, what to do)."""
+    checks = {"rows": table.count(), "no_model": table.model.isnull().sum(),
+              "no_id": table.example_id.isnull().sum()}
+    for metric in ("correct", "score"):
+        if metric in roles:
+            checks[f"unlabeled_{metric}"] = table[metric].isnull().sum()
+    if "correct" in roles:
+        c = table.correct
+        bad = c.notnull() & ~c.isin([0.0, 1.0])
+        checks |= {"bad_correct": bad.sum(), "bad_correct_low": c.min(), "bad_correct_high": c.max(),
+                   "probability_like": (bad & (c > 0) & (c < 1)).sum()}
+    for role in ("confidence", "proxy"):
+        if role in roles and (role == "confidence" or "correct" in roles):
+            v = table[role]
+            checks |= {f"{role}_out": ((v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)).sum(),
+                       f"{role}_min": v.min(), f"{role}_max": v.max()}
+    try:
+        found = table.aggregate(**checks).to_pandas().iloc[0]
+    except Exception as exc:
+        raise EvalDataError(f"{name}: the values cannot be read as their roles need "
+                            f"({_first_line(exc)}); check the column mapping.") from exc
+    rows = int(found["rows"])
+    if rows == 0:
+        raise EvalDataError(f"{name}: the table has a header but no data rows.")
+    problems = []
+    for role, key in (("model", "no_model"), ("example_id", "no_id")):
+        if found[key]:
+            problems.append(f"{_where(roles[role], role)} is empty in {int(found[key]):,} rows: every row needs one.")
+    if "correct" in roles and found["bad_correct"]:
+        hint = (" These look like probabilities: map this column to 'confidence' or 'score' instead."
+                if found["probability_like"] == found["bad_correct"] else "")
+        problems.append(f"{_where(roles['correct'], 'correct')} must be 0 or 1 (or true/false); "
+                        f"{int(found['bad_correct']):,} rows hold other values (between "
+                        f"{found['bad_correct_low']:.10g} and {found['bad_correct_high']:.10g}).{hint}")
+    for role in ("confidence", "proxy"):
+        if f"{role}_out" in found and found[f"{role}_out"]:
+            high = found[f"{role}_max"]
+            hint = " They look like percentages: divide the column by 100." if 2 <= high <= 100 else ""
+            problems.append(f"{_where(roles[role], role)} must lie in [0, 1]; {int(found[f'{role}_out']):,} rows "
+                            f"do not (values from {found[f'{role}_min']:.10g} to {high:.10g}).{hint}")
+    if problems:
+        raise EvalDataError(f"{name}: " + " ".join(problems))
+    for metric in ("correct", "score"):
+        unlabeled = int(found.get(f"unlabeled_{metric}", 0) or 0)
+        if unlabeled == rows:
+            notes.append(f"No row has a '{metric}' label: only views that work without labels can use it.")
+        elif unlabeled:
+            notes.append(f"{unlabeled:,} of {rows:,} rows have no '{metric}' label (unlabeled): they are kept for "
+                         "label-free uses and left out of methods that need the label.")
+    return rows
+
+
+def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str) -> None:
+    keys = ["model", "task", "example_id"]
+    repeated = table.group_by(keys).aggregate(copies=table.count()).filter(lambda t: t.copies > 1)
+    found = repeated.aggregate(pairs=repeated.count(), model=repeated.model.min()).to_pandas().iloc[0]
+    if found["pairs"]:
+        first = repeated.filter(repeated.model == found["model"]).limit(1).to_pandas().iloc[0]
+        example = ", ".join(f"{k}={first[k]!r}" for k in keys)
+        cols = ", ".join(f"'{roles.get(k, k)}'" for k in keys if k in roles)
+        raise EvalDataError(f"{name}: each (model, task, example) must appear once, but {int(found['pairs']):,} "
+                            f"repeat ({cols}), e.g. {example}. Remove the duplicates or check the column mapping "
+                            "(repeated samples are not supported by the engine yet: average them per example).")
+
+
+def _where(column: str, role: str) -> str:
+    return f"Column '{column}'" + (f" (role '{role}')" if column != role else "")
