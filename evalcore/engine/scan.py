@@ -208,13 +208,13 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
     if "correct" in roles:
         c = table.correct
         bad = c.notnull() & ~c.isin([0.0, 1.0])
-        checks |= {"bad_correct": bad.sum(), "bad_correct_low": c.min(), "bad_correct_high": c.max(),
+        checks |= {"bad_correct": bad.sum(), "bad_correct_low": c.min(where=bad), "bad_correct_high": c.max(where=bad),
                    "probability_like": (bad & (c > 0) & (c < 1)).sum()}
     for role in ("confidence", "proxy"):
         if role in roles and (role == "confidence" or "correct" in roles):
             v = table[role]
-            checks |= {f"{role}_out": ((v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)).sum(),
-                       f"{role}_min": v.min(), f"{role}_max": v.max()}
+            out = (v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)
+            checks |= {f"{role}_out": out.sum(), f"{role}_min": v.min(where=out), f"{role}_max": v.max(where=out)}
     try:
         found = table.aggregate(**checks).to_pandas().iloc[0]
     except Exception as exc:
@@ -231,14 +231,14 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
         hint = (" These look like probabilities: map this column to 'confidence' or 'score' instead."
                 if found["probability_like"] == found["bad_correct"] else "")
         problems.append(f"{_where(roles['correct'], 'correct')} must be 0 or 1 (or true/false); "
-                        f"{int(found['bad_correct']):,} rows hold other values (between "
-                        f"{found['bad_correct_low']:.10g} and {found['bad_correct_high']:.10g}).{hint}")
+                        f"{_rows(found['bad_correct'])} other values (from {found['bad_correct_low']:.10g} to "
+                        f"{found['bad_correct_high']:.10g}).{hint}")
     for role in ("confidence", "proxy"):
         if f"{role}_out" in found and found[f"{role}_out"]:
             high = found[f"{role}_max"]
             hint = " They look like percentages: divide the column by 100." if 2 <= high <= 100 else ""
-            problems.append(f"{_where(roles[role], role)} must lie in [0, 1]; {int(found[f'{role}_out']):,} rows "
-                            f"do not (values from {found[f'{role}_min']:.10g} to {high:.10g}).{hint}")
+            problems.append(f"{_where(roles[role], role)} must lie in [0, 1]; {_rows(found[f'{role}_out'])} "
+                            f"values from {found[f'{role}_min']:.10g} to {high:.10g}.{hint}")
     if problems:
         raise EvalDataError(f"{name}: " + " ".join(problems))
     for metric in ("correct", "score"):
@@ -262,6 +262,12 @@ def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str) -> Non
         raise EvalDataError(f"{name}: each (model, task, example) must appear once, but {int(found['pairs']):,} "
                             f"repeat ({cols}), e.g. {example}. Remove the duplicates or check the column mapping "
                             "(repeated samples are not supported by the engine yet: average them per example).")
+
+
+def _rows(count) -> str:
+    """'1 row holds' / '12 rows hold'."""
+    count = int(count)
+    return f"{count:,} row holds" if count == 1 else f"{count:,} rows hold"
 
 
 def _where(column: str, role: str) -> str:
