@@ -210,3 +210,23 @@ def kmeans_1d(values, n_clusters: int, exact_limit: int = 65536) -> KMeans1D:
     wcss = float(np.dot(w, (uc - centers_c[lab_u]) ** 2))
     labels = np.searchsorted(u[bounds[1:-1]], x, side="right").astype(np.int64)
     return KMeans1D(labels=labels, centers=centers_c + shift, wcss=wcss, exact=exact)
+
+
+def kmeans_1d_binned(counts, sums, sums_sq, n_clusters: int) -> np.ndarray:
+    """Optimal 1-D k-means of values known only through ordered bins (a fine histogram computed where the data is
+    stored): the boundaries ``0 = b_0 < ... < b_k`` (indices into the non-empty bins, in order) that minimise the
+    values' WCSS among clusterings whose boundaries fall between bins. The segment costs are exact, from the bins'
+    counts, sums and sums of squares (``SSE = Σx² - (Σx)²/n``, the same prefix-sum DP as :func:`kmeans_1d`). With
+    one distinct value per bin this is :func:`kmeans_1d`'s optimum. Bins must be non-empty."""
+    w = np.asarray(counts, dtype=float)
+    if w.size == 0 or (w <= 0).any():
+        raise ValueError("kmeans_1d_binned needs non-empty bins")
+    shift = float(np.sum(sums) / w.sum())
+    c0 = np.r_[0.0, np.cumsum(w)]
+    c1 = np.r_[0.0, np.cumsum(np.asarray(sums, dtype=float) - shift * w)]
+    centred_sq = np.asarray(sums_sq, dtype=float) - 2 * shift * np.asarray(sums, dtype=float) + shift**2 * w
+    c2 = np.r_[0.0, np.cumsum(centred_sq)]
+    k = int(min(n_clusters, w.size))
+    if k == w.size:
+        return np.arange(w.size + 1, dtype=np.int64)
+    return _optimal_bounds(c0, c1, c2, k)

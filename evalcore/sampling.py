@@ -78,7 +78,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from .kmeans1d import kmeans_1d
+from .engine import is_lazy, reductions
+from .kmeans1d import kmeans_1d, kmeans_1d_binned
 from .parallel import random_subsets, seeded_map
 from .proxy import check_proxy
 from .reading import EvalDataError, listed
@@ -689,6 +690,19 @@ class _Planner:
                 self.s2[("strat", est)] = self.s2[("srs", est)] = None
                 self.note = str(exc)
 
+    @classmethod
+    def from_sums(cls, nh: np.ndarray, sum_p: np.ndarray, sum_p2: np.ndarray, sum_pq: np.ndarray) -> "_Planner":
+        """A planner for accuracy from per-stratum N_h, Σp, Σp², Σp(1 - p) alone (no per-example proxy)."""
+        planner = cls.__new__(cls)
+        planner.strata, planner.nh, planner.n, planner.proxy, planner.note = None, nh, int(nh.sum()), None, ""
+        one = np.array([planner.n])
+        planner.s2 = {}
+        for est in ESTIMATORS:
+            planner.s2[("strat", est)] = _spread_from_sums(nh, sum_p, sum_p2, None, sum_pq, est, "accuracy")
+            planner.s2[("srs", est)] = _spread_from_sums(one, np.array([sum_p.sum()]), np.array([sum_p2.sum()]),
+                                                         None, np.array([sum_pq.sum()]), est, "accuracy")
+        return planner
+
     def allocation(self, design: str, est: str, budget: int) -> tuple[np.ndarray, np.ndarray]:
         """(N_h, n_h) of the design at this budget; SRS is one stratum. Neyman uses the estimator's own S_h."""
         if design == "srs":
@@ -731,6 +745,34 @@ def _efficiency_frame(planner: _Planner, budgets: list[int]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["budget", "design", "estimator", "predicted_mse", "relative_efficiency"])
     frame.attrs["note"] = planner.note
     return frame
+
+
+def design_efficiency_of_log(log, model: str, budget, proxy: str = "confidence", n_strata: int = 10,
+                             resolution: int = 4096) -> pd.DataFrame:
+    """:func:`design_efficiency` for one model of a log, with the model's ``proxy`` column (its confidence, or a
+    judge's ``proxy``) on every example as the stand-in for correctness (metric accuracy).
+
+    ``log`` is a canonical frame (the proxy values themselves) or a log in an engine
+    (:class:`evalcore.engine.LazyLog`), for which the engine returns a histogram of the proxy in ``resolution``
+    equal-width bins with per-bin n, Σp, Σp², Σp(1 - p); the strata are the optimal 1-D k-means among boundaries
+    between bins (:func:`evalcore.kmeans1d.kmeans_1d_binned`, exact segment costs), and the plug-in spreads come
+    from the strata's sums. With at most one distinct proxy value per bin (e.g. proxies with two decimals) the
+    strata, and so every prediction, equal the in-memory ones."""
+    if not is_lazy(log):
+        rows = log[(log["model"] == model) & log[proxy].notna()]
+        if rows.empty:
+            raise EvalDataError(f"Model '{model}' has no row with a '{proxy}' value.")
+        return design_efficiency(rows[proxy].to_numpy(float), budget, n_strata)
+    hist = reductions.proxy_histogram(log, model, proxy, resolution)
+    if hist.empty:
+        raise EvalDataError(f"{log.source}: model '{model}' has no row with a '{proxy}' value.")
+    bounds = kmeans_1d_binned(hist["n"], hist["sum_p"], hist["sum_p2"], n_strata)
+    if len(bounds) == 2 and n_strata > 1:
+        raise EvalDataError(f"The proxy takes a single value on all examples of '{model}', so it cannot separate "
+                            "examples into strata: use simple random sampling (one stratum), or a proxy that varies.")
+    sums = {c: np.add.reduceat(hist[c].to_numpy(float), bounds[:-1]) for c in ("n", "sum_p", "sum_p2", "sum_pq")}
+    planner = _Planner.from_sums(sums["n"].astype(np.int64), sums["sum_p"], sums["sum_p2"], sums["sum_pq"])
+    return _efficiency_frame(planner, _budgets(budget))
 
 
 def design_efficiency(

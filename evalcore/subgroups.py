@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from .ebci import robust_critical_value
+from .engine import LazyLog, is_lazy, reductions
 from .features import default_features, numeric_columns
 from .intervals import wilson_interval
 from .reading import EvalDataError
@@ -152,9 +153,16 @@ def empirical_bayes(
     ``group_difficulty``: see :func:`unit_features`. None (the default) uses it exactly when it is valid
     (:func:`group_difficulty_default`); the choice and its reason are in ``table.attrs["group_difficulty"]`` as
     ``(used, reason)``.
+
+    ``log`` may be a log in an engine (:class:`evalcore.engine.LazyLog`): the units and covariates then come from
+    aggregate queries and the fit is the same; its features are the means of ``confidence`` and ``proxy`` with the
+    model and task indicators (a lazy log carries no other feature columns), so on a log with extra numeric
+    feature columns pass ``features=[]`` to the in-memory call to compare like with like.
     """
     if regressor not in REGRESSORS:
         raise EvalDataError(f"Unknown regressor '{regressor}': choose one of {', '.join(REGRESSORS)}.")
+    if is_lazy(log):
+        return _lazy_empirical_bayes(log, metric, regressor, alpha, seed, group_difficulty)
     _require_metric(log, metric)
     log = per_example(log)  # repeated samples: the example is the unit
     numeric = [c for c in ("confidence", "proxy") if c in log] + _feature_columns(log, features, metric)
@@ -165,6 +173,37 @@ def empirical_bayes(
     else:
         used, reason = bool(group_difficulty), "as chosen"
     table = _cross_fit(units, _unit_covariates(log, numeric), metric, regressor, alpha, seed, used)
+    table.attrs["group_difficulty"] = (used, reason)
+    return table
+
+
+def _lazy_empirical_bayes(log: LazyLog, metric: str, regressor: str, alpha: float, seed: int,
+                          group_difficulty: bool | None) -> pd.DataFrame:
+    """:func:`empirical_bayes` of a log in an engine: the units from the engine's cell moments, the covariates
+    (means of ``confidence`` and ``proxy``, the most frequent task) from two aggregate queries; then the same fit."""
+    if not log.has(metric):
+        raise EvalDataError(f"{log.source}: no '{metric}' column: empirical Bayes needs a labeled metric.")
+    units = mean_table(log, ["model", "group"], metric, alpha).rename(
+        columns={"estimate": "direct", "ci_low": "direct_low", "ci_high": "direct_high"})
+    units = units[units["n"] > 0].drop(columns="n_unlabeled").reset_index(drop=True)
+    if len(units) < MIN_UNITS:
+        raise EvalDataError(
+            f"Empirical Bayes needs at least {MIN_UNITS} (model, group) units with labels; this selection has "
+            f"{len(units)}. Add groups or models, or use the direct estimates.")
+    units["sd"] = np.nan if metric == "correct" else units["se"] * np.sqrt(units["n"])
+    if group_difficulty is None:
+        if units["model"].nunique() < 2:
+            used, reason = False, "off: a single model, no other model to learn the group's difficulty from"
+        elif reductions.models_share_labeled_examples(log, metric):
+            used, reason = False, ("off: models share labeled examples within groups, so the other models' results "
+                                   "on a group carry this unit's own sampling noise")
+        else:
+            used, reason = True, ("on: each model's labeled examples are its own (disjoint within every group), so "
+                                  "the other models' results on a group are independent of this unit's noise")
+    else:
+        used, reason = bool(group_difficulty), "as chosen"
+    covariates = reductions.unit_covariates(log, [c for c in ("confidence", "proxy") if log.has(c)])
+    table = _cross_fit(units.drop(columns="se"), covariates, metric, regressor, alpha, seed, used)
     table.attrs["group_difficulty"] = (used, reason)
     return table
 

@@ -85,3 +85,38 @@ def ppi_moments(log: LazyLog, annotator: str, metric: str) -> pd.DataFrame:
         sum_ff=total(f * f, lab), sum_yf=total(y * f, lab),
         N=unl.cast("int64").sum(), sum_fu=total(f, unl), sum_ffu=total(f * f, unl)))
     return out.sort_values("model", ignore_index=True)
+
+
+def unit_covariates(log: LazyLog, numeric: list[str]) -> tuple[pd.DataFrame | None, pd.Series]:
+    """Per (model, group), over all rows: the means of the ``numeric`` roles (None if there are none) and the most
+    frequent task (the first in sort order among ties), as :func:`evalcore.subgroups.unit_features` uses them."""
+    t = log.table
+    keys = ["model", "group"]
+    means = None
+    if numeric:
+        means = log.run(t.group_by(keys).aggregate(**{c: t[c].mean() for c in numeric}))
+        means = means.sort_values(keys).set_index(keys)[numeric]
+    counts = log.run(t.group_by([*keys, "task"]).aggregate(count=t.count()))
+    counts = counts.sort_values([*keys, "count", "task"], ascending=[True, True, False, True])
+    task = counts.drop_duplicates(keys).set_index(keys)["task"].sort_index()
+    return means, task
+
+
+def models_share_labeled_examples(log: LazyLog, metric: str) -> bool:
+    """Whether some (group, example) has labeled rows of two or more models."""
+    t = log.table.filter(log.table[metric].notnull())
+    shared = t.group_by(["group", "example_id"]).aggregate(models=t.model.nunique()).filter(lambda x: x.models > 1)
+    return bool(log.run(shared.aggregate(count=shared.count()))["count"].iloc[0])
+
+
+def proxy_histogram(log: LazyLog, model: str, column: str, resolution: int) -> pd.DataFrame:
+    """The ``column`` values of ``model``'s rows in ``resolution`` equal-width bins of [0, 1] (non-empty bins, in
+    order): bin, n, sum_p, sum_p2, sum_pq (Σ p(1 - p))."""
+    t = log.table
+    rows = t.filter((t.model == model) & t[column].notnull())
+    p = rows[column]
+    binned = rows.mutate(bin=ibis.least((p * resolution).floor().cast("int64"), resolution - 1))
+    q = binned[column]
+    out = log.run(binned.group_by("bin").aggregate(n=binned.count(), sum_p=q.sum(), sum_p2=(q * q).sum(),
+                                                   sum_pq=(q * (1 - q)).sum()))
+    return out.sort_values("bin", ignore_index=True)

@@ -11,6 +11,9 @@ import pandas as pd
 import pytest
 
 from evalcore import aggregate, calibration, ppi, summaries
+from evalcore.kmeans1d import kmeans_1d, kmeans_1d_binned
+from evalcore.sampling import design_efficiency_of_log
+from evalcore.subgroups import empirical_bayes
 from evalcore.data import validate
 from evalcore.engine import is_lazy, scan
 from evalcore.engine.poisson import BUCKETS, example_bucket
@@ -122,6 +125,37 @@ def test_ppi_from_moments_equals_ppi_mean(pair):
     engine = ppi.ppi_mean_by_model(lazy, "proxy", alpha=0.1)
     pd.testing.assert_frame_equal(engine, memory, check_dtype=False, rtol=1e-9, atol=1e-12)
     assert (engine["N"] > 0).all() and (engine["lam"] > 0).all()
+
+
+def test_empirical_bayes_of_a_lazy_log_equals_the_in_memory_fit(tmp_path):
+    raw = generated(n_models=3, n_examples=900)
+    raw["group"] = [f"g{i % 12}" for i in range(len(raw))]
+    raw.to_parquet(tmp_path / "groups.parquet")
+    memory = empirical_bayes(validate(raw), seed=3, features=[])
+    engine = empirical_bayes(scan(tmp_path / "groups.parquet"), seed=3)
+    pd.testing.assert_frame_equal(engine, memory, rtol=1e-9, atol=1e-12)
+    assert engine.attrs["group_difficulty"] == memory.attrs["group_difficulty"]
+    assert len(engine) == 36 and (engine["eb_low"] <= engine["eb"]).all()
+
+
+def test_labeling_design_from_a_proxy_histogram(tmp_path):
+    raw = generated(n_models=2, n_examples=3000)
+    raw["confidence"] = raw["confidence"].round(2)  # one distinct value per histogram bin: the same strata
+    raw.to_parquet(tmp_path / "pool.parquet")
+    memory = design_efficiency_of_log(validate(raw), "model-1", [100, 400])
+    engine = design_efficiency_of_log(scan(tmp_path / "pool.parquet"), "model-1", [100, 400])
+    pd.testing.assert_frame_equal(engine, memory, rtol=1e-9, atol=1e-15)
+    assert (memory.loc[memory["design"] == "neyman", "relative_efficiency"] < 1).all()
+
+
+def test_binned_kmeans_is_exact_with_one_value_per_bin():
+    rng = np.random.default_rng(5)
+    values = rng.choice(np.linspace(0.01, 0.99, 60), size=5000)
+    exact = kmeans_1d(values, 6)
+    distinct, counts = np.unique(values, return_counts=True)
+    bounds = kmeans_1d_binned(counts, distinct * counts, distinct**2 * counts, 6)
+    labels = np.searchsorted(distinct[bounds[1:-1]], values, side="right")
+    assert (labels == exact.labels).all()
 
 
 def test_the_bootstrap_does_not_depend_on_how_rows_are_split_into_files(tmp_path):
