@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from .data import report_of, validate_raw_log
+from .engine import belongs_in_engine, is_lazy, scan
 from .errors import EvalDataError, listed
 from .importers import read_logs
 from .mapping import with_overrides
@@ -71,6 +72,20 @@ def _parser() -> argparse.ArgumentParser:
     _log_arguments(check)
     check.set_defaults(run=_validate)
 
+    workspace = commands.add_parser("workspace", help="save logs into the dashboard's workspace",
+                                    description="Manage the workspace of saved datasets (EVALCORE_WORKSPACE).")
+    actions = workspace.add_subparsers(title="actions", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="save a log as a dataset (large Parquet/CSV logs through the engine)",
+                             description="Validate a log and save it as a workspace dataset. Logs above "
+                                         "EVALCORE_ENGINE_MB are validated and written by DuckDB, never loaded; "
+                                         "the dashboard then analyses them in the engine.")
+    _log_arguments(add)
+    add.add_argument("--name", required=True, help="the dataset's name in the workspace")
+    add.add_argument("--workspace", type=Path, default=None, help="the workspace folder (EVALCORE_WORKSPACE)")
+    add.add_argument("--owner", default=None, help="the owner's e-mail on a team instance (private unless --shared)")
+    add.add_argument("--shared", action="store_true", help="share the dataset with the team")
+    add.set_defaults(run=_workspace_add)
+
     serve = commands.add_parser("serve", help="start the dashboard",
                                 description="Start the evalcore dashboard (Streamlit) in this terminal.")
     serve.add_argument("--port", type=int, default=8501, help="port to listen on (8501)")
@@ -90,6 +105,9 @@ def _log_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="COLUMN=ROLE",
                         help="the role of a column (repeatable); COLUMN= leaves the column out; other columns get "
                              "the suggested roles")
+    parser.add_argument("--engine", choices=("auto", "always", "never"), default="auto",
+                        help="read Parquet/CSV logs in DuckDB instead of memory: 'auto' above EVALCORE_ENGINE_MB "
+                             "megabytes (200)")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
 
 
@@ -118,9 +136,12 @@ def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
-def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]]):
+def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never"):
     """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
-    a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files."""
+    a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files.
+    Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog."""
+    if belongs_in_engine(paths, engine):
+        return scan([str(p) for p in paths], mapping=dict(entries))
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
@@ -144,12 +165,23 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]]):
 def _validate(args: argparse.Namespace) -> int:
     names = listed([p.name for p in args.logs])
     try:
-        log = load(args.logs, args.mapping)
+        log = load(args.logs, args.mapping, args.engine)
     except EvalDataError as exc:
         if args.debug:
             raise
         print(f"{names}: NOT USABLE\n  {_one_line(str(exc))}")
         return 1
+    if is_lazy(log):
+        print(f"{names}: usable: a log table with {log.n_rows:,} rows and {len(log.distinct('model'))} models "
+              "(read in the engine, DuckDB).")
+        print("column mapping (role: column):")
+        for role, column in log.mapping.items():
+            print(f"  {role}: {column}")
+        if log.notes:
+            print("notes:")
+            for line in log.notes:
+                print(f"  - {_one_line(line)}")
+        return 0
     info = report_of(log)
     print(f"{names}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
     print("column mapping (role: column):")
@@ -166,7 +198,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .report import Settings, build_report, file_records
 
-    log = load(args.logs, args.mapping)
+    log = load(args.logs, args.mapping, args.engine)
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot)
     bar = None if args.quiet else ProgressBar(sys.stderr)
     report = build_report(log, file_records(args.logs), settings, title=args.title, progress=bar)
@@ -177,6 +209,20 @@ def _report(args: argparse.Namespace) -> int:
     if not args.quiet:
         size = args.out.stat().st_size / 2**20
         print(f"wrote {args.out} ({size:.1f} MB, {len(report.sections)} sections)", file=sys.stderr)
+    return 0
+
+
+def _workspace_add(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    folder = args.workspace or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
+    workspace = Workspace(folder)
+    if belongs_in_engine(args.logs, args.engine):
+        record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
+                                   args.shared)
+    else:
+        record = workspace.add_dataset(load(args.logs, args.mapping), args.name, None, args.owner, args.shared)
+    print(f"saved '{record.name}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} in {folder}")
     return 0
 
 

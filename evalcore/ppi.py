@@ -310,8 +310,9 @@ def ppi_mean_by_model(log, annotator: str = "proxy", metric: str = "correct", al
     ci_low, ci_high, se, lam, ess.
 
     ``log`` is a canonical frame (:func:`ppi_mean` per model) or a log in an engine (:class:`evalcore.engine.LazyLog`),
-    for which the same estimate comes from the moments n, Σy, Σŷ, Σy², Σŷ², Σyŷ (labeled) and N, Σŷ, Σŷ² (unlabeled):
-    means, ``ddof = 1`` variances and covariance, λ = :func:`tuned_lambda`, estimate ``λ mean(ŷ_u) + mean(y - λ ŷ)``
+    for which the same estimate comes from the moments n, Σy, Σŷ, Σy², Σŷ², Σyŷ (labeled) and N, Σŷ, Σŷ²
+    (unlabeled): means, ``ddof = 1`` variances and covariance, λ = :func:`tuned_lambda`, estimate
+    ``λ mean(ŷ_u) + mean(y - λ ŷ)``
     and variance :func:`ppi_variance`; a constant 0/1 label gets the floor of :func:`binary_floor`."""
     columns = ["model", "n", "N", "estimate", "ci_low", "ci_high", "se", "lam", "ess"]
     if not is_lazy(log):

@@ -132,7 +132,7 @@ if src["type"] == "upload":
                "suggestions come from the column names.")
     mapping_editor(list(table.columns))
 
-data = ds.try_active_data(link=False)
+data = ds.try_active_data(link=False, engine=True)
 if data is None:
     st.stop()
 
@@ -168,4 +168,5 @@ if data.samples is None:
 else:
     st.caption("The first 200 rows of the validated data, every sample. The views see one row per (model, example): "
                "the mean over its samples.")
-render.table(data.rows.head(200), "data preview (first 200 rows)")
+preview = data.lazy.run(data.lazy.table.limit(200)) if data.lazy is not None else data.rows.head(200)
+render.table(preview, "data preview (first 200 rows)")

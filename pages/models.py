@@ -17,7 +17,7 @@ ensure_app_navigation()
 st.title("Models")
 st.caption("What every view analyses. The choice is kept when you switch pages.")
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
     st.stop()
 kind = data.report.kind
@@ -41,7 +41,7 @@ changed = selection.update(data, models=models, tasks=tasks, groups=groups,
 if changed != sel:
     st.rerun()  # app.py drew the sidebar's selection summary before this page ran: redraw it
 
-rows = selection.apply(data.frame, sel, kind)
+rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
 st.subheader("Headline numbers")
 if kind == BATTLES:

@@ -17,7 +17,7 @@ st.caption("One HTML file to send to people who will not open the dashboard: a s
            "every method the data supports with its intervals and what they mean, and where the numbers come from. "
            "It opens offline in any browser (the charts are embedded) — the same report as `evalcore report`.")
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
     st.stop()
 sel = selection.current(data)
@@ -30,7 +30,8 @@ seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="rp_seed", help="Seeds e
 n_boot = c3.select_slider("Bootstrap replicates", [200, 500, 1000, 2000], value=1000, key="rp_boot")
 settings = Settings(level=sel.level, seed=seed, n_boot=n_boot)
 scope = f"{data.label}; selection: {selection.describe(sel)}"  # plain text: the report escapes it
-st.caption(f"Covers {len(rows):,} rows: {selection.describe(sel)} (change it on the Models page). "
+n_rows = rows.n_rows if data.lazy is not None else len(rows)
+st.caption(f"Covers {n_rows:,} rows: {selection.describe(sel)} (change it on the Models page). "
            f"Seed {seed}.")
 
 built = rc.build((data.key, sel, settings, title), rows, rc.input_files(data), settings, title, scope)

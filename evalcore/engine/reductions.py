@@ -51,14 +51,15 @@ def _uniform_bin(c: ir.FloatingValue, n_bins: int) -> ir.IntegerValue:
 
 def calibration_bins(log: LazyLog, n_bins: int, n_boot: int, seed: int) -> tuple[pd.DataFrame, dict]:
     """Per (model, bin) over labeled rows with a confidence: n, residual (Σ r), residual_sq (Σ r²), spread
-    (Σ c(1 - c)); and the bootstrap's (n_boot, cells) replicated ``rows`` and ``residual`` per (model, bin)
-    together with per-model replicated row totals (key ``model_rows``)."""
+    (Σ c(1 - c)), sum_conf (Σ c); and the bootstrap's (n_boot, cells) replicated ``rows`` and ``residual`` per
+    (model, bin), with per-model replicated row totals (key ``model_rows``)."""
     t = log.table
     usable = t.filter(t.correct.notnull() & t.confidence.notnull())
     binned = usable.mutate(bin=_uniform_bin(usable.confidence, n_bins), residual=usable.correct - usable.confidence)
     table = log.run(binned.group_by(["model", "bin"]).aggregate(
         n=binned.count(), residual=binned.residual.sum(), residual_sq=(binned.residual * binned.residual).sum(),
-        spread=(binned.confidence * (1 - binned.confidence)).sum())).sort_values(["model", "bin"], ignore_index=True)
+        spread=(binned.confidence * (1 - binned.confidence)).sum(), sum_conf=binned.confidence.sum(),
+    )).sort_values(["model", "bin"], ignore_index=True)
     cells = pd.MultiIndex.from_frame(table[["model", "bin"]])
     sums = bucket_sums(binned, ["model", "bin"], {"residual": binned.residual}, seed, log.run, BUCKETS)
     weights = bucket_weights(n_boot, seed)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import ibis
@@ -29,6 +30,8 @@ TEXT_ROLES = ("model", "example_id", "task", "category", "group")
 VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 #: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
 UNIT_TOLERANCE = 1e-6
+#: rows per part of the duplicate check (a hash aggregate over every row; parts keep it within the memory limit)
+DUPLICATE_PART_ROWS = 20_000_000
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 DATABASE = (".duckdb", ".ddb", ".db")
@@ -51,6 +54,27 @@ class LazyLog:
     def has(self, role: str) -> bool:
         return role in self.table.columns
 
+    def __contains__(self, role: str) -> bool:
+        return self.has(role)
+
+    def count(self, role: str) -> int:
+        """Rows with a value of ``role`` (cached)."""
+        if ("count", role) not in self._cache:
+            t = self.table
+            self._cache[("count", role)] = int(self.run(t.aggregate(n=t[role].count()))["n"].iloc[0])
+        return self._cache[("count", role)]
+
+    def where(self, condition: ir.BooleanValue) -> "LazyLog":
+        """The rows of this log where ``condition`` (an expression on :attr:`table`) holds, e.g. a selection."""
+        table = self.table.filter(condition)
+        n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
+        return replace(self, table=table, n_rows=n_rows, _cache={})
+
+    def distinct(self, role: str, where=None) -> list[str]:
+        """The sorted distinct values of a text role (where ``where`` holds)."""
+        t = self.table if where is None else self.table.filter(where)
+        return sorted(self.run(t.select(role).distinct())[role].astype(str))
+
     def run(self, expr: ir.Expr) -> pd.DataFrame:
         """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back."""
         try:
@@ -66,23 +90,43 @@ def is_lazy(data: object) -> bool:
 
 def duckdb_connection() -> "ibis.BaseBackend":
     """An in-process DuckDB with bounded memory: ``EVALCORE_ENGINE_MEMORY_MB`` (default 1,024) before spilling to
-    a temporary folder, all cores."""
+    the folder ``evalcore-duckdb`` of the system's temporary directory, all cores."""
     con = ibis.duckdb.connect(threads=os.cpu_count() or 1)
+    spill = Path(tempfile.gettempdir()) / "evalcore-duckdb"
     con.raw_sql(f"SET memory_limit = '{env_number('EVALCORE_ENGINE_MEMORY_MB', 1024)}MB'")
+    con.raw_sql(f"SET temp_directory = '{spill.as_posix()}'")
     con.raw_sql("SET preserve_insertion_order = false")
     return con
+
+
+def belongs_in_engine(paths, mode: str = "auto") -> bool:
+    """Whether to open ``paths`` with :func:`scan` rather than in memory: ``mode`` "always", "never", or "auto":
+    every path is a Parquet or CSV file, folder or glob, and together they exceed ``EVALCORE_ENGINE_MB`` megabytes
+    (default 200, the in-memory reader's size limit ``EVALCORE_MAX_FILE_MB``)."""
+    if mode != "auto":
+        return mode == "always"
+    try:
+        files = [f for p in paths for f in _files(Path(p))]
+    except EvalDataError:
+        return False
+    if not files or any(_kind(f) is None for f in files):
+        return False
+    return sum(f.stat().st_size for f in files) > env_number("EVALCORE_ENGINE_MB", 200) * 2**20
 
 
 def scan(source, mapping: dict[str, str | None] | None = None, table: str | None = None,
          connection=None) -> LazyLog:
     """A :class:`LazyLog` of ``source``: a Parquet or CSV file, a folder of them, a glob (``"runs/*.parquet"``), a
-    DuckDB database file with ``table``, or an Ibis table expression (any backend). ``mapping`` ({column: role},
-    ``None`` leaves a column out) is applied on top of the roles suggested from the column names, as on the Data
-    page. ``connection`` is the Ibis backend to read files with (default: :func:`duckdb_connection`).
+    list of such paths, a DuckDB database file with ``table``, or an Ibis table expression (any backend).
+    ``mapping`` ({column: role}, ``None`` leaves a column out) is applied on top of the roles suggested from the
+    column names, as on the Data page. ``connection`` is the Ibis backend to read files with (default: :func:`duckdb_connection`).
     Raises :class:`EvalDataError` naming the source for a missing path, an unreadable file, a wrong schema or
     values out of range."""
     if isinstance(source, ir.Table):
         name, raw = "the table expression", source
+    elif isinstance(source, (list, tuple)):
+        name = listed([str(s) for s in source])
+        raw = _read_files([f for s in source for f in _files(Path(s))], name, connection)
     else:
         name, raw = str(source), _read(source, table, connection)
     return _validated(raw, name, mapping)
@@ -92,7 +136,10 @@ def _read(source, table: str | None, connection) -> ir.Table:
     path = Path(source)
     if path.suffix.lower() in DATABASE:
         return _database_table(path, table)
-    files = _files(path)
+    return _read_files(_files(path), source, connection)
+
+
+def _read_files(files: list[Path], source, connection) -> ir.Table:
     con = connection or duckdb_connection()
     kinds = {_kind(f) for f in files}
     if len(kinds) > 1 or None in kinds:
@@ -174,7 +221,7 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     notes: list[str] = []
     table = _role_table(raw, roles, notes)
     n_rows = _check_values(table, roles, name, notes)
-    _refuse_duplicates(table, roles, name)
+    _refuse_duplicates(table, roles, name, n_rows)
     table = table.mutate(**{r: table[r].clip(0.0, 1.0) for r in ("confidence", "proxy") if r in roles})
     return LazyLog(table, name, roles, n_rows, tuple(notes))
 
@@ -251,15 +298,25 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
     return rows
 
 
-def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str) -> None:
+def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str, n_rows: int) -> None:
+    """Refuse repeated (model, task, example) rows. The check groups every row, so a large log is checked in
+    parts of about :data:`DUPLICATE_PART_ROWS` rows (split by a hash of the example), each within the engine's
+    memory; a repeated row is always in one part with its copy."""
     keys = ["model", "task", "example_id"]
-    repeated = table.group_by(keys).aggregate(copies=table.count()).filter(lambda t: t.copies > 1)
-    found = repeated.aggregate(pairs=repeated.count(), model=repeated.model.min()).to_pandas().iloc[0]
-    if found["pairs"]:
-        first = repeated.filter(repeated.model == found["model"]).limit(1).to_pandas().iloc[0]
+    parts = max(1, -(-n_rows // DUPLICATE_PART_ROWS))
+    pairs, first = 0, None
+    for part in range(parts):
+        rows = table if parts == 1 else table.filter(table.example_id.hash() % parts == part)
+        repeated = rows.group_by(keys).aggregate(copies=rows.count()).filter(lambda t: t.copies > 1)
+        found = repeated.aggregate(pairs=repeated.count(), model=repeated.model.min()).to_pandas().iloc[0]
+        if found["pairs"]:
+            pairs += int(found["pairs"])
+            if first is None:
+                first = repeated.filter(repeated.model == found["model"]).limit(1).to_pandas().iloc[0]
+    if pairs:
         example = ", ".join(f"{k}={first[k]!r}" for k in keys)
         cols = ", ".join(f"'{roles.get(k, k)}'" for k in keys if k in roles)
-        raise EvalDataError(f"{name}: each (model, task, example) must appear once, but {int(found['pairs']):,} "
+        raise EvalDataError(f"{name}: each (model, task, example) must appear once, but {pairs:,} "
                             f"repeat ({cols}), e.g. {example}. Remove the duplicates or check the column mapping "
                             "(repeated samples are not supported by the engine yet: average them per example).")
 

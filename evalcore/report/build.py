@@ -13,7 +13,9 @@ import pandas as pd
 
 from ..data import report_of
 from ..errors import EvalDataError
-from ..schema import BATTLES
+from ..engine import LazyLog, is_lazy
+from ..schema import BATTLES, LOG
+from . import engine_sections
 from . import html as html_layer
 from . import sections as sec
 from .summary import sentences
@@ -29,6 +31,12 @@ SECTIONS = (
      "unlabeled examples and an annotator (`proxy`, or `confidence` for 0/1) on every example"),
     ("battles", "Pairwise battles", sec.battles, "pairwise battles with human `outcome` votes"),
 )
+#: the sections that differ for a log in an engine (:mod:`.engine_sections`)
+ENGINE_SECTIONS = {
+    "calibration": lambda log, kind, s: engine_sections.calibration_section(log, s),
+    "labeling": lambda log, kind, s, top: engine_sections.labeling(log, s, top),
+    "ppi": lambda log, kind, s: engine_sections.prediction_powered(log, sec.metric_of(log), s),
+}
 #: sections that use the top model of the accuracy section
 USES_TOP = {"subgroups", "labeling"}
 
@@ -97,21 +105,24 @@ def file_records(sources: Iterable[str | Path | tuple[str, bytes]]) -> tuple[Fil
     return tuple(out)
 
 
-def build_report(log: pd.DataFrame, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
+def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
                  title: str = "Evaluation report",
                  progress: Callable[[int, int, str], None] | None = None, scope: str = "") -> Report:
     """The report of a validated log (:func:`evalcore.data.load_eval_logs`), or of rows of one (``scope`` says
-    which); ``progress(done, total, section)`` is called before each section and once at the end."""
+    which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
+    ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
-    info = report_of(log)
-    wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (info.kind == BATTLES)]
+    kind, mapping = (LOG, log.mapping) if is_lazy(log) else (report_of(log).kind, report_of(log).mapping)
+    wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)]
+    if is_lazy(log):
+        wanted = [(key, name, ENGINE_SECTIONS.get(key, fn), needs) for key, name, fn, needs in wanted]
     done, skipped, timings, top = {}, [], {}, None
     for i, (key, name, fn, needs) in enumerate(wanted):
         if progress:
             progress(i, len(wanted), name)
         start = time.perf_counter()
         try:
-            section = fn(log, info.kind, settings, top) if key in USES_TOP else fn(log, info.kind, settings)
+            section = fn(log, kind, settings, top) if key in USES_TOP else fn(log, kind, settings)
         except EvalDataError as exc:  # the method refuses this data (e.g. too few labels): the report says why
             skipped.append(f"{name}: {exc}")
             continue
@@ -126,6 +137,6 @@ def build_report(log: pd.DataFrame, files: Iterable[FileRecord] = (), settings: 
     if progress:
         progress(len(wanted), len(wanted), "done")
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    provenance = Provenance(tuple(files), len(log), len(sec.models_of(log, info.kind)), info.kind, dict(info.mapping),
-                            created, scope)
+    rows = log.n_rows if is_lazy(log) else len(log)
+    provenance = Provenance(tuple(files), rows, len(sec.models_of(log, kind)), kind, dict(mapping), created, scope)
     return Report(title, settings, list(done.values()), sentences(done, settings), skipped, provenance, timings)

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from .. import aggregate, autoeval, calibration, figures, sampling
 from ..figures import percent
 from ..intervals import wilson_interval
+from ..engine import LazyLog, is_lazy
 from ..repeats import per_example
 from ..schema import BATTLES, LOG, SUMMARY
 from ..subgroups import empirical_bayes
@@ -65,15 +66,17 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
-def _metric(log: pd.DataFrame) -> str | None:
+def metric_of(log: pd.DataFrame | LazyLog) -> str | None:
     """The labeled metric of a per-example log: ``correct`` when present, else ``score``."""
     for metric in ("correct", "score"):
-        if metric in log and log[metric].notna().any():
+        if metric in log and (log.count(metric) if is_lazy(log) else log[metric].notna().any()):
             return metric
     return None
 
 
-def models_of(log: pd.DataFrame, kind: str) -> list[str]:
+def models_of(log: pd.DataFrame | LazyLog, kind: str) -> list[str]:
+    if is_lazy(log):
+        return log.distinct("model")
     if kind == BATTLES:
         return sorted(set(log["model_a"].astype(str)) | set(log["model_b"].astype(str)))
     return sorted(log["model"].astype(str).unique())
@@ -98,7 +101,7 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
         table = pooled.assign(estimate=pooled["n_correct"] / pooled["n"], ci_low=low, ci_high=high)
         metric, interval = "accuracy", "Wilson score interval"
     else:
-        metric = _metric(log)
+        metric = metric_of(log)
         if metric is None:
             return None
         table = mean_table(log, ["model"], metric, s.alpha)
@@ -124,7 +127,7 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 # ------------------------------------------------------------------------------------------------ leaderboard
 def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
     """Bootstrap leaderboard, rank intervals and Bonferroni pairwise differences (:mod:`evalcore.aggregate`)."""
-    if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and _metric(log) != "correct"):
+    if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and metric_of(log) != "correct"):
         return None
     board, notes = _quietly(aggregate.leaderboard, log, level=s.level, n_boot=s.n_boot, seed=s.seed)
     ranks, more = _quietly(aggregate.rank_intervals, log, method="mean", level=s.level, n_boot=s.n_boot, seed=s.seed)
@@ -163,13 +166,14 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 # ------------------------------------------------------------------------------------------------ subgroups
 def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) -> Section | None:
     """Empirical Bayes and direct estimates per (model, group) (:func:`evalcore.subgroups.empirical_bayes`)."""
-    metric = _metric(log) if kind == LOG else None
-    if metric is None or "group" not in log or log.loc[log[metric].notna(), "group"].nunique() < 2:
+    metric = metric_of(log) if kind == LOG else None
+    if metric is None or "group" not in log or len(_labeled_groups(log, metric)) < 2:
         return None
     table, notes = _quietly(empirical_bayes, log, metric=metric, regressor=s.regressor, alpha=s.alpha, seed=s.seed)
     model = top if top in set(table["model"].astype(str)) else str(table["model"].iloc[0])
     mine = table[table["model"].astype(str) == model].sort_values("n", ascending=False, ignore_index=True)
-    overall = float(per_example(log[log["model"].astype(str) == model])[metric].mean())
+    means = mean_table(log, ["model"], metric, s.alpha)
+    overall = float(means.loc[means["model"].astype(str) == model, "estimate"].iloc[0])
     fig = figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=overall,
                               title=f"{model}: subgroups (the {min(FOREST_GROUPS, len(mine))} largest)",
                               direct_interval="Wilson" if metric == "correct" else "Student-t")
@@ -189,6 +193,12 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
          "median_dt_width": float((mine["direct_high"] - mine["direct_low"]).median()),
          "median_eb_width": float(width.median())},
         notes)
+
+
+def _labeled_groups(log: pd.DataFrame | LazyLog, metric: str) -> list[str]:
+    if is_lazy(log):
+        return log.distinct("group", where=log.table[metric].notnull())
+    return sorted(log.loc[log[metric].notna(), "group"].astype(str).unique())
 
 
 # ------------------------------------------------------------------------------------------------ calibration
@@ -271,7 +281,7 @@ def labeling(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) 
 # ------------------------------------------------------------------------------------------------ PPI
 def prediction_powered(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
     """Classical, PPI and PPI++ means when part of the log is labeled and an annotator scores every example."""
-    metric = _metric(log) if kind == LOG else None
+    metric = metric_of(log) if kind == LOG else None
     if metric is None or log[metric].notna().all():
         return None
     annotator = next((a for a in ("proxy", "confidence") if a in log and log[a].notna().all()

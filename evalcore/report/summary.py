@@ -57,9 +57,13 @@ def sentences(sections: dict[str, Section], s: Settings) -> list[str]:
     plan = sections.get("labeling")
     if plan is not None:
         f = plan.facts
-        out.append(f"To know {f['model']}'s accuracy to within an interval {f['width']:.2f} wide, about "
-                   f"{f['stratified']:,.0f} labels suffice with a stratified sample ({f['design']}) against "
-                   f"{f['srs']:,.0f} at random (predicted from the model's own confidence).")
+        if "efficiency" in f:  # a log in an engine: the plan's relative efficiency
+            out.append(f"For {f['model']}, a stratified sample ({f['design']}) is predicted to reach the precision of "
+                       f"a random sample with about {f['efficiency']:.0%} of its labels.")
+        else:
+            out.append(f"To know {f['model']}'s accuracy to within an interval {f['width']:.2f} wide, about "
+                       f"{f['stratified']:,.0f} labels suffice with a stratified sample ({f['design']}) against "
+                       f"{f['srs']:,.0f} at random (predicted from the model's own confidence).")
     ppi = sections.get("ppi")
     if ppi is not None:
         f = ppi.facts

@@ -79,6 +79,41 @@ def store(root: Path, frame: pd.DataFrame) -> tuple[str, int]:
     return key, len(data)
 
 
+def store_table(root: Path, table) -> tuple[str, int]:
+    """Write an engine's table (an Ibis expression) to Parquet through the engine, streamed, then store the file
+    under the sha256 of its bytes (once); (digest, size in bytes). Written to a temporary name and renamed, as
+    :func:`write_atomic` does."""
+    folder = root / "data"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".parquet")
+        os.close(fd)
+        try:
+            table.to_parquet(tmp, compression="zstd")
+            h = hashlib.sha256()
+            with open(tmp, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    h.update(block)
+                os.fsync(handle.fileno())
+            key, size = h.hexdigest(), os.path.getsize(tmp)
+            path = folder / f"{key}.parquet"
+            if path.exists():
+                Path(tmp).unlink()
+            else:
+                os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise EvalDataError(storage_problem(folder, exc)) from exc
+    return key, size
+
+
+def path_of(root: Path, key: str) -> Path:
+    """The Parquet file stored under ``key``."""
+    return root / "data" / f"{key}.parquet"
+
+
 def load(root: Path, key: str) -> pd.DataFrame:
     """The frame stored under ``key``, with its validation report in ``attrs``."""
     path = root / "data" / f"{key}.parquet"
@@ -91,7 +126,10 @@ def load(root: Path, key: str) -> pd.DataFrame:
     report = (table.schema.metadata or {}).get(_REPORT_KEY)
     if report:
         frame.attrs["report"] = json.loads(report)
-    return frame
+        return frame
+    from ..data import validate  # a log saved through the engine (add_log): validated on its first load
+
+    return validate(frame)
 
 
 def remove(root: Path, key: str) -> None:

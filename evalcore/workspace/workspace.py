@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..data import load_eval_log, report_of
+from ..engine import LazyLog, scan
 from ..errors import EvalDataError
 from . import access, catalog, storage
 
@@ -88,6 +89,27 @@ class Workspace:
                        (record.id, record.name, owner, int(shared), record.created, record.rows, record.models,
                         record.kind, key, size, json.dumps(mapping)))
         return record
+
+    def add_log(self, source, name: str, mapping: dict | None = None, owner: str | None = None,
+                shared: bool = False) -> DatasetRecord:
+        """Save a log too large for memory: ``source`` as :func:`evalcore.engine.scan` takes it (Parquet or CSV
+        paths, a glob, an Ibis table), validated in the engine; its role-named columns are written by the engine
+        straight to Parquet (streamed, never in memory), stored once by the digest of that file."""
+        log = scan(source, mapping=mapping)
+        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), owner, shared, _now(), log.n_rows,
+                               len(log.distinct("model")), log.kind)
+        with catalog.transaction(self.catalog) as db:
+            key, size = storage.store_table(self.root, log.table)
+            db.execute("INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                       (record.id, record.name, owner, int(shared), record.created, record.rows, record.models,
+                        record.kind, key, size, json.dumps(mapping)))
+        return record
+
+    def lazy_dataset(self, dataset_id: str, viewer: str | None = None) -> LazyLog:
+        """A dataset as a log in the engine (:func:`evalcore.engine.scan` of its stored Parquet file), for datasets
+        too large to load: the methods run their reductions in DuckDB."""
+        row = self._row("datasets", "dataset", dataset_id, viewer)
+        return scan(storage.path_of(self.root, row["digest"]))
 
     def datasets(self, viewer: str | None = None) -> list[DatasetRecord]:
         """The datasets ``viewer`` may see, newest first."""

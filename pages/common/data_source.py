@@ -9,6 +9,7 @@ a frame for bytes it uploaded itself. Cached frames are shared objects: read-onl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -18,9 +19,12 @@ import streamlit as st
 from evalcore import demo
 from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, validate
 from evalcore.display import literal
+from evalcore.engine import LazyLog
+from evalcore.limits import ReadLimits, env_number
 from evalcore.reading import read_table
 from evalcore.repeats import has_repeats, per_example
 from evalcore.sandbox import run_bounded
+from evalcore.schema import LOG
 
 from .store import cached
 
@@ -50,10 +54,14 @@ class ActiveData:
     frame: pd.DataFrame
     report: ValidationReport
     samples: pd.DataFrame | None = None
+    #: a workspace dataset too large to load (more than ``EVALCORE_ENGINE_ROWS`` rows): analysed in the engine
+    lazy: LazyLog | None = None
 
     @property
-    def rows(self) -> pd.DataFrame:
-        """The validated rows as loaded (every sample)."""
+    def rows(self) -> pd.DataFrame | LazyLog:
+        """The validated rows as loaded (every sample), or the log in the engine."""
+        if self.lazy is not None:
+            return self.lazy
         return self.frame if self.samples is None else self.samples
 
 
@@ -161,9 +169,12 @@ def active_data() -> ActiveData:
         frame = demo_frame(src["name"])
         return _with_units(f"demo:{src['name']}", f"demo · {DEMOS[src['name']]}", frame)
     if src["type"] == "saved":
-        from .workspace_store import viewer
+        from .workspace_store import viewer, workspace
 
         try:
+            record = workspace().dataset_record(src["id"], viewer())
+            if record.rows > engine_rows():
+                return _in_engine(src["id"], src["name"], record)
             frame = _saved(src["id"], viewer())
         except (LookupError, PermissionError) as exc:
             raise EvalDataError(f"The saved dataset '{src['name']}' cannot be opened: {exc}") from exc
@@ -180,6 +191,33 @@ def active_data() -> ActiveData:
     return _with_units(key, f"upload · {src['filename']}", table.frame)
 
 
+def engine_rows() -> int:
+    """Saved datasets with more rows than this (``EVALCORE_ENGINE_ROWS``, default the in-memory row limit
+    ``EVALCORE_MAX_ROWS``, 10,000,000) are analysed in the engine instead of loaded."""
+    return env_number("EVALCORE_ENGINE_ROWS", ReadLimits.from_env().max_rows)
+
+
+@functools.lru_cache(maxsize=8)
+def _lazy(root: str, dataset_id: str) -> LazyLog:
+    """The engine's view of a stored dataset (a few small objects; the data stays in its Parquet file)."""
+    from .workspace_store import workspace
+
+    return workspace().lazy_dataset(dataset_id)
+
+
+def _in_engine(dataset_id: str, name: str, record) -> ActiveData:
+    from .workspace_store import root
+
+    log = _lazy(str(root()), dataset_id)
+    report = ValidationReport(kind=LOG, n_rows=record.rows, n_models=record.models,
+                              mapping={role: role for role in log.mapping},
+                              notes=(f"{record.rows:,} rows: more than this dashboard loads into memory "
+                                     f"(EVALCORE_ENGINE_ROWS = {engine_rows():,}), so the dataset is analysed in the "
+                                     "engine (DuckDB) where it is stored.", *log.notes))
+    return ActiveData(f"saved:{dataset_id}", f"workspace · {name}", log.table.limit(0).to_pandas(), report,
+                      lazy=log)
+
+
 def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
     """The session's data; a log with repeated samples is analysed per example."""
     units = _units(key, frame) if "repeat" in frame.columns else None
@@ -188,12 +226,21 @@ def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
     return ActiveData(key, label, frame, report_of(frame))
 
 
-def try_active_data(link: bool = True) -> ActiveData | None:
-    """The session's data, or None after showing why it cannot be used (with a link to the Data page)."""
+def try_active_data(link: bool = True, engine: bool = False) -> ActiveData | None:
+    """The session's data, or None after showing why it cannot be used (with a link to the Data page). A dataset
+    analysed in the engine is returned only to pages that work on it (``engine``); others say where to go."""
     try:
-        return active_data()
+        data = active_data()
     except EvalDataError as exc:
         st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
         if link:
             st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None
+    if data.lazy is not None and not engine:
+        st.info(f"This dataset has {data.report.n_rows:,} rows, more than this dashboard loads into memory: it is "
+                "analysed in the engine where it is stored. The Models page shows each model's accuracy and the "
+                "Report page builds the full report (every method: leaderboard, subgroups, calibration, labeling "
+                "budget, AI-assisted evaluation); this view needs the rows in memory.")
+        st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
+        return None
+    return data

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
+from evalcore.engine import is_lazy
 from evalcore.figures import percent
 from evalcore.schema import BATTLES, LOG, SUMMARY
 
@@ -48,6 +49,11 @@ class Options:
 
 
 def options(data: ActiveData) -> Options:
+    if data.lazy is not None:  # a log in the engine: distinct values from the engine
+        log = data.lazy
+        metrics = tuple(m for m in ("correct", "score") if m in log and log.count(m))
+        return Options(tuple(log.distinct("model")), tuple(log.distinct("task")), tuple(log.distinct("group")),
+                       metrics)
     frame, kind = data.frame, data.report.kind
     if kind == BATTLES:
         models = tuple(sorted(set(frame["model_a"]) | set(frame["model_b"])))
@@ -80,7 +86,15 @@ def update(data: ActiveData, **changes) -> Selection:
 
 
 def apply(frame: pd.DataFrame, sel: Selection, kind: str = LOG) -> pd.DataFrame:
-    """Rows of ``frame`` inside the selection."""
+    """Rows of ``frame`` (or of a log in the engine) inside the selection."""
+    if is_lazy(frame):
+        t = frame.table
+        keep = t.model.isin(list(sel.models))
+        if sel.tasks:
+            keep &= t.task.isin(list(sel.tasks))
+        if sel.groups:
+            keep &= t.group.isin(list(sel.groups))
+        return frame.where(keep)
     if kind == BATTLES:
         keep = frame["model_a"].isin(sel.models) & frame["model_b"].isin(sel.models)
         return frame[keep]
@@ -99,7 +113,7 @@ def require(sel: Selection, rows: pd.DataFrame, min_models: int = 1, link: bool 
     if len(sel.models) < min_models:
         st.warning("Choose at least one model on the Models page." if min_models == 1 else
                    "Choose at least two models on the Models page: this view compares models.")
-    elif rows.empty:
+    elif (rows.n_rows == 0 if is_lazy(rows) else rows.empty):
         st.warning("No row of the data lies in the selection: the chosen models, tasks and groups have no example "
                    "in common. Widen the selection on the Models page.")
     else:

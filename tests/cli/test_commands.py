@@ -182,3 +182,47 @@ def test_validate_several_tools_logs(shared_data):
         assert ": usable: " in out.stdout or ": NOT USABLE" in out.stdout
         checked += 1
     assert checked >= 5
+
+
+def test_large_logs_are_read_in_the_engine(tmp_path):
+    path = log_csv(tmp_path, n=20_000)  # about 1.3 MB of CSV
+    mapping = ["-m", "item=example_id", "-m", "acc=correct", "-m", "conf=confidence"]
+    checked = evalcore("validate", str(path), *mapping, EVALCORE_ENGINE_MB="1")
+    assert checked.returncode == 0 and "40,000 rows and 2 models (read in the engine, DuckDB)" in checked.stdout
+    in_memory = evalcore("validate", str(path), *mapping, "--engine", "never", EVALCORE_ENGINE_MB="1")
+    assert "(read in the engine" not in in_memory.stdout and "40,000 rows" in in_memory.stdout
+    out_file = tmp_path / "big.html"
+    made = evalcore("report", str(path), *mapping, "--engine", "always", "--n-boot", "200", "--quiet", "--out",
+                    str(out_file))
+    assert made.returncode == 0, made.stderr
+    numbers = embedded(out_file.read_text(encoding="utf-8"))["sections"]
+    log = load_eval_log(path, mapping={"model": "model", "item": "example_id", "acc": "correct",
+                                       "conf": "confidence"})
+    board = aggregate.leaderboard(log, level=0.95, n_boot=200, seed=0)
+    overall = board[board["scope"] == "overall"].set_index("model")["estimate"]
+    shown = {row["model"]: row["estimate"] for row in numbers["leaderboard"]["tables"]["overall"]}
+    assert shown == pytest.approx(overall.to_dict(), abs=1e-12)
+    broken = evalcore("validate", str(tmp_path / "none.parquet"), "--engine", "always")
+    assert broken.returncode == 1 and "none.parquet: no such file or folder" in broken.stdout
+
+
+def test_workspace_add_saves_a_log_through_the_engine(tmp_path):
+    from evalcore.summaries import mean_table
+    from evalcore.workspace import Workspace
+
+    path = log_csv(tmp_path, n=500)
+    mapping = ["-m", "item=example_id", "-m", "acc=correct", "-m", "conf=confidence"]
+    folder = tmp_path / "ws"
+    out = evalcore("workspace", "add", str(path), *mapping, "--name", "big run", "--engine", "always",
+                   "--workspace", str(folder))
+    assert out.returncode == 0, out.stderr
+    [record] = Workspace(folder).datasets()
+    assert (record.name, record.rows, record.models) == ("big run", 1000, 2)
+    assert f"as dataset {record.id}" in out.stdout
+    lazy = Workspace(folder).lazy_dataset(record.id)
+    log = load_eval_log(path, mapping={"model": "model", "item": "example_id", "acc": "correct",
+                                       "conf": "confidence"})
+    expected = mean_table(log, ["model"], "correct")
+    pd.testing.assert_frame_equal(mean_table(lazy, ["model"], "correct"), expected, check_dtype=False, atol=1e-12)
+    refused = evalcore("workspace", "add", str(tmp_path / "nope.csv"), "--name", "x", "--workspace", str(folder))
+    assert refused.returncode == 1 and "nope.csv: no such file or folder" in refused.stderr

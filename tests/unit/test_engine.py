@@ -158,6 +158,24 @@ def test_binned_kmeans_is_exact_with_one_value_per_bin():
     assert (labels == exact.labels).all()
 
 
+def test_the_report_of_a_lazy_log_holds_the_in_memory_point_estimates(pair):
+    from evalcore.report import Settings, build_report
+
+    frame, lazy = pair
+    report = build_report(lazy, settings=Settings(n_boot=200))
+    assert [s.key for s in report.sections] == ["accuracy", "leaderboard", "calibration", "labeling", "ppi"]
+    assert report.provenance.rows == 1800 and report.provenance.models == 3
+    numbers = report.numbers()["sections"]
+    accuracy = pd.DataFrame(numbers["accuracy"]["tables"]["by model"]).set_index("model")
+    expected = summaries.mean_table(frame, ["model"], "correct", 0.05).set_index("model")
+    np.testing.assert_allclose(accuracy.loc[expected.index, "estimate"], expected["estimate"], atol=1e-12)
+    ece = pd.DataFrame(numbers["calibration"]["tables"]["ece by model"]).set_index("model").sort_index()
+    memory = calibration.calibration_by_model(frame, n_bins=10, n_boot=50).set_index("model")
+    np.testing.assert_allclose(ece["ece"], memory["ece"], atol=1e-12)
+    assert any("Selective prediction is not in this report" in n for s in report.sections for n in s.notes)
+    assert "Top model: model-2" in report.summary[0]
+
+
 def test_the_bootstrap_does_not_depend_on_how_rows_are_split_into_files(tmp_path):
     raw = generated(seed=4).sample(frac=1.0, random_state=3)  # rows in another order
     raw.to_parquet(tmp_path / "one.parquet")

@@ -1,0 +1,83 @@
+"""A workspace dataset larger than the dashboard loads (EVALCORE_ENGINE_ROWS) is analysed in the engine: the Data,
+Models and Report pages work on it, the other views say where to go."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.data import validate
+from evalcore.summaries import mean_table
+from evalcore.workspace import Workspace
+from pages.common.report_cache import Built
+from pages.common.store import store
+from test_pages import assert_no_exception, goto, open_app, texts
+
+NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
+
+
+def big_log(n: int = 600, seed: int = 2) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    parts = [pd.DataFrame({"model": m, "example_id": [f"q{i}" for i in range(n)], "task": [f"t{i % 3}" for i in range(n)],
+                           "correct": (rng.random(n) < p).astype(float), "confidence": rng.uniform(0.3, 1, n)})
+             for m, p in (("small", 0.55), ("large", 0.8))]
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.fixture()
+def opened(tmp_path, monkeypatch):
+    """A session on a saved 1,200-row dataset with EVALCORE_ENGINE_ROWS = 1,000: it opens in the engine."""
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
+    raw = big_log()
+    raw.to_parquet(tmp_path / "big.parquet")
+    record = Workspace(tmp_path / "ws").add_log(tmp_path / "big.parquet", "big run")
+    at = open_app()
+    goto(at, "workspace")
+    at.button(key="ws_open").click()
+    at.run()
+    assert_no_exception(at)
+    return at, validate(raw), record
+
+
+def test_data_and_models_pages_work_in_the_engine(opened):
+    at, frame, record = opened
+    assert any("workspace · big run" in t for t in texts(at.sidebar.caption))
+    goto(at, "data")
+    assert any("analysed in the engine (DuckDB)" in t for t in texts(at.info))
+    assert len(at.dataframe[-1].value) == 200  # the preview: the first 200 rows from the engine
+    goto(at, "models")
+    table = at.dataframe[0].value.set_index("model").sort_index()
+    expected = mean_table(frame, ["model"], "correct", 0.05).set_index("model").sort_index()
+    np.testing.assert_allclose(table["estimate"], expected["estimate"], atol=1e-12)
+    np.testing.assert_allclose(table["ci_low"], expected["ci_low"], atol=1e-12)
+    at.multiselect(key="w_models").set_value(["large"])
+    at.run()
+    assert_no_exception(at)
+    assert at.dataframe[0].value["model"].tolist() == ["large"]
+
+
+def test_in_memory_views_point_to_the_report_page(opened):
+    at, _, _ = opened
+    for page in ("calibration", "leaderboard", "subgroups", "sampling"):
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        assert_no_exception(at)
+        assert any("analysed in the engine where it is stored" in t for t in texts(at.info)), page
+        assert not at.dataframe, page
+
+
+def test_the_report_page_builds_the_report_in_the_engine(opened):
+    at, frame, _ = opened
+    goto(at, "report")
+    built = [value for value, _ in store()._data.values() if isinstance(value, Built)][-1]
+    assert "Calibration" in built.sections and "Leaderboard" in built.sections
+    numbers = json.loads(NUMBERS.search(built.html.decode()).group(1))["sections"]
+    shown = pd.DataFrame(numbers["accuracy"]["tables"]["by model"]).set_index("model").sort_index()
+    expected = mean_table(frame, ["model"], "correct", 0.05).set_index("model").sort_index()
+    np.testing.assert_allclose(shown["estimate"], expected["estimate"], atol=1e-12)
+    assert any("Covers 1,200 rows" in t for t in texts(at.caption))
