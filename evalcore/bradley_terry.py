@@ -67,6 +67,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from scipy.stats import norm
 
+from evalcore.engine import is_lazy, reductions
 from evalcore.ranking import bonferroni_z, rank_with_ties
 from evalcore.reading import EvalDataError, listed
 
@@ -146,6 +147,57 @@ def ppi_bradley_terry(
     return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
 
 
+def bradley_terry_of_log(log, alpha: float = 0.1, lam: float | None = None,
+                         reference: str | None = None) -> pd.DataFrame:
+    """:func:`ppi_bradley_terry` of a battles log: the battles with a human ``outcome`` are labeled, those with only
+    the ``judge``'s probability unlabeled (classical, λ = 0, without a judge column).
+
+    ``log`` is a canonical battles frame or a log in an engine (:class:`evalcore.engine.LazyLog` of battles), for
+    which the engine returns the per-pair statistics the estimator needs (counts, Σy, Σy², Σŷ, Σŷ², Σyŷ of the
+    labeled battles and counts, Σŷ, Σŷ² of the judge-only ones per ordered pair) and the fit is the same."""
+    judged = "judge" in log
+    if not is_lazy(log):
+        labeled = log[log["outcome"].notna()] if "outcome" in log else log.iloc[:0]
+        unlabeled = log[log["outcome"].isna() & log["judge"].notna()] if judged and "outcome" in log else log.iloc[:0]
+        return ppi_bradley_terry(labeled, unlabeled, alpha, lam if judged else 0.0, reference)
+    if not 0 < alpha < 1:
+        raise EvalDataError(f"alpha must be in (0, 1), got {alpha!r}.")
+    pairs = reductions.pair_statistics(log, judged)
+    pairs = pairs[pairs["n_ab"] + pairs["nu_ab"] > 0].reset_index(drop=True)
+    models = sorted(set(pairs["model_a"]) | set(pairs["model_b"]))
+    n, N = int(pairs["n_ab"].sum()), int(pairs["nu_ab"].sum())
+    reference = models[0] if reference is None else reference
+    if reference not in models:
+        raise EvalDataError(f"Reference model {reference!r} is not one of the compared models: {', '.join(models)}.")
+    voted = pairs[pairs["n_ab"] > 0]  # one pseudo-battle per pair with its mean outcome: the design's structure
+    a, b, y = voted["model_a"].to_numpy(), voted["model_b"].to_numpy(), (voted["sy"] / voted["n_ab"]).to_numpy()
+    if n < 2:
+        raise EvalDataError(f"Only {n} labeled comparison(s) (rows with a human 'outcome'): the Bradley-Terry "
+                            "coefficients need at least 2, and in practice many more.")
+    _check_labeled_design(a, b, y, models)
+    notes = []
+    if not judged:
+        lam = 0.0
+    elif lam != 0 and N < 2:
+        notes.append(f"{'No' if N == 0 else 'Only one'} comparison without a human vote: PPI needs unlabeled "
+                     "(judge-only) comparisons, at least 2; the classical estimate (lam = 0) is shown.")
+        lam = 0.0
+    if lam == 0:
+        _check_ford(a, b, y, models)
+    codes = {model: k for k, model in enumerate(models)}
+    ia, ib = pairs["model_a"].map(codes).to_numpy(), pairs["model_b"].map(codes).to_numpy()
+    full = np.zeros((len(pairs), len(models)))
+    full[np.arange(len(pairs)), ia], full[np.arange(len(pairs)), ib] = -1.0, 1.0
+    if lam == 0:  # the classical fit ignores the judge: its sums are 0, as ppi_bradley_terry sets them
+        pairs = pairs.assign(sh=0.0, shh=0.0, syh=0.0, su=0.0, suu=0.0)
+    order = np.argsort(ia * len(models) + ib, kind="stable")
+    stats = _PairStats(x=np.delete(full, codes[reference], axis=1)[order],
+                       **{c: pairs[c].to_numpy(float)[order]
+                          for c in ("n_ab", "sy", "syy", "sh", "shh", "syh", "nu_ab", "su", "suu")}, n=n, N=N)
+    [(coef, se, lam)] = _estimates(stats, codes[reference], (lam,))
+    return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
+
+
 def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
                    lams) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Array-level estimator behind :func:`ppi_bradley_terry` (no input checks): ``(coefficients, se, lam)`` for
@@ -155,7 +207,11 @@ def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
     coefficient and se are 0. A λ of None tunes it in two steps as the reference implementation. Raises
     EvalDataError when a fit diverges. Used directly by split studies (:mod:`evalcore.ppi_curves`).
     """
-    stats = _pair_stats(m, reference, la, lb, y, yhat, ua, ub, yhat_u)
+    return _estimates(_pair_stats(m, reference, la, lb, y, yhat, ua, ub, yhat_u), reference, lams)
+
+
+def _estimates(stats: _PairStats, reference: int, lams) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """:func:`pair_estimates` from the per-pair statistics."""
     fits = []
     for lam in lams:
         if lam is None:

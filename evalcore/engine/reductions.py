@@ -121,3 +121,21 @@ def proxy_histogram(log: LazyLog, model: str, column: str, resolution: int) -> p
     out = log.run(binned.group_by("bin").aggregate(n=binned.count(), sum_p=q.sum(), sum_p2=(q * q).sum(),
                                                    sum_pq=(q * (1 - q)).sum()))
     return out.sort_values("bin", ignore_index=True)
+
+
+def pair_statistics(log: LazyLog, judge: bool) -> pd.DataFrame:
+    """Per ordered pair (model_a, model_b) of battles: labeled (with a human outcome y) n_ab, sy, syy and, with the
+    judge's value h, sh, shh, syh; judge-only nu_ab, su, suu — the statistics of Bradley-Terry (PPI++)."""
+    t = log.table
+    y = t.outcome if "outcome" in log else ibis.null("float64")
+    h = t.judge if judge else ibis.literal(0.0)
+    lab, unl = y.notnull(), y.isnull() & (h.notnull() if judge else ibis.literal(False))
+
+    def total(expr, mask):
+        return mask.ifelse(expr, 0.0).sum()
+
+    out = log.run(t.group_by(["model_a", "model_b"]).aggregate(
+        n_ab=lab.cast("int64").sum(), sy=total(y, lab), syy=total(y * y, lab), sh=total(h, lab),
+        shh=total(h * h, lab), syh=total(y * h, lab), nu_ab=unl.cast("int64").sum(), su=total(h, unl),
+        suu=total(h * h, unl)))
+    return out.sort_values(["model_a", "model_b"], ignore_index=True)

@@ -22,8 +22,8 @@ import pandas as pd
 
 from ..errors import EvalDataError, listed
 from ..limits import env_number
-from ..mapping import check_mapping, with_overrides
-from ..schema import LOG, LOG_DEFAULT_LABELS
+from ..mapping import check_mapping, detect_kind, with_overrides
+from ..schema import BATTLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
 
 #: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
 TEXT_ROLES = ("model", "example_id", "task", "category", "group")
@@ -207,12 +207,21 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     if unknown:
         raise EvalDataError(f"{name}: the mapping names a column '{unknown[0]}' that is not in the table; its "
                             f"columns are: {', '.join(columns)}.")
-    mapping = {c: r for c, r in with_overrides(columns, overrides, LOG).items() if r is not None}
+    suggested = with_overrides(columns, overrides)
+    kind = detect_kind(r for r in suggested.values() if r is not None)
+    if kind == SUMMARY:
+        raise EvalDataError(f"{name}: a leaderboard summary (model, task, n, n_correct) is small: read it in memory "
+                            "(evalcore.data.load_eval_log) rather than in the engine.")
+    if kind == LOG:
+        suggested = with_overrides(columns, overrides, LOG)
+    mapping = {c: r for c, r in suggested.items() if r is not None}
     try:
-        check_mapping(mapping, columns, LOG)
+        check_mapping(mapping, columns, kind)
     except EvalDataError as exc:
         raise EvalDataError(f"{name}: {exc}") from None
     roles = {role: column for column, role in mapping.items()}
+    if kind == BATTLES:
+        return _validated_battles(raw, name, roles)
     missing = [r for r in ("model", "example_id") if r not in roles]
     if missing or not {"correct", "score"} & set(roles):
         need = missing + ([] if {"correct", "score"} & set(roles) else ["correct (or score)"])
@@ -224,6 +233,37 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     _refuse_duplicates(table, roles, name, n_rows)
     table = table.mutate(**{r: table[r].clip(0.0, 1.0) for r in ("confidence", "proxy") if r in roles})
     return LazyLog(table, name, roles, n_rows, tuple(notes))
+
+
+def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyLog:
+    """Pairwise battles: model_a and model_b (text, never empty), outcome (1 model_b wins, 0 model_a, 0.5 a tie;
+    missing = no human vote) and the judge's probability that model_b wins, both in [0, 1]."""
+    if not {"model_a", "model_b"} <= set(roles):
+        raise EvalDataError(f"{name}: battles need both a model_a and a model_b column; the mapping has "
+                            f"{', '.join(sorted(roles))}.")
+    out = {role: raw[roles[role]].cast("string") for role in ("model_a", "model_b")}
+    out |= {role: raw[roles[role]].cast("float64") for role in ("outcome", "judge") if role in roles}
+    table = raw.select(**out)
+    checks = {"rows": table.count(),
+              "no_model": (table.model_a.isnull() | table.model_b.isnull()).cast("int64").sum()}
+    for role in ("outcome", "judge"):
+        if role in roles:
+            v = table[role]
+            bad = (v < 0) | (v > 1)
+            checks |= {f"{role}_out": bad.cast("int64").sum(), f"{role}_min": v.min(where=bad),
+                       f"{role}_max": v.max(where=bad)}
+    found = table.aggregate(**checks).to_pandas().iloc[0]
+    if not found["rows"]:
+        raise EvalDataError(f"{name}: the table has a header but no data rows.")
+    problems = [f"{int(found['no_model']):,} battles lack model_a or model_b."] if found["no_model"] else []
+    for role in ("outcome", "judge"):
+        if role in roles and found[f"{role}_out"]:
+            problems.append(f"{_where(roles[role], role)} must lie in [0, 1] (1 if model_b wins, 0 if model_a "
+                            f"wins, 0.5 a tie); {_rows(found[f'{role}_out'])} values from "
+                            f"{found[f'{role}_min']:.10g} to {found[f'{role}_max']:.10g}.")
+    if problems:
+        raise EvalDataError(f"{name}: " + " ".join(problems))
+    return LazyLog(table, name, roles, int(found["rows"]), (), BATTLES)
 
 
 def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Table:

@@ -14,7 +14,7 @@ import pandas as pd
 from ..data import report_of
 from ..errors import EvalDataError
 from ..engine import LazyLog, is_lazy
-from ..schema import BATTLES, LOG
+from ..schema import BATTLES
 from . import engine_sections
 from . import html as html_layer
 from . import sections as sec
@@ -36,6 +36,7 @@ ENGINE_SECTIONS = {
     "calibration": lambda log, kind, s: engine_sections.calibration_section(log, s),
     "labeling": lambda log, kind, s, top: engine_sections.labeling(log, s, top),
     "ppi": lambda log, kind, s: engine_sections.prediction_powered(log, sec.metric_of(log), s),
+    "battles": lambda log, kind, s: engine_sections.battles(log, s),
 }
 #: sections that use the top model of the accuracy section
 USES_TOP = {"subgroups", "labeling"}
@@ -112,7 +113,7 @@ def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), 
     which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
-    kind, mapping = (LOG, log.mapping) if is_lazy(log) else (report_of(log).kind, report_of(log).mapping)
+    kind, mapping = (log.kind, log.mapping) if is_lazy(log) else (report_of(log).kind, report_of(log).mapping)
     wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)]
     if is_lazy(log):
         wanted = [(key, name, ENGINE_SECTIONS.get(key, fn), needs) for key, name, fn, needs in wanted]

@@ -5,7 +5,8 @@ every example (selective prediction, the stratified plan's per-example strata, b
 * calibration: :func:`evalcore.calibration.calibration_by_model` and reliability diagrams from the engine's bin sums;
   no selective-prediction curve (it needs every example sorted by confidence);
 * labeling budget: :func:`evalcore.sampling.design_efficiency_of_log` for the top model at a few budgets;
-* AI-assisted evaluation: :func:`evalcore.ppi.ppi_mean_by_model` (PPI++ from moments) next to the classical means.
+* AI-assisted evaluation: :func:`evalcore.ppi.ppi_mean_by_model` (PPI++ from moments) next to the classical means;
+* battles: :func:`evalcore.bradley_terry.bradley_terry_of_log` from per-pair statistics.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import calibration, figures, ppi, sampling
+from ..bradley_terry import bradley_terry_of_log
 from ..engine import LazyLog, reductions
 from ..figures import percent
 from ..intervals import wilson_interval
@@ -123,3 +125,25 @@ def prediction_powered(log: LazyLog, metric: str | None, s: Settings) -> Section
          "top": str(best["model"]),
          "estimate": float(best["estimate"]), "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"]),
          "ess_ratio": float((tuned["ess"] / tuned["n"]).median())})
+
+
+def battles(log: LazyLog, s: Settings) -> Section | None:
+    if log.kind != "battles" or "outcome" not in log or not log.count("outcome"):
+        return None
+    table = bradley_terry_of_log(log, alpha=s.alpha).sort_values("coefficient", ascending=False, ignore_index=True)
+    method = "PPI++" if table["lam"].iloc[0] > 0 else "classical"
+    fig = figures.interval_dots(table.rename(columns={"coefficient": "estimate"}).assign(
+        label=lambda t: t["model"].astype(str)), "label", "Bradley-Terry strength",
+        "coefficient (reference model = 0)", f"{percent(s.level)} intervals")
+    best = table.iloc[0]
+    return Section(
+        "battles", "Pairwise battles (Bradley-Terry)",
+        f"Strength of each model from {table.attrs.get('n', 0):,} human-judged battles"
+        + (f" and {table.attrs['N']:,} judged by the AI judge only" if table.attrs.get("N") else "")
+        + ", from per-pair statistics computed in the engine.",
+        f"{percent(s.level)} intervals for each coefficient against the reference model "
+        f"({table.attrs.get('reference')}); {method} intervals stay valid whatever the judge's quality.",
+        {"coefficients": table}, [fig],
+        {"top": str(best["model"]), "method": method, "estimate": float(best["coefficient"]),
+         "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"])},
+        list(table.attrs.get("notes", [])))

@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 
 from evalcore import aggregate, calibration, ppi, summaries
+from evalcore.bradley_terry import bradley_terry_of_log
+from evalcore.demo import pairwise_battles
 from evalcore.kmeans1d import kmeans_1d, kmeans_1d_binned
 from evalcore.sampling import design_efficiency_of_log
 from evalcore.subgroups import empirical_bayes
@@ -174,6 +176,28 @@ def test_the_report_of_a_lazy_log_holds_the_in_memory_point_estimates(pair):
     np.testing.assert_allclose(ece["ece"], memory["ece"], atol=1e-12)
     assert any("Selective prediction is not in this report" in n for s in report.sections for n in s.notes)
     assert "Top model: model-2" in report.summary[0]
+
+
+def test_bradley_terry_from_per_pair_statistics_equals_the_in_memory_fit(tmp_path):
+    raw = pairwise_battles(0).battles
+    raw.to_parquet(tmp_path / "battles.parquet")
+    lazy = scan(tmp_path / "battles.parquet")
+    assert lazy.kind == "battles" and lazy.n_rows == len(raw)
+    for lam in (None, 0.0, 1.0):
+        memory, engine = bradley_terry_of_log(validate(raw), lam=lam), bradley_terry_of_log(lazy, lam=lam)
+        pd.testing.assert_frame_equal(engine, memory, rtol=1e-9, atol=1e-12)
+    assert 0 < engine.attrs["N"] and memory.attrs["n"] == engine.attrs["n"]
+    from evalcore.report import build_report
+
+    report = build_report(lazy)
+    assert [s.key for s in report.sections] == ["battles"] and "Strongest model" in report.summary[0]
+
+
+def test_battles_out_of_range_are_refused_in_the_engine(tmp_path):
+    raw = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "a"], "outcome": [1.0, 2.0]})
+    raw.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(EvalDataError, match=r"Column 'outcome' must lie in \[0, 1\].*1 row holds values from 2 to 2"):
+        scan(tmp_path / "bad.parquet")
 
 
 def test_the_bootstrap_does_not_depend_on_how_rows_are_split_into_files(tmp_path):
