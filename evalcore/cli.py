@@ -172,7 +172,7 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"{names}: NOT USABLE\n  {_one_line(str(exc))}")
         return 1
     if is_lazy(log):
-        print(f"{names}: usable: a log table with {log.n_rows:,} rows and {len(log.distinct('model'))} models "
+        print(f"{names}: usable: a log table with {log.n_rows:,} rows and {len(log.models())} models "
               "(read in the engine, DuckDB).")
         print("column mapping (role: column):")
         for role, column in log.mapping.items():

@@ -44,6 +44,11 @@ if changed != sel:
 rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
 st.subheader("Headline numbers")
+if kind == BATTLES and data.lazy is not None:
+    st.info("These battles are analysed in the engine: the Report page fits the Bradley-Terry strengths of the "
+            "selected models with their intervals.")
+    st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
+    st.stop()
 if kind == BATTLES:
     st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")
     if "outcome" not in rows or rows["outcome"].notna().sum() == 0:

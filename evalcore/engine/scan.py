@@ -70,6 +70,12 @@ class LazyLog:
         n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
         return replace(self, table=table, n_rows=n_rows, _cache={})
 
+    def models(self) -> list[str]:
+        """The sorted models (of either side, for battles)."""
+        if self.kind == BATTLES:
+            return sorted(set(self.distinct("model_a")) | set(self.distinct("model_b")))
+        return self.distinct("model")
+
     def distinct(self, role: str, where=None) -> list[str]:
         """The sorted distinct values of a text role (where ``where`` holds)."""
         t = self.table if where is None else self.table.filter(where)

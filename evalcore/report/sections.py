@@ -76,8 +76,7 @@ def metric_of(log: pd.DataFrame | LazyLog) -> str | None:
 
 def models_of(log: pd.DataFrame | LazyLog, kind: str) -> list[str]:
     if is_lazy(log):
-        return sorted(set(log.distinct("model_a")) | set(log.distinct("model_b"))) if kind == BATTLES else \
-            log.distinct("model")
+        return log.models()
     if kind == BATTLES:
         return sorted(set(log["model_a"].astype(str)) | set(log["model_b"].astype(str)))
     return sorted(log["model"].astype(str).unique())

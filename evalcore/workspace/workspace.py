@@ -97,7 +97,7 @@ class Workspace:
         straight to Parquet (streamed, never in memory), stored once by the digest of that file."""
         log = scan(source, mapping=mapping)
         record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), owner, shared, _now(), log.n_rows,
-                               len(log.distinct("model")), log.kind)
+                               len(log.models()), log.kind)
         with catalog.transaction(self.catalog) as db:
             key, size = storage.store_table(self.root, log.table)
             db.execute("INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?,?)",

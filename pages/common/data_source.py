@@ -24,7 +24,6 @@ from evalcore.limits import ReadLimits, env_number
 from evalcore.reading import read_table
 from evalcore.repeats import has_repeats, per_example
 from evalcore.sandbox import run_bounded
-from evalcore.schema import LOG
 
 from .store import cached
 
@@ -209,7 +208,7 @@ def _in_engine(dataset_id: str, name: str, record) -> ActiveData:
     from .workspace_store import root
 
     log = _lazy(str(root()), dataset_id)
-    report = ValidationReport(kind=LOG, n_rows=record.rows, n_models=record.models,
+    report = ValidationReport(kind=log.kind, n_rows=record.rows, n_models=record.models,
                               mapping={role: role for role in log.mapping},
                               notes=(f"{record.rows:,} rows: more than this dashboard loads into memory "
                                      f"(EVALCORE_ENGINE_ROWS = {engine_rows():,}), so the dataset is analysed in the "

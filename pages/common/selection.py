@@ -51,6 +51,8 @@ class Options:
 def options(data: ActiveData) -> Options:
     if data.lazy is not None:  # a log in the engine: distinct values from the engine
         log = data.lazy
+        if log.kind == BATTLES:
+            return Options(tuple(log.models()), (), (), tuple(m for m in ("outcome", "judge") if m in log))
         metrics = tuple(m for m in ("correct", "score") if m in log and log.count(m))
         return Options(tuple(log.distinct("model")), tuple(log.distinct("task")), tuple(log.distinct("group")),
                        metrics)
@@ -89,6 +91,8 @@ def apply(frame: pd.DataFrame, sel: Selection, kind: str = LOG) -> pd.DataFrame:
     """Rows of ``frame`` (or of a log in the engine) inside the selection."""
     if is_lazy(frame):
         t = frame.table
+        if frame.kind == BATTLES:
+            return frame.where(t.model_a.isin(list(sel.models)) & t.model_b.isin(list(sel.models)))
         keep = t.model.isin(list(sel.models))
         if sel.tasks:
             keep &= t.task.isin(list(sel.tasks))

@@ -81,3 +81,22 @@ def test_the_report_page_builds_the_report_in_the_engine(opened):
     expected = mean_table(frame, ["model"], "correct", 0.05).set_index("model").sort_index()
     np.testing.assert_allclose(shown["estimate"], expected["estimate"], atol=1e-12)
     assert any("Covers 1,200 rows" in t for t in texts(at.caption))
+
+
+def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
+    from evalcore.demo import pairwise_battles
+
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
+    pairwise_battles(0, n_models=4, n_battles=1500).battles.to_parquet(tmp_path / "battles.parquet")
+    Workspace(tmp_path / "ws").add_log(tmp_path / "battles.parquet", "arena")
+    at = open_app()
+    goto(at, "workspace")
+    at.button(key="ws_open").click()
+    at.run()
+    goto(at, "models")
+    assert any("analysed in the engine" in t for t in texts(at.info))
+    goto(at, "report")
+    built = [value for value, _ in store()._data.values() if isinstance(value, Built)][-1]
+    assert built.sections == ("Pairwise battles (Bradley-Terry)",)
+    assert built.summary[0].startswith("Strongest model in the battles:")
