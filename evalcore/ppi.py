@@ -251,7 +251,7 @@ def _constant(part: np.ndarray, pred_u: np.ndarray, pooled: np.ndarray) -> np.nd
     return out
 
 
-def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None, self_normalize: bool = False,
+def ppi_mean(y, yhat, yhat_unlabeled=None, alpha: float = 0.1, lam=None, weights=None, self_normalize: bool = False,
              bounds: tuple[float, float] | None = None, names=None) -> MeanEstimate:
     """PPI (``lam=1``), PPI++ (``lam=None``, tuned per model) or fixed-λ estimate of M metrics (eq. (4)).
 
@@ -259,7 +259,14 @@ def ppi_mean(y, yhat, yhat_unlabeled, alpha: float = 0.1, lam=None, weights=None
     accuracy: annotator values outside it are refused. ``names`` (one per model) are used in the notes. With no
     unlabeled examples (N = 0) the classical estimate is returned, with a note saying so. An annotator that is
     constant gets λ = 0 under tuning (it carries no signal).
+
+    From a log in an engine: ``ppi_mean(log, "proxy")`` (``y`` a :class:`evalcore.engine.LazyLog`, ``yhat`` the
+    annotator's role) is :func:`ppi_mean_by_model` — one row per model, PPI++ from the engine's moments.
     """
+    if is_lazy(y):
+        return ppi_mean_by_model(y, yhat if isinstance(yhat, str) else "proxy", alpha=alpha)
+    if yhat_unlabeled is None:
+        raise TypeError("ppi_mean needs yhat_unlabeled, the annotator's values on the unlabeled examples.")
     squeeze = np.ndim(y) == 1
     arr = _labels(y, alpha)
     n, M = arr.shape

@@ -127,6 +127,7 @@ def test_ppi_from_moments_equals_ppi_mean(pair):
     engine = ppi.ppi_mean_by_model(lazy, "proxy", alpha=0.1)
     pd.testing.assert_frame_equal(engine, memory, check_dtype=False, rtol=1e-9, atol=1e-12)
     assert (engine["N"] > 0).all() and (engine["lam"] > 0).all()
+    pd.testing.assert_frame_equal(ppi.ppi_mean(lazy, "proxy", alpha=0.1), engine)
 
 
 def test_empirical_bayes_of_a_lazy_log_equals_the_in_memory_fit(tmp_path):
