@@ -10,7 +10,8 @@ figures      pure plotly figure builders (data in, go.Figure out)
 display      names from the data made safe to show literally (Markdown, plotly, matplotlib)
 export       CSV downloads neutralized against spreadsheet formula injection
 report       the stakeholder report: one self-contained HTML file of every method a log supports
-cli          the ``evalcore`` command (report, validate, serve); ``python -m evalcore``
+cli          the ``evalcore`` command (report, validate, workspace add, serve); ``python -m evalcore``
+engine       logs beyond memory: scan(source) -> LazyLog, reduced in DuckDB, Spark or any Ibis backend
 
 No module of this package imports streamlit.
 """
