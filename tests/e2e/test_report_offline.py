@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CHROMIUM, VIEWPORT, require_chromium
+from conftest import VIEWPORT
 from evalcore import demo
 from evalcore.data import validate
 from evalcore.report import build_report
@@ -14,15 +14,9 @@ HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwn
 
 
 @pytest.fixture(scope="module")
-def offline_browser():
-    require_chromium()
-    from benchmarks.browser import CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def offline_browser(browser):
+    """The session's chromium (one Playwright per test process: a second sync_playwright would clash)."""
+    return browser
 
 
 def open_offline(browser, path):
