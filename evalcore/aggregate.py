@@ -418,6 +418,7 @@ def _lazy_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
     """The paired Poisson bootstrap of a log in an engine (:mod:`evalcore.engine.poisson`): the engine returns
     per-cell counts and per-(cell, bucket) sums; ``values[b, i, j]`` is model i's weighted accuracy on task j in
     replicate b (the observed accuracy in the rare replicate that gives a cell no weight)."""
+    log.require("correct", method="The leaderboard (0/1 accuracy)")
     cells = reductions.cell_moments(log, ["model", "category", "task"], "correct")
     summary = cells[cells["n"] > 0].rename(columns={"total": "n_correct"})
     models, tasks, categories, n, k = _matrices(summary)

@@ -284,6 +284,9 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
     distribution for bins of more than a few dozen examples (the engine's case), from ``default_rng([seed, 3])``.
     """
     if not is_lazy(log):
+        missing = [c for c in ("correct", "confidence") if c not in log]
+        if missing:
+            raise ValueError(f"calibration_by_model needs the column(s) {', '.join(missing)}.")
         usable = log[log["correct"].notna() & log["confidence"].notna()]
         rows = []
         for model, part in usable.groupby("model", sort=True, observed=True):
@@ -291,6 +294,7 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
                              level, seed)
             rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value))
         return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
+    log.require("correct", "confidence", method="Calibration")
     table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
     rng = np.random.default_rng([int(seed), 3])
     rows = []

@@ -330,6 +330,7 @@ def ppi_mean_by_model(log, annotator: str = "proxy", metric: str = "correct", al
                          part.loc[~labeled, annotator].to_numpy(float), alpha)
             rows.append((model, r.n, r.N, r.estimate, r.ci_low, r.ci_high, r.se, r.lam, r.ess))
         return pd.DataFrame(rows, columns=columns)
+    log.require(metric, annotator, method="Prediction-powered inference")
     m = reductions.ppi_moments(log, annotator, metric)
     n, N = m["n"].to_numpy(float), m["N"].to_numpy(float)
     if (n < 2).any():

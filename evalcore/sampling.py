@@ -763,6 +763,7 @@ def design_efficiency_of_log(log, model: str, budget, proxy: str = "confidence",
         if rows.empty:
             raise EvalDataError(f"Model '{model}' has no row with a '{proxy}' value.")
         return design_efficiency(rows[proxy].to_numpy(float), budget, n_strata)
+    log.require(proxy, method="The labeling design")
     hist = reductions.proxy_histogram(log, model, proxy, resolution)
     if hist.empty:
         raise EvalDataError(f"{log.source}: model '{model}' has no row with a '{proxy}' value.")

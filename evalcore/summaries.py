@@ -100,6 +100,7 @@ def mean_table(
 def _lazy_cells(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
     """The cells of a log in an engine from its moments n, Σy, Σy² (:func:`evalcore.engine.reductions.cell_moments`):
     mean Σy/n, population variance Σy²/n - mean², sample sd from it (n - 1 in the denominator)."""
+    log.require(metric, *by, method="The table of means")
     cells = reductions.cell_moments(log, by, metric)
     n = cells["n"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

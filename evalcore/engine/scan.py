@@ -70,6 +70,13 @@ class LazyLog:
         n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
         return replace(self, table=table, n_rows=n_rows, _cache={})
 
+    def require(self, *roles: str, method: str) -> None:
+        """EvalDataError naming the roles ``method`` needs that this log lacks."""
+        missing = [role for role in roles if role not in self]
+        if missing:
+            raise EvalDataError(f"{self.source}: {method} needs the column(s) {', '.join(map(repr, missing))}; the "
+                                f"log has {', '.join(self.table.columns)}. Name them in the mapping (column=role).")
+
     def models(self) -> list[str]:
         """The sorted models (of either side, for battles)."""
         if self.kind == BATTLES:

@@ -313,6 +313,17 @@ def test_csv_and_compressed_csv_sources(tmp_path, pair):
         pd.testing.assert_frame_equal(got, expected, rtol=1e-12)
 
 
+def test_methods_name_the_roles_a_lazy_log_lacks(tmp_path):
+    generated().drop(columns=["confidence", "proxy"]).to_parquet(tmp_path / "plain.parquet")
+    lazy = scan(tmp_path / "plain.parquet")
+    with pytest.raises(EvalDataError, match=r"Calibration needs the column\(s\) 'confidence'"):
+        calibration.calibration_by_model(lazy)
+    with pytest.raises(EvalDataError, match=r"Prediction-powered inference needs the column\(s\) 'proxy'"):
+        ppi.ppi_mean_by_model(lazy, "proxy")
+    with pytest.raises(EvalDataError, match=r"The table of means needs the column\(s\) 'score'"):
+        summaries.mean_table(lazy, ["model"], "score")
+
+
 def test_the_mapping_must_name_existing_columns(tmp_path):
     generated().to_parquet(tmp_path / "log.parquet")
     with pytest.raises(EvalDataError, match="the mapping names a column 'acc' that is not in the table"):
