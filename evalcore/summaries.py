@@ -115,7 +115,16 @@ def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame
     """Leaderboard summary (model, task, category, n, n_correct, accuracy) of a per-example log's labeled rows.
 
     ``metric`` must be binary (0/1): counts of correct examples per (model, task). Unlabeled rows are not counted.
+    A log in an engine gives the same table from its cell moments.
     """
+    if is_lazy(log):
+        log.require(metric, method="The leaderboard summary")
+        cells = reductions.cell_moments(log, ["model", "task", "category"], metric)
+        out = cells[cells["n"] > 0].assign(n_correct=lambda c: c["total"].round().astype("int64"))
+        out = out[["model", "task", "category", "n", "n_correct"]].reset_index(drop=True)
+        out["n"] = out["n"].astype("int64")
+        out["accuracy"] = out["n_correct"] / out["n"]
+        return out
     labeled = log[log[metric].notna()]
     grouped = labeled.groupby(["model", "task", "category"], sort=True, observed=True)[metric]
     out = pd.DataFrame({"n": grouped.size(), "n_correct": grouped.sum()}).reset_index()

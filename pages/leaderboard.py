@@ -20,7 +20,7 @@ st.title("Leaderboard")
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
            "category and overall (the plain mean of tasks), with bootstrap intervals.")
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
     st.stop()
 sel = selection.current(data)
@@ -29,10 +29,10 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
     st.info("The leaderboard needs per-example 0/1 correctness (`correct`) or a leaderboard summary "
             "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
     st.stop()
-rows = selection.apply(data.frame, sel, kind)
+rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, kind)
 selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
-tasks = [str(t) for t in pd.unique(rows["task"].astype(str))]
+tasks = rows.distinct("task") if data.lazy is not None else [str(t) for t in pd.unique(rows["task"].astype(str))]
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
     level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,
@@ -71,6 +71,8 @@ except EvalDataError as exc:
     st.stop()
 if table.attrs.get("paired"):
     how = "paired bootstrap: the examples of each task resampled jointly for all models, keeping their correlation"
+    if table.attrs.get("bootstrap_note"):
+        how += f" ({literal(table.attrs['bootstrap_note'])})"
 else:
     note = table.attrs.get("bootstrap_note", "")
     how = "binomial resampling of each (model, task) count" + (f" ({literal(note)})" if note else "")

@@ -55,7 +55,7 @@ def differences(key: tuple, models: tuple[str, ...], n_boot: int, seed: int, _da
 
 
 @cached("Summarising the log per (model, task)...")
-def summary(key: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
+def summary(key: tuple, _rows) -> pd.DataFrame:
     """Per-task counts of a per-example log (for weighted scores, the Bayesian model and the weighting map)."""
     return summary_from_log(_rows)
 

@@ -63,12 +63,27 @@ def test_data_and_models_pages_work_in_the_engine(opened):
 
 def test_in_memory_views_point_to_the_report_page(opened):
     at, _, _ = opened
-    for page in ("calibration", "leaderboard", "subgroups", "sampling"):
+    for page in ("calibration", "subgroups", "sampling", "autoeval"):
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert_no_exception(at)
         assert any("analysed in the engine where it is stored" in t for t in texts(at.info)), page
         assert not at.dataframe, page
+
+
+def test_the_leaderboard_page_works_in_the_engine(opened):
+    from evalcore import aggregate
+
+    at, frame, _ = opened
+    goto(at, "leaderboard")
+    assert not texts(at.error)
+    assert any("Poisson bootstrap in the engine" in t for t in texts(at.caption))
+    long = next(d.value for d in at.dataframe if "scope" in d.value.columns)
+    expected = aggregate.leaderboard(frame, level=0.834, n_boot=2000, seed=0)
+    both = long.merge(expected, on=["model", "scope", "name"], suffixes=("", "_memory"))
+    assert len(both) == len(expected)
+    np.testing.assert_allclose(both["estimate"], both["estimate_memory"], atol=1e-12)
+    assert any("Weighted scores" == h.value for h in at.subheader)
 
 
 def test_the_report_page_builds_the_report_in_the_engine(opened):
