@@ -310,6 +310,31 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
     return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
 
 
+def reliability_by_model(log, n_bins: int = 10, alpha: float = 0.05) -> dict[str, pd.DataFrame]:
+    """{model: :func:`reliability_table`} with uniform bins over each model's labeled rows that have a confidence,
+    for a canonical frame or a log in an engine (from the engine's per-bin counts and sums: count, Σc and
+    Σy = Σ(y - c) + Σc, the same bins)."""
+    if not is_lazy(log):
+        usable = log[log["correct"].notna() & log["confidence"].notna()]
+        return {str(m): reliability_table(p["confidence"].to_numpy(), p["correct"].to_numpy(), n_bins, "uniform", alpha)
+                for m, p in usable.groupby("model", sort=True, observed=True)}
+    log.require("correct", "confidence", method="Calibration")
+    bins, _ = reductions.calibration_bins(log, n_bins, 1, 0)
+    edges = np.arange(n_bins + 1) / n_bins
+    out = {}
+    for model, part in bins.groupby("model", sort=True):
+        full = part.set_index("bin").reindex(range(n_bins))
+        count = full["n"].fillna(0).to_numpy()
+        k = (full["residual"] + full["sum_conf"]).round().fillna(0).to_numpy()  # whole numbers: Σ of 0/1 labels
+        with np.errstate(invalid="ignore", divide="ignore"):
+            conf, acc = full["sum_conf"].to_numpy() / count, k / count
+        low, high = wilson_interval(k, count, alpha)
+        out[str(model)] = pd.DataFrame({"bin": np.arange(n_bins), "lower": edges[:-1], "upper": edges[1:],
+                                        "count": count.astype(np.int64), "mean_confidence": conf, "accuracy": acc,
+                                        "ci_low": low, "ci_high": high, "gap": acc - conf})
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Selective prediction
 # --------------------------------------------------------------------------------------------

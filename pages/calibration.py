@@ -16,8 +16,46 @@ st.title("Calibration")
 st.caption("Does a model's confidence mean what it says? Reliability diagrams and expected calibration error "
            "(ECE), and how accuracy grows when the model may abstain on its least confident examples.")
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
+    st.stop()
+if data.lazy is not None:
+    sel = selection.current(data)
+    rows = selection.apply(data.lazy, sel)
+    selection.require(sel, rows)
+    if "confidence" not in rows:
+        st.info("Calibration needs the model's `confidence`; this dataset has none.")
+        st.stop()
+    with st.expander("Settings", expanded=False, icon=":material/settings:"):
+        s1, s2, s3 = st.columns(3)
+        n_bins = s1.slider("Bins (equal-width)", 2, 30, 10, key="cal_bins")
+        n_boot = s2.select_slider("Bootstrap replicates", [200, 500, 1000, 2000, 5000], value=500, key="cal_boot")
+        seed = int(s3.number_input("Seed", 0, 2**31 - 1, 0, key="cal_seed"))
+    table, reliability = cc.in_engine((data.key, sel.models, sel.tasks, sel.groups), n_bins, n_boot, seed,
+                                      sel.level, rows)
+    st.subheader("Calibration error by model")
+    st.caption(f"Computed in the engine. ECE intervals (paired Poisson bootstrap, {n_boot:,} replicates, seed {seed}): "
+               f"over repeated samples of this size the interval contains the model's ECE for these bins about "
+               f"{figures.percent(sel.level)} of the time; it excludes 0 only when the test of perfect calibration "
+               "(`p_value`) rejects. The debiased ECE is median-unbiased.")
+    render.chart(figures.interval_dots(table.rename(columns={"debiased": "estimate"}), "model",
+                                       "Expected calibration error", "ECE",
+                                       f"debiased ECE with {figures.percent(sel.level)} intervals · {n_bins} bins",
+                                       reference=0.0), "ECE by model")
+    render.table(table, "calibration by model")
+    st.subheader("Reliability diagrams")
+    names = list(reliability)
+    for tab, model in zip(st.tabs([literal(m) for m in names], key="cal_model_tab", on_change="rerun"), names):
+        if not tab.open:  # only the open tab's diagram is built and sent to the browser
+            continue
+        with tab:
+            row = table.set_index("model").loc[model]
+            ece_text = render.ci(row["ece"], row["ci_low"], row["ci_high"])
+            render.chart(figures.reliability_diagram(reliability[model], model, sel.level, ece_text),
+                         f"reliability {model}")
+            render.table(reliability[model], f"reliability table {model}")
+    st.info("Selective prediction and the breakdown by task or group need every example in memory: this dataset is "
+            "analysed in the engine, so they are not shown.")
     st.stop()
 frame = data.frame
 missing = [c for c in ("correct", "confidence") if c not in frame]

@@ -11,14 +11,12 @@ every example (selective prediction, the stratified plan's per-example strata, b
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .. import calibration, figures, ppi, sampling
 from ..bradley_terry import bradley_terry_of_log
-from ..engine import LazyLog, reductions
+from ..engine import LazyLog
 from ..figures import percent
-from ..intervals import wilson_interval
 from ..summaries import mean_table
 from .sections import RELIABILITY_FIGURES, Section, Settings, models_of
 
@@ -30,15 +28,14 @@ def calibration_section(log: LazyLog, s: Settings) -> Section | None:
     if "confidence" not in log or "correct" not in log or not log.count("confidence"):
         return None
     ece = calibration.calibration_by_model(log, s.n_bins, s.n_boot, s.level, s.seed)
-    bins, _ = reductions.calibration_bins(log, s.n_bins, 1, s.seed)
-    bins = bins.assign(n_correct=(bins["residual"] + bins["sum_conf"]).round())  # Σ(y - c) + Σc: whole numbers
-    totals = bins.groupby("model", sort=True)[["n", "n_correct", "sum_conf"]].sum()
+    tables = calibration.reliability_by_model(log, s.n_bins, s.alpha)
+    totals = pd.DataFrame({m: {"n": t["count"].sum(), "conf": (t["count"] * t["mean_confidence"]).sum(),
+                               "correct": (t["count"] * t["accuracy"]).sum()} for m, t in tables.items()}).T
     table = ece.rename(columns={"debiased": "ece_debiased", "p_value": "p_calibrated"}).assign(
-        mean_confidence=(totals["sum_conf"] / totals["n"]).to_numpy(),
-        accuracy=(totals["n_correct"] / totals["n"]).to_numpy())
+        mean_confidence=(totals["conf"] / totals["n"]).reindex(ece["model"]).to_numpy(),
+        accuracy=(totals["correct"] / totals["n"]).reindex(ece["model"]).to_numpy())
     table = table.sort_values("ece", ascending=False, ignore_index=True)
-    figs = [figures.reliability_diagram(_reliability(bins[bins["model"] == m], s), m, s.level,
-                                        ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")
+    figs = [figures.reliability_diagram(tables[m], m, s.level, ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")
             for m in table["model"].head(RELIABILITY_FIGURES)]
     worst = table.iloc[0]
     return Section(
@@ -55,20 +52,6 @@ def calibration_section(log: LazyLog, s: Settings) -> Section | None:
          "miscalibrated": int((table["ci_low"] > 0).sum()), "n_models": len(table)},
         ["Selective prediction is not in this report: it needs every example sorted by confidence, which the "
          "engine does not return."])
-
-
-def _reliability(bins: pd.DataFrame, s: Settings) -> pd.DataFrame:
-    """:func:`evalcore.calibration.reliability_table`'s layout from one model's bin sums."""
-    edges = np.arange(s.n_bins + 1) / s.n_bins
-    full = bins.set_index("bin").reindex(range(s.n_bins))
-    count = full["n"].fillna(0).to_numpy()
-    k = full["n_correct"].fillna(0).to_numpy()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        conf, acc = full["sum_conf"].to_numpy() / count, k / count
-    low, high = wilson_interval(k, count, s.alpha)
-    return pd.DataFrame({"bin": np.arange(s.n_bins), "lower": edges[:-1], "upper": edges[1:], "count": count,
-                         "mean_confidence": conf, "accuracy": acc, "ci_low": low, "ci_high": high,
-                         "gap": acc - conf})
 
 
 def labeling(log: LazyLog, s: Settings, top: str | None) -> Section | None:

@@ -108,3 +108,10 @@ def breakdown(key: tuple, p: Params, by: str, usable: pd.DataFrame) -> pd.DataFr
          "ci_high": r.ci_high}
         for ((model, value), _), r in zip(cells, results)
     ])
+
+
+@cached("Computing calibration in the engine...")
+def in_engine(key: tuple, n_bins: int, n_boot: int, seed: int, level: float, _log) -> tuple[pd.DataFrame, dict]:
+    """ECE with intervals per model and the reliability tables of a log in the engine (uniform bins)."""
+    return (cal.calibration_by_model(_log, n_bins, n_boot, level, seed),
+            cal.reliability_by_model(_log, n_bins, 1 - level))

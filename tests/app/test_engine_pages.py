@@ -63,7 +63,7 @@ def test_data_and_models_pages_work_in_the_engine(opened):
 
 def test_in_memory_views_point_to_the_report_page(opened):
     at, _, _ = opened
-    for page in ("calibration", "subgroups", "sampling", "autoeval"):
+    for page in ("subgroups", "sampling", "autoeval"):
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert_no_exception(at)
@@ -84,6 +84,22 @@ def test_the_leaderboard_page_works_in_the_engine(opened):
     assert len(both) == len(expected)
     np.testing.assert_allclose(both["estimate"], both["estimate_memory"], atol=1e-12)
     assert any("Weighted scores" == h.value for h in at.subheader)
+
+
+def test_the_calibration_page_works_in_the_engine(opened):
+    from evalcore import calibration
+
+    at, frame, _ = opened
+    goto(at, "calibration")
+    assert not texts(at.error)
+    table = at.dataframe[0].value.set_index("model").sort_index()
+    expected = calibration.calibration_by_model(frame, n_bins=10, n_boot=50).set_index("model").sort_index()
+    np.testing.assert_allclose(table["ece"], expected["ece"], atol=1e-12)
+    reliability = at.dataframe[1].value
+    memory = calibration.reliability_table(*[frame.loc[frame["model"] == "large", c].to_numpy()  # first tab
+                                             for c in ("confidence", "correct")], 10)
+    pd.testing.assert_frame_equal(reliability, memory, check_dtype=False, atol=1e-12)
+    assert any("Selective prediction" in t for t in texts(at.info))
 
 
 def test_the_report_page_builds_the_report_in_the_engine(opened):
