@@ -35,13 +35,48 @@ if st.radio("Estimate from", ["log", "summary"], horizontal=True, key="sg_source
     subgroup_summary.show()
     st.stop()
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
     st.stop()
 sel = selection.current(data)
 if data.report.kind != LOG or sel.metric is None:
     st.info("Subgroup estimates need a per-example log with a labeled metric (`correct` or `score`). Load the "
             "synthetic or scikit-learn demo, or map those columns on the Data page.")
+    st.stop()
+level = figures.percent(sel.level)
+if data.lazy is not None:  # a dataset in the engine: the units and covariates come from aggregate queries
+    rows = selection.apply(data.lazy, sel)
+    selection.require(sel, rows)
+    key = (data.key, sel.models, sel.tasks, sel.groups)
+    with st.expander("Settings", icon=":material/settings:"):
+        c1, c2 = st.columns(2)
+        regressor = c1.selectbox("Synthetic regression", REGRESSORS, format_func=REGRESSOR_NAMES.get, key="sg_reg")
+        seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sg_seed"))
+    try:
+        table = sc.estimates(key, sel.metric, regressor, sel.level, seed, None, rows)
+    except EvalDataError as exc:
+        st.error(literal(exc))
+        st.stop()
+    st.info(f"Computed in the engine. EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & "
+            f"Plagborg-Moller 2022): they cover the true subgroup values {level} of the time **on average across "
+            f"subgroups**, not for each subgroup. DT intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) "
+            f"cover each subgroup {level} of the time. Seed {seed}.", icon=":material/info:")
+    st.subheader("Fit")
+    render.table(fit_summary(table), "empirical Bayes fit")
+    st.subheader("Forest plot")
+    model = st.selectbox("Model", sorted(table["model"].unique()), key="sg_model")
+    one = table[table["model"] == model].sort_values(["n", "group"], ascending=[False, True])
+    means = mean_table(rows, ["model"], sel.metric, sel.alpha).set_index("model")
+    st.caption(f"{literal(model)}: overall {sel.metric} {render.ci(*means.loc[model, ['estimate', 'ci_low', 'ci_high']])}"
+               f" ({level} interval; dotted line). The {min(PAGE_SIZE, len(one))} largest of {len(one)} subgroups.")
+    render.chart(figures.forest_plot(one.head(PAGE_SIZE), sel.level, overall=float(means.loc[model, "estimate"]),
+                                     title=f"{model}: subgroup estimates"), f"forest {model}")
+    st.subheader("Shrinkage")
+    render.chart(figures.shrinkage_plot(table), "shrinkage")
+    render.table(table, "subgroup estimates")
+    st.info("The holdout study, automatic subgroups and extra feature columns need every example in memory: this "
+            "dataset is analysed in the engine, so the synthetic regression uses the confidence and proxy means with "
+            "the model and task indicators.")
     st.stop()
 rows = selection.apply(data.frame, sel)
 selection.require(sel, rows)
@@ -79,7 +114,6 @@ except EvalDataError as exc:
     st.error(literal(exc))
     st.stop()
 
-level = figures.percent(sel.level)
 st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & Plagborg-Moller 2022): they cover "
         f"the true subgroup values {level} of the time **on average across subgroups**, not for each subgroup. DT "
         f"intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) cover each subgroup {level} of the "

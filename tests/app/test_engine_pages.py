@@ -63,7 +63,7 @@ def test_data_and_models_pages_work_in_the_engine(opened):
 
 def test_in_memory_views_point_to_the_report_page(opened):
     at, _, _ = opened
-    for page in ("subgroups", "sampling", "autoeval"):
+    for page in ("sampling", "autoeval"):
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert_no_exception(at)
@@ -100,6 +100,27 @@ def test_the_calibration_page_works_in_the_engine(opened):
                                              for c in ("confidence", "correct")], 10)
     pd.testing.assert_frame_equal(reliability, memory, check_dtype=False, atol=1e-12)
     assert any("Selective prediction" in t for t in texts(at.info))
+
+
+def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
+    from evalcore.subgroups import empirical_bayes
+
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
+    raw = big_log()
+    raw["group"] = [f"g{i % 8}" for i in range(len(raw))]
+    raw.to_parquet(tmp_path / "groups.parquet")
+    Workspace(tmp_path / "ws").add_log(tmp_path / "groups.parquet", "grouped")
+    at = open_app()
+    goto(at, "workspace")
+    at.button(key="ws_open").click()
+    at.run()
+    goto(at, "subgroups")
+    assert not texts(at.error)
+    shown = next(d.value for d in at.dataframe if "eb" in d.value.columns)
+    expected = empirical_bayes(validate(raw), seed=0, features=[], alpha=0.05)
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected, check_dtype=False, atol=1e-9)
+    assert any("holdout study" in t for t in texts(at.info))
 
 
 def test_the_report_page_builds_the_report_in_the_engine(opened):
