@@ -23,10 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .bradley_terry import ppi_bradley_terry
-from .ppi import MeanEstimate, classical_mean, ess_interval, ppi_mean, simultaneous_intervals, stratified_ppi_mean
+from .ppi import (MeanEstimate, classical_mean, ess_interval, ppi_mean, ppi_mean_by_model, simultaneous_intervals,
+                  stratified_ppi_mean)
 from .ranking import rank_with_ties
 from .reading import EvalDataError, listed
 from .repeats import per_example
+from .summaries import mean_table
 
 #: Annotator values must lie in the metric's range for these metrics.
 METRIC_BOUNDS = {"correct": (0.0, 1.0)}
@@ -244,3 +246,16 @@ def bradley_terry_table(frame: pd.DataFrame, alpha: float = 0.1, judge: str = "p
     table.attrs.update({"notes": list(dict.fromkeys(notes)), "n": len(labeled), "N": len(unlabeled),
                         "reference": parts[0].attrs.get("reference")})
     return table
+
+
+def moment_table(log, annotator: str, metric: str, alpha: float = 0.1) -> pd.DataFrame:
+    """Classical (labels only) and PPI++ (tuned λ) means per model, from moments: the table of a log in an engine
+    (:func:`evalcore.ppi.ppi_mean_by_model`; a frame works too). Columns model, method, estimate, ci_low, ci_high,
+    se, lam, ess, ess_ratio (ESS over the labeled n), n, N."""
+    tuned = ppi_mean_by_model(log, annotator, metric, alpha).assign(method=METHOD_NAMES["ppi++"])
+    classical = mean_table(log, ["model"], metric, alpha)[["model", "n", "estimate", "ci_low", "ci_high", "se"]]
+    classical = classical[classical["model"].isin(tuned["model"])].assign(method=METHOD_NAMES["classical"], lam=0.0,
+                                                                          ess=lambda t: t["n"].astype(float))
+    table = pd.concat([classical, tuned], ignore_index=True)
+    table["ess_ratio"] = table["ess"] / table["n"]
+    return table[["model", "method", "estimate", "ci_low", "ci_high", "se", "lam", "ess", "ess_ratio", "n", "N"]]

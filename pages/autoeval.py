@@ -27,7 +27,7 @@ st.caption("A few human labels and many examples scored by an AI annotator (a ju
            "than the labels alone, and says how many labels the annotator is worth (Boyeau et al., AutoEval Done "
            "Right).")
 
-data = ds.try_active_data()
+data = ds.try_active_data(engine=True)
 if data is None:
     st.stop()
 sel = selection.current(data)
@@ -35,6 +35,41 @@ kind = data.report.kind
 level = st.select_slider("Interval level", selection.LEVELS, value=0.90, format_func=percent, key="ae_level",
                          help="The paper reports 90% intervals.")
 alpha = 1 - level
+if data.lazy is not None:  # a dataset in the engine: estimates from moments and per-pair statistics
+    rows = selection.apply(data.lazy, sel, kind)
+    selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)
+    key = (data.key, sel.models, sel.tasks, sel.groups)
+    try:
+        if kind == BATTLES:
+            reference = st.selectbox("Reference model (coefficient fixed at 0)", rows.models(), key="ae_reference")
+            table = ac.in_engine_battles(key, level, reference, rows)
+            st.caption(f"Computed in the engine from per-pair statistics. {percent(level)} intervals for each "
+                       "Bradley-Terry coefficient against the reference; PPI++ (with the judge) stays valid whatever "
+                       "the judge's quality.")
+            render.chart(figures.interval_dots(table.rename(columns={"coefficient": "estimate"}).assign(
+                label=table["model"]), "model", "Bradley-Terry strength", "coefficient",
+                f"{percent(level)} intervals"), "bradley-terry")
+        else:
+            annotators = [a for a in ("proxy", "confidence") if a in rows]
+            if not annotators or sel.metric is None:
+                st.info("PPI needs a labeled metric and an annotator column (`proxy` or `confidence`).")
+                st.stop()
+            annotator = st.radio("Annotator", annotators, format_func=ANNOTATOR_NAMES.get, horizontal=True,
+                                 key="ae_annotator")
+            table = ac.in_engine(key, sel.metric, annotator, level, rows)
+            st.caption(f"Computed in the engine from moments. {percent(level)} intervals: PPI++ contains each "
+                       "model's true mean that often whatever the annotator's quality; ESS is the number of labeled "
+                       "examples a classical estimate would need for the same precision.")
+            render.chart(figures.interval_dots(table.assign(label=table["model"] + " · " + table["method"]), "label",
+                                               f"Mean {sel.metric}: classical vs PPI++", sel.metric,
+                                               f"{percent(level)} intervals", by="method"), "classical vs ppi++")
+    except EvalDataError as exc:
+        st.error(literal(exc))
+        st.stop()
+    render.table(table, "estimates")
+    st.info("Effective-sample-size curves, stratified and weighted PPI and the annotator comparison need every "
+            "example in memory: this dataset is analysed in the engine, so they are not shown.")
+    st.stop()
 rows = selection.apply(data.frame, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)  # a battle needs both its models selected
 

@@ -45,8 +45,8 @@ rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, 
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
 st.subheader("Headline numbers")
 if kind == BATTLES and data.lazy is not None:
-    st.info("These battles are analysed in the engine: the Report page fits the Bradley-Terry strengths of the "
-            "selected models with their intervals.")
+    st.info("These battles are analysed in the engine: the AI-assisted evaluation and Report pages fit the "
+            "Bradley-Terry strengths of the selected models with their intervals.")
     st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
     st.stop()
 if kind == BATTLES:

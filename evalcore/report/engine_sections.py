@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import calibration, figures, ppi, sampling
+from .. import autoeval, calibration, figures, sampling
 from ..bradley_terry import bradley_terry_of_log
 from ..engine import LazyLog
 from ..figures import percent
-from ..summaries import mean_table
 from .sections import RELIABILITY_FIGURES, Section, Settings, models_of
 
 #: budgets of the labeling plan, as fractions of the pool
@@ -85,11 +84,8 @@ def prediction_powered(log: LazyLog, metric: str | None, s: Settings) -> Section
                       and (a == "proxy" or metric == "correct")), None)
     if annotator is None:
         return None
-    tuned = ppi.ppi_mean_by_model(log, annotator, metric, s.alpha).assign(method="PPI++ (tuned λ)")
-    classical = mean_table(log, ["model"], metric, s.alpha)[["model", "n", "estimate", "ci_low", "ci_high", "se"]]
-    table = pd.concat([classical.assign(method="classical (labels only)"), tuned], ignore_index=True)
-    table["ess_ratio"] = table["ess"] / table["n"]
-    table = table[["model", "method", "estimate", "ci_low", "ci_high", "se", "lam", "ess", "ess_ratio", "n", "N"]]
+    table = autoeval.moment_table(log, annotator, metric, s.alpha)
+    tuned = table[table["method"] == autoeval.METHOD_NAMES["ppi++"]]
     shown = table.assign(label=lambda t: t["model"].astype(str) + " · " + t["method"])
     fig = figures.interval_dots(shown, "label", f"Mean {metric}: classical vs PPI++", metric,
                                 f"{percent(s.level)} intervals", by="method")

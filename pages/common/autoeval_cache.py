@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import autoeval, ppi, ppi_curves
+from evalcore.bradley_terry import bradley_terry_of_log
 from evalcore.sampling import kmeans_strata
 
 from .store import cached, compute_with_progress
@@ -87,3 +88,15 @@ def bt_curves(key: tuple, grid: tuple[int, ...], splits: int, alpha: float, seed
     label = f"{splits:,} random splits at {len(grid)} sizes n, three Bradley-Terry fits each..."
     return compute_with_progress((key, "bt", grid, splits, alpha, seed, judge, reference), label,
                                  [("bt_curves", job)])[0]
+
+
+@cached("Computing PPI++ in the engine...")
+def in_engine(key: tuple, metric: str, annotator: str, level: float, _log) -> pd.DataFrame:
+    """Classical and PPI++ means per model of a log in the engine."""
+    return autoeval.moment_table(_log, annotator, metric, 1 - level)
+
+
+@cached("Fitting Bradley-Terry in the engine...")
+def in_engine_battles(key: tuple, level: float, reference: str, _log) -> pd.DataFrame:
+    """Bradley-Terry coefficients of battles in the engine (PPI++ with the judge when there is one)."""
+    return bradley_terry_of_log(_log, alpha=1 - level, reference=reference)

@@ -237,9 +237,9 @@ def try_active_data(link: bool = True, engine: bool = False) -> ActiveData | Non
         return None
     if data.lazy is not None and not engine:
         st.info(f"This dataset has {data.report.n_rows:,} rows, more than this dashboard loads into memory: it is "
-                "analysed in the engine where it is stored. The Models, Leaderboard, Calibration and Subgroups "
-                "pages work on it, and the Report page builds the full report (every method: leaderboard, subgroups, calibration, labeling "
-                "budget, AI-assisted evaluation); this view needs the rows in memory.")
+                "analysed in the engine where it is stored. The Models, Leaderboard, Calibration, Subgroups and "
+                "AI-assisted evaluation pages work on it, and the Report page builds the full report (the labeling "
+                "budget included); this view needs every row in memory.")
         st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
         return None
     return data

@@ -63,7 +63,7 @@ def test_data_and_models_pages_work_in_the_engine(opened):
 
 def test_in_memory_views_point_to_the_report_page(opened):
     at, _, _ = opened
-    for page in ("sampling", "autoeval"):
+    for page in ("sampling",):
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert_no_exception(at)
@@ -123,6 +123,32 @@ def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
     assert any("holdout study" in t for t in texts(at.info))
 
 
+def test_the_ai_assisted_page_works_in_the_engine(tmp_path, monkeypatch):
+    from evalcore.ppi import ppi_mean_by_model
+
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
+    raw = big_log()
+    raw["proxy"] = np.clip(raw["correct"] * 0.6 + 0.2 + np.random.default_rng(1).normal(0, 0.1, len(raw)), 0, 1)
+    raw.loc[raw["example_id"].str[1:].astype(int) % 3 != 0, "correct"] = np.nan  # a third of the examples labeled
+    raw.to_parquet(tmp_path / "judged.parquet")
+    Workspace(tmp_path / "ws").add_log(tmp_path / "judged.parquet", "judged")
+    at = open_app()
+    goto(at, "workspace")
+    at.button(key="ws_open").click()
+    at.run()
+    at.switch_page("pages/autoeval.py")
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    table = at.dataframe[0].value
+    tuned = table[table["method"] == "PPI++ (tuned λ)"].set_index("model").sort_index()
+    expected = ppi_mean_by_model(validate(raw), "proxy", alpha=0.1).set_index("model").sort_index()
+    np.testing.assert_allclose(tuned["estimate"], expected["estimate"], atol=1e-12)
+    np.testing.assert_allclose(tuned["ci_high"], expected["ci_high"], atol=1e-12)
+    assert (table["method"] == "classical (labels only)").sum() == 2
+
+
 def test_the_report_page_builds_the_report_in_the_engine(opened):
     at, frame, _ = opened
     goto(at, "report")
@@ -140,7 +166,8 @@ def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
 
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
-    pairwise_battles(0, n_models=4, n_battles=1500).battles.to_parquet(tmp_path / "battles.parquet")
+    battles = pairwise_battles(0, n_models=4, n_battles=1500).battles
+    battles.to_parquet(tmp_path / "battles.parquet")
     Workspace(tmp_path / "ws").add_log(tmp_path / "battles.parquet", "arena")
     at = open_app()
     goto(at, "workspace")
@@ -148,6 +175,14 @@ def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
     at.run()
     goto(at, "models")
     assert any("analysed in the engine" in t for t in texts(at.info))
+    at.switch_page("pages/autoeval.py")
+    at.run()
+    assert_no_exception(at)
+    coefficients = at.dataframe[0].value.set_index("model")
+    from evalcore.bradley_terry import bradley_terry_of_log
+
+    expected = bradley_terry_of_log(validate(battles), alpha=0.1).set_index("model")
+    np.testing.assert_allclose(coefficients.loc[expected.index, "coefficient"], expected["coefficient"], atol=1e-9)
     goto(at, "report")
     built = [value for value, _ in store()._data.values() if isinstance(value, Built)][-1]
     assert built.sections == ("Pairwise battles (Bradley-Terry)",)
