@@ -27,7 +27,7 @@ st.caption("A few human labels and many examples scored by an AI annotator (a ju
            "than the labels alone, and says how many labels the annotator is worth (Boyeau et al., AutoEval Done "
            "Right).")
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 sel = selection.current(data)

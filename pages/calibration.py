@@ -16,7 +16,7 @@ st.title("Calibration")
 st.caption("Does a model's confidence mean what it says? Reliability diagrams and expected calibration error "
            "(ECE), and how accuracy grows when the model may abstain on its least confident examples.")
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 if data.lazy is not None:

@@ -132,7 +132,7 @@ if src["type"] == "upload":
                "suggestions come from the column names.")
     mapping_editor(list(table.columns))
 
-data = ds.try_active_data(link=False, engine=True)
+data = ds.try_active_data(link=False)
 if data is None:
     st.stop()
 

@@ -20,7 +20,7 @@ st.title("Leaderboard")
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
            "category and overall (the plain mean of tasks), with bootstrap intervals.")
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 sel = selection.current(data)

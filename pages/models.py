@@ -17,7 +17,7 @@ ensure_app_navigation()
 st.title("Models")
 st.caption("What every view analyses. The choice is kept when you switch pages.")
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 kind = data.report.kind

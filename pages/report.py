@@ -17,7 +17,7 @@ st.caption("One HTML file to send to people who will not open the dashboard: a s
            "every method the data supports with its intervals and what they mean, and where the numbers come from. "
            "It opens offline in any browser (the charts are embedded) — the same report as `evalcore report`.")
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 sel = selection.current(data)

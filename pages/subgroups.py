@@ -35,7 +35,7 @@ if st.radio("Estimate from", ["log", "summary"], horizontal=True, key="sg_source
     subgroup_summary.show()
     st.stop()
 
-data = ds.try_active_data(engine=True)
+data = ds.try_active_data()
 if data is None:
     st.stop()
 sel = selection.current(data)

@@ -225,21 +225,13 @@ def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
     return ActiveData(key, label, frame, report_of(frame))
 
 
-def try_active_data(link: bool = True, engine: bool = False) -> ActiveData | None:
+def try_active_data(link: bool = True) -> ActiveData | None:
     """The session's data, or None after showing why it cannot be used (with a link to the Data page). A dataset
-    analysed in the engine is returned only to pages that work on it (``engine``); others say where to go."""
+    analysed in the engine comes with ``lazy`` set: every page reads it through the engine."""
     try:
-        data = active_data()
+        return active_data()
     except EvalDataError as exc:
         st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
         if link:
             st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None
-    if data.lazy is not None and not engine:
-        st.info(f"This dataset has {data.report.n_rows:,} rows, more than this dashboard loads into memory: it is "
-                "analysed in the engine where it is stored. The Models, Leaderboard, Calibration, Subgroups and "
-                "AI-assisted evaluation pages work on it, and the Report page builds the full report (the labeling "
-                "budget included); this view needs every row in memory.")
-        st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
-        return None
-    return data

@@ -61,14 +61,20 @@ def test_data_and_models_pages_work_in_the_engine(opened):
     assert at.dataframe[0].value["model"].tolist() == ["large"]
 
 
-def test_in_memory_views_point_to_the_report_page(opened):
-    at, _, _ = opened
-    for page in ("sampling",):
-        at.switch_page(f"pages/{page}.py")
-        at.run()
-        assert_no_exception(at)
-        assert any("analysed in the engine where it is stored" in t for t in texts(at.info)), page
-        assert not at.dataframe, page
+def test_the_labeling_page_plans_designs_in_the_engine(opened):
+    from evalcore.sampling import design_efficiency_of_log
+
+    at, frame, _ = opened
+    at.switch_page("pages/sampling.py")
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    table = at.dataframe[0].value
+    budgets = sorted(table["budget"].unique())
+    expected = design_efficiency_of_log(frame, "large", budgets, "confidence", 10)
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), expected, check_dtype=False, atol=1e-6, rtol=0.02)
+    assert budgets[0] == 20 and budgets[-1] <= 300  # from 2 labels per stratum to half the pool of 600
+    assert any("Drawing the sample" in t for t in texts(at.info))
 
 
 def test_the_leaderboard_page_works_in_the_engine(opened):
