@@ -1,17 +1,20 @@
 """Bounded work: run a function on untrusted input in a child process whose memory and time are limited.
 
 Parsing and validating a file someone uploaded is the one step of evalcore whose cost the uploader controls. On a
-shared server it runs in a short-lived child process (forked from a server that has already imported evalcore,
-so it starts in milliseconds) with
+shared server it runs in a short-lived child interpreter (``python -c`` of :func:`_child_main`, started with
+:mod:`subprocess`) with
 
-* an address-space limit (``RLIMIT_AS``) of ``memory_bytes`` above what the child holds when it starts: an
-  allocation beyond it fails inside the child, which reports it;
+* an address-space limit (``RLIMIT_AS``) of ``memory_bytes`` above what the child holds once it has imported
+  evalcore's reader: an allocation beyond it fails inside the child, which reports it;
 * a deadline of ``seconds``: the child is killed when it passes;
 * at most ``workers`` such children at once in the process (further callers wait for a slot, within the deadline).
 
-The caller's process never holds more than the result, and its threads keep serving other users while they wait.
-Every way the child can fail becomes an :class:`~evalcore.errors.EvalDataError` that names the bound and how to
-raise it.
+The child is a fresh interpreter, not a fork or a ``multiprocessing`` child: those re-run the caller's main script
+in the child (under Streamlit that is the dashboard's ``app.py``, which fails outside a script run, for instance
+with sign-in configured) and a fork inherits the server's threads and locks. Starting one costs about 0.7 s of
+imports, small beside reading a file. The caller's process never holds more than the result, and its threads keep
+serving other users while they wait. Every way the child can fail becomes an :class:`~evalcore.errors.EvalDataError`
+that names the bound and how to raise it.
 
 =============================  =====================================  ========
 variable                       bound                                  default
@@ -25,10 +28,10 @@ variable                       bound                                  default
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
-import multiprocessing.connection
 import os
+import pickle
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -62,21 +65,13 @@ class WorkLimits:
 
 _slots_lock = threading.Lock()
 _slots: dict[int, threading.BoundedSemaphore] = {}
+#: what the child imports before its memory is capped (the reader and its libraries), so the cap counts the work
+_PRELOAD = "evalcore.data"
 
 
 def _slots_for(workers: int) -> threading.BoundedSemaphore:
     with _slots_lock:
         return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    """fork server (POSIX, not macOS' default) preloaded with evalcore's reader: children start in milliseconds
-    without inheriting the caller's threads; spawn elsewhere."""
-    if sys.platform.startswith("linux"):
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["evalcore.data"])
-        return ctx
-    return multiprocessing.get_context("spawn")
 
 
 def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = None,
@@ -100,46 +95,57 @@ def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = 
 
 
 def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
-    ctx = _context()
-    receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child_main, args=(sender, fn, args, limits.memory_bytes, seconds), daemon=True,
-                        name="evalcore-bounded")
-    child.start()
-    sender.close()
+    # two pickles: the settings first (the child sets its import path before it unpickles the work)
+    job = pickle.dumps((sys.path, limits.memory_bytes, seconds)) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
+    child = subprocess.Popen([sys.executable, "-c", "from evalcore.sandbox import _child_main; _child_main()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_child_environment())
     try:
-        if not receiver.poll(max(seconds, 0.0)):
-            raise EvalDataError(
-                f"{what} took longer than {limits.seconds:g} s, the limit for one file, and was stopped. Upload a "
-                "smaller file or a sample. (Administrators: EVALCORE_WORKER_SECONDS raises the limit.)")
-        try:
-            status, payload = receiver.recv()
-        except (EOFError, OSError):
-            status, payload = "died", None
+        out, _ = child.communicate(job, timeout=max(seconds, 0.0))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise EvalDataError(
+            f"{what} took longer than {limits.seconds:g} s, the limit for one file, and was stopped. Upload a "
+            "smaller file or a sample. (Administrators: EVALCORE_WORKER_SECONDS raises the limit.)") from None
     finally:
-        receiver.close()
-        _stop(child)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    try:
+        status, payload = pickle.loads(out) if out else ("died", None)
+    except Exception:  # noqa: BLE001 - a child killed while writing leaves a partial pickle
+        status, payload = "died", None
     if status == "ok":
         return payload
     if status == "error":
         raise EvalDataError(payload)
-    if status == "memory" or (status == "died" and child.exitcode in (-9, 137)):
+    if status == "memory" or (status == "died" and child.returncode in (-signal.SIGKILL, 137)):
         raise EvalDataError(
             f"{what} needed more than {limits.memory_bytes // MB:,} MB of memory, the limit for one file, and was "
             "stopped. Upload a smaller file or a sample. (Administrators: EVALCORE_WORKER_MEMORY_MB raises the "
             "limit.)")
-    raise EvalDataError(f"{what} failed unexpectedly ({payload or f'the worker exited with code {child.exitcode}'}).")
+    raise EvalDataError(f"{what} failed unexpectedly ({payload or f'the worker exited with code {child.returncode}'}).")
 
 
-def _stop(child: multiprocessing.process.BaseProcess) -> None:
-    if child.is_alive():
-        child.kill()
-    child.join(timeout=5)
+def _child_environment() -> dict[str, str]:
+    """The caller's environment, with the caller's import path (so that the child finds evalcore itself; the rest
+    of ``sys.path`` follows in the job)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
 
-def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_bytes: int, seconds: float) -> None:
-    _limit_memory(memory_bytes)
+def _child_main() -> None:
+    """The child's side: read the job from stdin, cap memory, run it, write ``(status, payload)`` to stdout.
+
+    Anything the work itself prints goes to stderr, so the result's channel stays clean."""
+    result = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    path, memory_bytes, seconds = pickle.load(sys.stdin.buffer)
+    sys.path[:] = path
+    __import__(_PRELOAD)
     _end_with_parent(seconds)
+    _limit_memory(memory_bytes)
     try:
+        fn, args = pickle.load(sys.stdin.buffer)
         outcome = ("ok", fn(*args))
     except EvalDataError as exc:
         outcome = ("error", str(exc))
@@ -148,15 +154,17 @@ def _child_main(sender: multiprocessing.connection.Connection, fn, args, memory_
     except Exception as exc:  # noqa: BLE001 - reported to the caller as an unexpected failure
         outcome = ("crash", f"{type(exc).__name__}: {exc}")
     try:
-        sender.send(outcome)
+        data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
     except MemoryError:
-        sender.send(("memory", None))
-    finally:
-        sender.close()
+        data = pickle.dumps(("memory", None))
+    except Exception as exc:  # noqa: BLE001 - a result that cannot be pickled
+        data = pickle.dumps(("crash", f"the result cannot be sent back ({type(exc).__name__}: {exc})"))
+    result.write(data)
+    result.close()
 
 
 def _end_with_parent(seconds: float) -> None:
-    """Die with the process that forked this child, and at the deadline even if nobody is left to enforce it
+    """Die with the process that started this child, and at the deadline even if nobody is left to enforce it
     (a server that stopped while the child worked must not leave it running)."""
     if hasattr(signal, "alarm"):
         signal.alarm(int(seconds) + 5)

@@ -72,3 +72,20 @@ def test_environment_configures_the_bounds(monkeypatch):
     monkeypatch.setenv("EVALCORE_WORKER_SECONDS", "7")
     monkeypatch.setenv("EVALCORE_WORKERS", "3")
     assert WorkLimits.from_env() == WorkLimits(memory_bytes=100 * MB, seconds=7.0, workers=3)
+
+
+def test_the_worker_never_runs_the_callers_main_script(tmp_path, monkeypatch):
+    """Under Streamlit, ``__main__`` is the dashboard's app.py (a fake module with its ``__file__``): a worker that
+    re-ran it failed outside a script run (with sign-in, on ``st.user``). The worker must not touch it."""
+    import sys
+    import types
+
+    marker = tmp_path / "ran"
+    script = tmp_path / "app.py"
+    script.write_text(f"open({str(marker)!r}, 'w').write('ran')\nraise SystemExit('the main script ran')\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    table = run_bounded(read_and_validate, b"model,correct\na,1\nb,0\n")
+    assert table.n_rows == 2
+    assert not marker.exists()
