@@ -82,7 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     _log_arguments(add)
     add.add_argument("--name", required=True, help="the dataset's name in the workspace")
     add.add_argument("--workspace", type=Path, default=None, help="the workspace folder (EVALCORE_WORKSPACE)")
-    add.add_argument("--owner", default=None, help="the owner's e-mail on a team instance (private unless --shared)")
+    add.add_argument("--owner", default=None,
+                     help="the owner's e-mail on a team instance (private unless --shared); without it the dataset "
+                          "has no owner: everyone sees it, signed-in members read-only")
     add.add_argument("--shared", action="store_true", help="share the dataset with the team")
     add.set_defaults(run=_workspace_add)
 
@@ -213,7 +215,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _workspace_add(args: argparse.Namespace) -> int:
-    from .workspace import Workspace
+    from .workspace import Workspace, access
 
     folder = args.workspace or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
     workspace = Workspace(folder)
@@ -223,6 +225,7 @@ def _workspace_add(args: argparse.Namespace) -> int:
     else:
         record = workspace.add_dataset(load(args.logs, args.mapping), args.name, None, args.owner, args.shared)
     print(f"saved '{record.name}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} in {folder}")
+    print(access.who(record.owner, record.shared))
     return 0
 
 

@@ -3,73 +3,155 @@
 WAL journal mode lets readers go on while one process writes; a busy timeout makes concurrent writers wait for
 each other instead of failing. Every change is one transaction (``BEGIN IMMEDIATE``, so that a check and the write
 that depends on it cannot interleave with another process's), committed whole or not at all.
+
+Reading needs no write access: on a read-only folder or a full disk the catalog is read through a read-only
+connection, and, where even its shared-memory file (``-shm``) cannot be created, as an immutable file. A write the
+disk refuses raises :class:`~evalcore.errors.EvalDataError` saying what happened and where (:func:`problem`).
+
+The schema version is SQLite's ``user_version``: version 1 stores every owner in its canonical form
+(:func:`.access.canonical`); an older catalog is brought to it once, when a writer first opens it.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import EvalDataError
-from .storage import storage_problem
+from .access import canonical
+from .storage import probe, storage_problem
 
 BUSY_TIMEOUT_MS = 30_000
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS datasets (
+SCHEMA_VERSION = 1
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS datasets (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, owner TEXT, shared INTEGER NOT NULL DEFAULT 0,
     created TEXT NOT NULL, rows INTEGER NOT NULL, models INTEGER NOT NULL, kind TEXT NOT NULL,
-    digest TEXT NOT NULL, bytes INTEGER NOT NULL, mapping TEXT);
-CREATE TABLE IF NOT EXISTS analyses (
+    digest TEXT NOT NULL, bytes INTEGER NOT NULL, mapping TEXT)""",
+    """CREATE TABLE IF NOT EXISTS analyses (
     id TEXT PRIMARY KEY, dataset_id TEXT NOT NULL REFERENCES datasets(id), page TEXT NOT NULL,
     settings TEXT NOT NULL, selection TEXT NOT NULL, name TEXT NOT NULL, owner TEXT,
-    shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS analyses_dataset ON analyses(dataset_id);
-"""
+    shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS analyses_dataset ON analyses(dataset_id)",
+)
+#: how a reader opens the catalog, in turn: read-only, then immutable (when the ``-shm`` file cannot be created)
+READ_MODES = ("ro", "ro&immutable=1")
+
+
+def _open(path: Path, mode: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode={mode}", uri=True,
+                                 timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    connection.row_factory = sqlite3.Row
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return connection
+
+
+def problem(path: Path, exc: sqlite3.OperationalError) -> str:
+    """What a failed catalog operation means: another writer held the lock too long, the disk is full, the folder
+    refuses writes (the cause a probe write there gets), or the catalog file itself is read-only or damaged."""
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    if code == sqlite3.SQLITE_BUSY:
+        return (f"The workspace catalog {path} stayed locked by another writer for {BUSY_TIMEOUT_MS // 1000} s: "
+                "nothing was changed; try again.")
+    if code == sqlite3.SQLITE_FULL:
+        return storage_problem(path.parent, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    cause = probe(path.parent)
+    if cause is not None:
+        return storage_problem(path.parent, cause)
+    if code == sqlite3.SQLITE_READONLY:
+        return (f"The workspace catalog {path} is read-only ({exc}): saved items can be opened but not saved or "
+                "changed; make the file writable for the user running evalcore.")
+    return f"The workspace catalog {path} cannot be used ({exc}): restore the workspace folder from a backup."
+
+
+def _upgrade(connection: sqlite3.Connection) -> None:
+    """Create the tables of a new catalog and bring an older one to :data:`SCHEMA_VERSION`, in one transaction."""
+    if connection.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        if connection.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # not done meanwhile
+            for statement in SCHEMA:
+                connection.execute(statement)
+            for table in ("datasets", "analyses"):
+                for row in connection.execute(f"SELECT id, owner FROM {table} WHERE owner IS NOT NULL").fetchall():
+                    if canonical(row["owner"]) != row["owner"]:
+                        connection.execute(f"UPDATE {table} SET owner = ? WHERE id = ?",
+                                           (canonical(row["owner"]), row["id"]))
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A connection to the catalog at ``path`` (created with its tables when new)."""
+    """A connection for writing to the catalog at ``path``, created with its tables when new and upgraded when old;
+    :class:`EvalDataError` saying what the disk refused when that cannot be done."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        connection.row_factory = sqlite3.Row
-        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA foreign_keys = ON")
-        connection.executescript(SCHEMA)
-        return connection
-    except sqlite3.OperationalError as exc:
-        raise EvalDataError(f"The workspace catalog {path} cannot be opened ({exc}): check that the folder is "
-                            "writable by the user running evalcore (EVALCORE_WORKSPACE).") from exc
     except OSError as exc:
         raise EvalDataError(storage_problem(path.parent, exc)) from exc
+    connection = None
+    try:
+        connection = _open(path, "rwc")
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        _upgrade(connection)
+        return connection
+    except sqlite3.OperationalError as exc:
+        if connection is not None:
+            connection.close()
+        raise EvalDataError(problem(path, exc)) from exc
 
 
 @contextmanager
 def transaction(path: Path) -> Iterator[sqlite3.Connection]:
-    """One write transaction: committed when the block ends, rolled back when it raises."""
+    """One write transaction: committed when the block ends, rolled back when it raises (nothing of it is kept).
+    A write the disk or a busy catalog refuses raises :class:`EvalDataError` with :func:`problem`'s message."""
     connection = connect(path)
     try:
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
         except BaseException:
-            connection.execute("ROLLBACK")
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         connection.execute("COMMIT")
     except sqlite3.OperationalError as exc:
-        raise EvalDataError(f"The workspace catalog {path} cannot be written ({exc}): check the disk and the "
-                            "folder's permissions.") from exc
+        raise EvalDataError(problem(path, exc)) from exc
     finally:
         connection.close()
 
 
 def rows(path: Path, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
-    """The rows of a read query."""
-    connection = connect(path)
-    try:
-        return connection.execute(sql, params).fetchall()
-    finally:
-        connection.close()
+    """The rows of a read query, also where nothing can be written (:data:`READ_MODES`). The immutable fallback
+    reads the catalog as last checkpointed, which is all of it: a folder that refuses the ``-shm`` file refuses
+    every writer too. A catalog not created yet lists nothing."""
+    if not path.exists():
+        return []
+    failure: sqlite3.OperationalError | None = None
+    for mode in READ_MODES:
+        try:
+            connection = _open(path, mode)
+        except sqlite3.OperationalError as exc:
+            failure = exc
+            continue
+        try:
+            return connection.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if str(exc).startswith("no such table"):  # created, but its tables never were (a full disk)
+                return []
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY:
+                raise EvalDataError(problem(path, exc)) from exc
+            failure = exc
+        finally:
+            connection.close()
+    raise EvalDataError(f"The workspace catalog {path} cannot be read ({failure}): check that the user running "
+                        "evalcore may read it, or restore the workspace folder from a backup.")

@@ -2,8 +2,12 @@
 
 ``<root>/data/<digest>.parquet``: a frame saved twice is stored once. A file is written to a temporary name in the
 same folder, flushed to disk and renamed into place, so a reader sees either no file or the whole file, never half
-of one (a writer killed mid-write leaves only a temporary file, which :func:`sweep` removes once it is an hour old). The validation report
-travels in the Parquet metadata, so a frame read back carries its ``attrs["report"]``.
+of one. A writer killed mid-write leaves a temporary file; one killed between writing its data file and saving its
+catalog row leaves a data file no dataset refers to: :func:`sweep` removes both once they are :data:`GRACE_S` old.
+The validation report travels in the Parquet metadata, so a frame read back carries its ``attrs["report"]``.
+
+A write the disk refuses raises :class:`~evalcore.errors.EvalDataError` with :func:`storage_problem`'s message: what
+happened (full disk, read-only file system, no permission) and in which folder.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import pyarrow.parquet as pq
 from ..errors import EvalDataError
 
 _REPORT_KEY = b"evalcore.report"
+#: seconds a file no catalog row refers to is left alone: its writer may still be at work
+GRACE_S = 3600.0
 
 
 def frame_bytes(frame: pd.DataFrame) -> bytes:
@@ -60,13 +66,37 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def storage_problem(folder: Path, exc: OSError) -> str:
-    """A message for a failed write: which folder, and what to do."""
-    if exc.errno == errno.ENOSPC:
-        return f"The workspace folder {folder} is full (no space left on the disk): free space or move the workspace."
-    if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
-        return (f"The workspace folder {folder} cannot be written (read-only or no permission): make it writable for "
-                "the user running evalcore, or set EVALCORE_WORKSPACE to a writable folder.")
-    return f"The workspace folder {folder} cannot be written ({exc.strerror or exc})."
+    """What a refused write means, in which folder, and what to do."""
+    code = errno.errorcode.get(exc.errno or 0, "error")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (f"The disk holding the workspace folder {folder} is full ({code}: {exc.strerror or 'no space left'}): "
+                "free space on it, or set EVALCORE_WORKSPACE to a folder on another disk.")
+    if exc.errno == errno.EROFS:
+        return (f"The workspace folder {folder} is on a read-only file system ({code}): saved items can be opened "
+                "but not saved or changed; set EVALCORE_WORKSPACE to a writable folder.")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (f"The workspace folder {folder} is read-only for the user running evalcore ({code}: permission "
+                "denied): saved items can be opened but not saved or changed; make it writable for that user, or "
+                "set EVALCORE_WORKSPACE to a writable folder.")
+    return f"The workspace folder {folder} cannot be written ({code}: {exc.strerror or exc})."
+
+
+def probe(folder: Path) -> OSError | None:
+    """Whether a file can be written in ``folder`` now: None, or the error the disk gives (the probe file, a
+    temporary one, is removed)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
+    except OSError as exc:
+        return exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(bytes(4096))
+            handle.flush()
+        return None
+    except OSError as exc:
+        return exc
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def store(root: Path, frame: pd.DataFrame) -> tuple[str, int]:
@@ -134,16 +164,27 @@ def load(root: Path, key: str) -> pd.DataFrame:
 
 def remove(root: Path, key: str) -> None:
     """Delete the frame stored under ``key`` (called when no dataset refers to it any more)."""
-    (root / "data" / f"{key}.parquet").unlink(missing_ok=True)
+    path = root / "data" / f"{key}.parquet"
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise EvalDataError(storage_problem(path.parent, exc)) from exc
 
 
-def sweep(root: Path, older_than: float = 3600.0) -> None:
-    """Remove temporary files left by writers that were killed mid-write: those not touched for ``older_than``
-    seconds (a younger one may belong to a writer at work in another process)."""
+def sweep(root: Path, keep: set[str], older_than: float = GRACE_S) -> None:
+    """Remove what killed writers left in ``root/data``, once untouched for ``older_than`` seconds: temporary files,
+    and data files whose digest is not in ``keep`` (the digests the catalog refers to). A younger file may belong to
+    a writer at work (its data file is written before its catalog row), so it stays; the caller holds the catalog's
+    write lock, under which every writer checks that its file is still there before it inserts its row. Files the
+    disk refuses to remove (a read-only folder) stay."""
     now = time.time()
-    for path in (root / "data").glob(".tmp-*"):
+    folder = root / "data"
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        orphan = path.name.startswith(".tmp-") or (path.suffix == ".parquet" and path.stem not in keep)
         try:
-            if now - path.stat().st_mtime >= older_than:
-                path.unlink(missing_ok=True)
-        except FileNotFoundError:
+            if orphan and now - path.stat().st_mtime >= older_than:
+                path.unlink()
+        except OSError:
             continue

@@ -5,6 +5,12 @@ an upload validated once and kept as its canonical frame; an analysis is a page 
 a dataset, reachable by an unguessable id (192 random bits, :func:`secrets.token_urlsafe`). Back up the workspace by
 copying the folder while no one writes, or with SQLite's online backup of ``catalog.sqlite`` plus a copy of
 ``data/`` (data files are never changed once written).
+
+Every owner and viewer passes through :func:`.access.canonical` here, at the API's boundary. Every change is one
+catalog transaction: a refused one (no permission, a full or read-only disk) changes nothing. A data file is written
+before its dataset's row, outside the catalog's write lock, so a long write never holds other writers up. A
+workspace whose folder cannot be written still opens and reads; :meth:`Workspace.write_problem` says why it cannot
+be written.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from ..data import load_eval_log, report_of
 from ..engine import LazyLog, scan
 from ..errors import EvalDataError
 from . import access, catalog, storage
+from .access import canonical
 
 ID_BYTES = 24  # 192 bits
 
@@ -55,25 +62,67 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+@dataclass(frozen=True)
+class DatasetUse:
+    """The saved analyses that use a dataset: ``own``, how many of its owner's (deleted with it, after a warning),
+    and ``others``, (name, owner) of each of other people's, which keep it from being deleted."""
+    own: int
+    others: tuple[tuple[str, str | None], ...]
+
+    def refusal(self) -> str | None:
+        """Why the dataset cannot be deleted, naming the other people's analyses and their owners (None: it can)."""
+        if not self.others:
+            return None
+        named = ", ".join(f"“{name}” ({owner or 'no owner'})" for name, owner in self.others)
+        return (f"This dataset cannot be deleted: other people's saved analyses use it: {named}. They must delete "
+                "those analyses first.")
+
+
 def _dataset(row) -> DatasetRecord:
-    return DatasetRecord(row["id"], row["name"], row["owner"], bool(row["shared"]), row["created"], row["rows"],
-                         row["models"], row["kind"])
+    return DatasetRecord(row["id"], row["name"], canonical(row["owner"]), bool(row["shared"]), row["created"],
+                         row["rows"], row["models"], row["kind"])
 
 
 def _analysis(row) -> AnalysisRecord:
     return AnalysisRecord(row["id"], row["dataset_id"], row["page"], json.loads(row["settings"]),
-                          json.loads(row["selection"]), row["name"], row["owner"], bool(row["shared"]),
+                          json.loads(row["selection"]), row["name"], canonical(row["owner"]), bool(row["shared"]),
                           row["created"])
 
 
 class Workspace:
-    """A workspace folder (created when missing)."""
+    """A workspace folder (created when missing and writable)."""
 
     def __init__(self, root: str | Path) -> None:
+        """Open the workspace, creating or upgrading its catalog and sweeping what killed writers left
+        (:meth:`sweep`) where the folder can be written; a folder that cannot be written opens for reading."""
         self.root = Path(root)
         self.catalog = self.root / "catalog.sqlite"
-        catalog.connect(self.catalog).close()
-        storage.sweep(self.root)
+        try:
+            self.sweep()
+        except EvalDataError:
+            pass  # read-only or full: reading still works, and every write says what stands in the way
+
+    def write_problem(self) -> str | None:
+        """Why nothing can be saved or changed in this workspace now (a sentence naming the folder and the cause:
+        a full disk, a read-only file system, no permission), or None when a probe write succeeds."""
+        for folder in (self.root, self.root / "data"):
+            if folder.is_dir():
+                cause = storage.probe(folder)
+                if cause is not None:
+                    return storage.storage_problem(folder, cause)
+        try:
+            catalog.connect(self.catalog).close()
+        except EvalDataError as exc:
+            return str(exc)
+        return None
+
+    def sweep(self, older_than: float = storage.GRACE_S) -> None:
+        """Remove temporary files and data files that no dataset refers to, once ``older_than`` seconds old
+        (:func:`.storage.sweep`), holding the catalog's write lock so that no writer saves a row for a file as it
+        goes."""
+        with catalog.transaction(self.catalog) as db:
+            keep = {row["digest"] for row in db.execute("SELECT DISTINCT digest FROM datasets")}
+            storage.sweep(self.root, keep, older_than)
 
     # ------------------------------------------------------------------------------------------- datasets
     def add_dataset(self, data: bytes | pd.DataFrame, name: str, mapping: dict | None = None,
@@ -81,28 +130,32 @@ class Workspace:
         """Validate ``data`` (an upload's bytes, or a validated frame) and save it; its frame is stored once."""
         frame = data if isinstance(data, pd.DataFrame) else load_eval_log(bytes(data), mapping=mapping)
         report = report_of(frame)
-        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), owner, shared, _now(), len(frame),
-                               report.n_models, report.kind)
-        with catalog.transaction(self.catalog) as db:  # the file and its row together (delete cannot interleave)
-            key, size = storage.store(self.root, frame)
-            db.execute("INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       (record.id, record.name, owner, int(shared), record.created, record.rows, record.models,
-                        record.kind, key, size, json.dumps(mapping)))
-        return record
+        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), canonical(owner), shared, _now(),
+                               len(frame), report.n_models, report.kind)
+        return self._insert_dataset(record, mapping, lambda: storage.store(self.root, frame))
 
     def add_log(self, source, name: str, mapping: dict | None = None, owner: str | None = None,
                 shared: bool = False) -> DatasetRecord:
         """Save a log too large for memory: ``source`` as :func:`evalcore.engine.scan` takes it (Parquet or CSV
         paths, a glob, an Ibis table), validated in the engine; its role-named columns are written by the engine
-        straight to Parquet (streamed, never in memory), stored once by the digest of that file."""
+        straight to Parquet (streamed, never in memory), stored once by the digest of that file. The catalog's
+        write lock is taken only for the dataset's row, after the file is written."""
         log = scan(source, mapping=mapping)
-        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), owner, shared, _now(), log.n_rows,
-                               len(log.models()), log.kind)
+        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), canonical(owner), shared, _now(),
+                               log.n_rows, len(log.models()), log.kind)
+        return self._insert_dataset(record, mapping, lambda: storage.store_table(self.root, log.table))
+
+    def _insert_dataset(self, record: DatasetRecord, mapping: dict | None, write) -> DatasetRecord:
+        """Write the data file (``write()``: digest, size) without the write lock, then insert its row under it.
+        A delete or a sweep removes files only under that lock, so the file is checked there and written again in
+        the rare case one of them removed it meanwhile (another dataset with the same content going)."""
+        key, size = write()
         with catalog.transaction(self.catalog) as db:
-            key, size = storage.store_table(self.root, log.table)
+            if not storage.path_of(self.root, key).exists():
+                key, size = write()
             db.execute("INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                       (record.id, record.name, owner, int(shared), record.created, record.rows, record.models,
-                        record.kind, key, size, json.dumps(mapping)))
+                       (record.id, record.name, record.owner, int(record.shared), record.created, record.rows,
+                        record.models, record.kind, key, size, json.dumps(mapping)))
         return record
 
     def lazy_dataset(self, dataset_id: str, viewer: str | None = None) -> LazyLog:
@@ -125,55 +178,91 @@ class Workspace:
         return storage.load(self.root, row["digest"])
 
     def rename(self, item_id: str, name: str, viewer: str | None = None) -> None:
-        """Rename a dataset or an analysis that ``viewer`` owns (or, without owners, anyone)."""
-        self._set(item_id, "name", str(name), viewer)
+        """Rename a dataset or an analysis that ``viewer`` may change (:func:`.access.may_change`)."""
+        with catalog.transaction(self.catalog) as db:
+            table, _ = self._owned(db, item_id, viewer)
+            db.execute(f"UPDATE {table} SET name = ? WHERE id = ?", (str(name), item_id))
 
     def share(self, item_id: str, shared: bool = True, viewer: str | None = None) -> None:
-        """Share an item with the team (or make it private again). Sharing an analysis shares its dataset too, so
-        that the team can open the analysis's link; making it private again leaves the dataset shared."""
-        self._set(item_id, "shared", int(shared), viewer)
-        if shared and self._table_of(item_id) == "analyses":
-            self._set(self.analysis(item_id, viewer).dataset_id, "shared", 1, viewer)
+        """Share an item with the team (or make it private again), in one transaction. Sharing an analysis makes
+        its dataset visible to the team too, so that the team can open the analysis's link: a dataset that is
+        visible already is left alone, the viewer's own is shared with it, and another owner's private dataset
+        refuses the whole share (:class:`PermissionError`, nothing changed): its owner must share it first.
+        Making an analysis private again leaves its dataset shared."""
+        with catalog.transaction(self.catalog) as db:
+            table, row = self._owned(db, item_id, viewer)
+            if shared and table == "analyses":
+                dataset = db.execute("SELECT * FROM datasets WHERE id = ?", (row["dataset_id"],)).fetchone()
+                self._share_for_analysis(db, dataset, viewer)
+            db.execute(f"UPDATE {table} SET shared = ? WHERE id = ?", (int(shared), item_id))
 
-    def analyses_of(self, dataset_id: str) -> int:
-        """How many saved analyses use a dataset (the UI asks before deleting it)."""
-        return catalog.rows(self.catalog, "SELECT COUNT(*) AS n FROM analyses WHERE dataset_id = ?",
-                            (dataset_id,))[0]["n"]
+    @staticmethod
+    def _share_for_analysis(db, dataset, viewer: str | None) -> None:
+        """Make ``dataset`` visible to the team for a shared analysis of ``viewer``'s (see :meth:`share`)."""
+        if canonical(dataset["owner"]) is None or dataset["shared"]:
+            return
+        if not access.may_change(dataset["owner"], viewer):
+            owner = canonical(dataset["owner"])
+            raise PermissionError(f"This analysis uses the dataset “{dataset['name']}” of {owner}, which is private: "
+                                  f"{owner} must share that dataset before the analysis can be shared. Nothing "
+                                  "was changed.")
+        db.execute("UPDATE datasets SET shared = 1 WHERE id = ?", (dataset["id"],))
+
+    def dataset_use(self, dataset_id: str, viewer: str | None = None) -> DatasetUse:
+        """The saved analyses that use a dataset ``viewer`` may see (the Workspace page says so before deleting):
+        its owner's count, and the names and owners of everyone else's, private ones included, since they keep
+        the dataset from being deleted."""
+        row = self._row("datasets", "dataset", dataset_id, viewer)
+        used = catalog.rows(self.catalog, "SELECT name, owner FROM analyses WHERE dataset_id = ? "
+                                          "ORDER BY created, rowid", (dataset_id,))
+        return self._use(row, used)
+
+    @staticmethod
+    def _use(dataset, analyses) -> DatasetUse:
+        owner = canonical(dataset["owner"])
+        others = tuple((a["name"], canonical(a["owner"])) for a in analyses if canonical(a["owner"]) != owner)
+        return DatasetUse(len(analyses) - len(others), others)
 
     def delete(self, item_id: str, viewer: str | None = None, with_analyses: bool = False) -> int:
-        """Delete a dataset or an analysis that ``viewer`` owns. A dataset that saved analyses use is deleted with
-        them when ``with_analyses`` and refused otherwise (the UI asks first). Returns how many analyses went with
-        it; the stored frame goes when no other dataset refers to it."""
-        if self._table_of(item_id) == "analyses":
-            self._delete_analysis(item_id, viewer)
-            return 0
-        return self._delete_dataset(item_id, viewer, with_analyses)
-
-    def _delete_dataset(self, dataset_id: str, viewer: str | None, with_analyses: bool) -> int:
+        """Delete a dataset or an analysis that ``viewer`` may change, in one transaction. A dataset that other
+        people's analyses use is never deleted (:class:`PermissionError` naming them and their owners); one that
+        its owner's analyses use is deleted with them when ``with_analyses`` and refused otherwise (the UI asks
+        first). Returns how many analyses went with it; the stored frame goes when no other dataset refers to it."""
         with catalog.transaction(self.catalog) as db:
-            row = self._owned(db, "datasets", dataset_id, viewer)
-            used = db.execute("SELECT COUNT(*) FROM analyses WHERE dataset_id = ?", (dataset_id,)).fetchone()[0]
-            if used and not with_analyses:
-                raise EvalDataError(f"{used} saved analyses use this dataset: delete them too (with_analyses=True) "
-                                    "or keep the dataset.")
-            db.execute("DELETE FROM analyses WHERE dataset_id = ?", (dataset_id,))
-            db.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,))
+            table, row = self._owned(db, item_id, viewer)
+            if table == "analyses":
+                db.execute("DELETE FROM analyses WHERE id = ?", (item_id,))
+                return 0
+            use = self._use(row, db.execute("SELECT name, owner FROM analyses WHERE dataset_id = ? "
+                                            "ORDER BY created, rowid", (item_id,)).fetchall())
+            if use.others:
+                raise PermissionError(use.refusal())
+            if use.own and not with_analyses:
+                raise EvalDataError(f"{use.own} saved analyses of its owner use this dataset: delete them too "
+                                    "(with_analyses=True) or keep the dataset.")
+            db.execute("DELETE FROM analyses WHERE dataset_id = ?", (item_id,))
+            db.execute("DELETE FROM datasets WHERE id = ?", (item_id,))
             if not db.execute("SELECT 1 FROM datasets WHERE digest = ?", (row["digest"],)).fetchone():
                 storage.remove(self.root, row["digest"])
-        return used
+        return use.own
 
     # ------------------------------------------------------------------------------------------- analyses
     def save_analysis(self, dataset_id: str, page: str, settings: dict[str, Any] | None = None,
                       selection: dict[str, Any] | None = None, name: str | None = None,
                       owner: str | None = None, shared: bool = False) -> AnalysisRecord:
-        """Save a page's settings and selection on a dataset ``owner`` may see; ``shared`` shares the dataset too
-        (see :meth:`share`)."""
-        dataset = self._row("datasets", "dataset", dataset_id, owner)
-        if shared and dataset["owner"] is not None and not dataset["shared"]:
-            self.share(dataset_id, True, viewer=owner)
+        """Save a page's settings and selection on a dataset ``owner`` may see, in one transaction; ``shared``
+        makes the dataset visible to the team too, as :meth:`share` does (refused, nothing saved, when it is
+        another owner's private dataset)."""
+        owner = canonical(owner)
         record = AnalysisRecord(secrets.token_urlsafe(ID_BYTES), dataset_id, str(page), dict(settings or {}),
                                 dict(selection or {}), str(name or page), owner, shared, _now())
         with catalog.transaction(self.catalog) as db:
+            dataset = db.execute("SELECT * FROM datasets WHERE id = ?", (str(dataset_id),)).fetchone()
+            if dataset is None:
+                raise LookupError(f"No dataset with id {dataset_id!r} in this workspace.")
+            access.check("dataset", dataset_id, dataset["owner"], bool(dataset["shared"]), owner)
+            if shared:
+                self._share_for_analysis(db, dataset, owner)
             db.execute("INSERT INTO analyses VALUES (?,?,?,?,?,?,?,?,?)",
                        (record.id, dataset_id, record.page, json.dumps(record.settings, default=list),
                         json.dumps(record.selection, default=list), record.name, owner, int(shared),
@@ -187,11 +276,6 @@ class Workspace:
     def analysis(self, analysis_id: str, viewer: str | None = None) -> AnalysisRecord:
         return _analysis(self._row("analyses", "analysis", analysis_id, viewer))
 
-    def _delete_analysis(self, analysis_id: str, viewer: str | None) -> None:
-        with catalog.transaction(self.catalog) as db:
-            self._owned(db, "analyses", analysis_id, viewer)
-            db.execute("DELETE FROM analyses WHERE id = ?", (analysis_id,))
-
     # ------------------------------------------------------------------------------------------- helpers
     def _row(self, table: str, kind: str, item_id: str, viewer: str | None):
         found = catalog.rows(self.catalog, f"SELECT * FROM {table} WHERE id = ?", (str(item_id),))
@@ -200,24 +284,13 @@ class Workspace:
         access.check(kind, item_id, found[0]["owner"], bool(found[0]["shared"]), viewer)
         return found[0]
 
-    def _set(self, item_id: str, column: str, value: Any, viewer: str | None) -> None:
-        """Change one column of an item ``viewer`` owns, in one transaction."""
-        table = self._table_of(item_id)
-        with catalog.transaction(self.catalog) as db:
-            self._owned(db, table, item_id, viewer)
-            db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (value, item_id))
-
-    def _table_of(self, item_id: str) -> str:
-        for table in ("datasets", "analyses"):
-            if catalog.rows(self.catalog, f"SELECT 1 FROM {table} WHERE id = ?", (item_id,)):
-                return table
-        raise LookupError(f"No dataset or analysis with id {item_id!r} in this workspace.")
-
     @staticmethod
-    def _owned(db, table: str, item_id: str, viewer: str | None):
-        row = db.execute(f"SELECT * FROM {table} WHERE id = ?", (item_id,)).fetchone()
-        if row is None:
-            raise LookupError(f"No item with id {item_id!r} in this workspace.")
-        if row["owner"] is not None and row["owner"] != viewer:
-            raise PermissionError(f"Only its owner can change or delete this item ({item_id}).")
-        return row
+    def _owned(db, item_id: str, viewer: str | None):
+        """(table, row) of the item, inside a transaction; refused unless ``viewer`` may change it."""
+        for table, kind in (("datasets", "dataset"), ("analyses", "analysis")):
+            row = db.execute(f"SELECT * FROM {table} WHERE id = ?", (str(item_id),)).fetchone()
+            if row is not None:
+                access.check(kind, item_id, row["owner"], bool(row["shared"]), viewer)
+                access.check_change(item_id, row["owner"], viewer)
+                return table, row
+        raise LookupError(f"No dataset or analysis with id {item_id!r} in this workspace.")

@@ -27,7 +27,7 @@ def test_add_list_open_rename_delete(tmp_path):
     assert [d.name for d in ws.datasets()] == ["renamed"]
     analysis = ws.save_analysis(record.id, "models", settings={"level": 0.9}, selection={"models": ["a"]})
     assert len(analysis.id) >= 32 and ws.analysis(analysis.id).settings == {"level": 0.9}
-    with pytest.raises(EvalDataError, match="1 saved analyses use this dataset"):
+    with pytest.raises(EvalDataError, match="1 saved analyses of its owner use this dataset"):
         ws.delete(record.id)
     assert ws.delete(record.id, with_analyses=True) == 1
     assert ws.datasets() == [] and ws.analyses() == []
@@ -139,7 +139,7 @@ def test_a_writer_killed_mid_write_leaves_no_half_dataset(tmp_path):
     for record in ws.datasets():
         assert len(ws.dataset(record.id)) == record.rows == 2_000_000
     assert list((tmp_path / "data").glob(".tmp-*"))  # young: it might belong to a writer at work
-    storage.sweep(tmp_path, older_than=0)
+    ws.sweep(older_than=0)
     assert not list((tmp_path / "data").glob(".tmp-*"))
 
 
@@ -154,7 +154,7 @@ def test_a_read_only_folder_gets_a_clear_message(tmp_path, monkeypatch):
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(storage.tempfile, "mkstemp", read_only)
-    with pytest.raises(EvalDataError, match="cannot be written \\(read-only or no permission\\).*EVALCORE_WORKSPACE"):
+    with pytest.raises(EvalDataError, match="is on a read-only file system \\(EROFS\\).*EVALCORE_WORKSPACE"):
         ws.add_dataset(CSV, "x")
     assert ws.datasets() == []
 
