@@ -1,10 +1,13 @@
 # Two commands on a fresh machine with Python 3.11+ and make:
-#   make run    install into .venv and start the dashboard on the demo data
+#   make run    install into .venv and start the dashboard on the demo data (http://127.0.0.1:8501)
 #   make test   install the test tools too and run the whole suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# 127.0.0.1: only this machine reaches the dashboard. To open it to a network: make run ADDRESS=0.0.0.0 (and
+# configure sign-in first: README, "Hosting for a team").
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test test-fast bench clean
 
@@ -21,7 +24,7 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt $(VENV)/.runtime
 	touch $@
 
 run: $(VENV)/.runtime-installed
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/streamlit run pages/common/server.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.test-installed
 	bash tests/ensure_chromium.sh

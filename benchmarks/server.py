@@ -55,7 +55,7 @@ def stop(process: subprocess.Popen) -> None:
 
 def app_command(port: int, python: str = sys.executable) -> list[str]:
     """``streamlit run app.py`` on 127.0.0.1:``port``, not reacting to source edits while it runs."""
-    return [python, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
+    return [python, "-m", "streamlit", "run", "pages/common/server.py", "--server.headless", "true", "--server.address",
             "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none"]
 
 

@@ -91,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the dashboard",
                                 description="Start the evalcore dashboard (Streamlit) in this terminal.")
     serve.add_argument("--port", type=int, default=8501, help="port to listen on (8501)")
-    serve.add_argument("--address", default="localhost", help="address to listen on (localhost)")
+    serve.add_argument("--address", default="127.0.0.1",
+                       help="address to listen on (127.0.0.1: this machine only; 0.0.0.0 opens it to the network)")
     serve.add_argument("--workspace", type=Path, default=None,
                        help="folder of saved datasets and analyses (EVALCORE_WORKSPACE, else ./evalcore-workspace)")
     serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -272,14 +273,16 @@ def streamlit_options(script: Path) -> list[str]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """Replace this process by ``python -m streamlit run app.py`` (so signals reach the server directly)."""
+    """Replace this process by ``python -m streamlit run pages/common/server.py`` (app.py behind evalcore's request
+    guard; so signals reach the server directly)."""
     script = dashboard_script()
     if importlib.util.find_spec("streamlit") is None:
         raise EvalDataError("The dashboard needs Streamlit: pip install 'evalcore[dashboard]'.")
     if args.workspace is not None:
         os.environ["EVALCORE_WORKSPACE"] = str(args.workspace.resolve())
     os.environ.setdefault("EVALCORE_WORKSPACE", str(Path.cwd() / "evalcore-workspace"))
-    command = [sys.executable, "-m", "streamlit", "run", str(script), *streamlit_options(script),
+    launcher = script.parent / "pages" / "common" / "server.py"
+    command = [sys.executable, "-m", "streamlit", "run", str(launcher), *streamlit_options(script),
                f"--server.port={args.port}", f"--server.address={args.address}"]
     sys.stdout.flush()
     os.execv(sys.executable, command)

@@ -133,8 +133,9 @@ def test_exposes_port_8501(dockerfile):
 
 def test_cmd_serves_streamlit_on_all_interfaces_port_8501(dockerfile):
     cmd = exec_form(only(dockerfile, "CMD").args)
-    streamlit_run = cmd[:3] == ["streamlit", "run", "app.py"] or cmd[1:5] == ["-m", "streamlit", "run", "app.py"]
-    assert streamlit_run, f"CMD does not run `streamlit run app.py`: {cmd}"
+    launcher = "pages/common/server.py"  # app.py behind evalcore's request guard
+    streamlit_run = cmd[:3] == ["streamlit", "run", launcher] or cmd[1:5] == ["-m", "streamlit", "run", launcher]
+    assert streamlit_run, f"CMD does not run `streamlit run {launcher}`: {cmd}"
     opts = options(cmd)
     assert opts.get("--server.address") == "0.0.0.0", cmd
     assert opts.get("--server.port") == str(PORT), cmd

@@ -1,0 +1,182 @@
+"""The dashboard's request guard: ASGI middleware in front of Streamlit's own routes (``st.App(middleware=...)``).
+
+Streamlit serves uploads, media files and metrics to anyone who reaches the port. This guard decides before a
+request's body is read, so a refused request costs no memory:
+
+* With sign-in configured, ``/_stcore/upload_file/...``, ``/media/...`` (a session's downloads and images) and
+  ``/_stcore/metrics`` answer 403 unless the request carries the signed session cookie of a team member who has
+  not signed out (:func:`pages.common.sign_in.verdict`, the same rule as the pages).
+* Every instance bounds uploads: at most ``EVALCORE_SESSION_UPLOAD_FILES`` files (default 50) and
+  ``EVALCORE_SESSION_UPLOAD_MB`` megabytes (default 400) held for one session, and ``EVALCORE_UPLOADS_MB``
+  (default 2,048) for all sessions together; a request that would pass them answers 413 with the variable to raise.
+  A request without a Content-Length counts as the largest upload (``server.maxUploadSize``).
+* When uploads are let go (a file removed, a session ended) freed memory goes back to the system
+  (``malloc_trim``), checked every :data:`TRIM_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import re
+import sys
+import threading
+import time
+from typing import Any
+
+from evalcore.limits import MB, env_number
+
+from . import sign_in
+
+UPLOAD = re.compile(r"/_stcore/upload_file/([^/]+)/")
+PROTECTED = ("/_stcore/upload_file/", "/media/", "/_stcore/metrics")
+USER_COOKIE = "_streamlit_user"
+TRIM_SECONDS = 30.0
+
+
+def signed_in_claims(headers: dict[str, str]) -> dict[str, Any] | None:
+    """The claims of the request's signed Streamlit session cookie; None when absent, forged or expired."""
+    from http.cookies import SimpleCookie
+
+    from streamlit.auth_util import get_cookie_with_chunks
+    from streamlit.web.server.server_util import get_cookie_secret
+    from streamlit.web.server.starlette.starlette_app_utils import decode_signed_value
+
+    jar = SimpleCookie()
+    try:
+        jar.load(headers.get("cookie", ""))
+    except Exception:  # noqa: BLE001 - a malformed Cookie header carries no session
+        return None
+    cookies = {name: morsel.value for name, morsel in jar.items()}
+    secret = get_cookie_secret()
+
+    def one(name: str) -> bytes | None:
+        value = cookies.get(name)
+        return None if value is None else decode_signed_value(secret, name, value.encode("latin-1"))
+
+    decoded = get_cookie_with_chunks(one, USER_COOKIE)
+    if decoded is None:
+        return None
+    try:
+        claims = json.loads(decoded.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(claims, dict) or not claims.get("is_logged_in"):
+        return None
+    claims.pop("origin", None)
+    return claims
+
+
+def team_member_request(headers: dict[str, str]) -> bool:
+    """Whether the request comes from a signed-in team member's session."""
+    claims = signed_in_claims(headers)
+    return claims is not None and sign_in.verdict(claims).identity is not None
+
+
+def _upload_manager():
+    from streamlit.runtime import Runtime
+
+    return Runtime.instance().uploaded_file_mgr if Runtime.exists() else None
+
+
+def held_bytes(session_id: str | None = None) -> tuple[int, int]:
+    """(files, bytes) of uploads held for ``session_id``, or for every session when None."""
+    manager = _upload_manager()
+    storage = getattr(manager, "file_storage", {})
+    sessions = [storage.get(session_id, {})] if session_id is not None else list(storage.values())
+    files = [rec for session in sessions for rec in list(session.values())]
+    return len(files), sum(len(rec.data) for rec in files)
+
+
+def upload_refusal(session_id: str, content_length: int | None) -> str | None:
+    """Why an upload of ``content_length`` bytes to ``session_id`` would pass a bound; None when it may go on."""
+    from streamlit import config
+
+    incoming = content_length if content_length is not None else config.get_option("server.maxUploadSize") * MB
+    files, held = held_bytes(session_id)
+    _, everyone = held_bytes()
+    max_files = env_number("EVALCORE_SESSION_UPLOAD_FILES", 50)
+    max_session = env_number("EVALCORE_SESSION_UPLOAD_MB", 400) * MB
+    max_all = env_number("EVALCORE_UPLOADS_MB", 2048) * MB
+    if files >= max_files:
+        return (f"This session already holds {files} uploaded files, the most one session may hold: remove some "
+                "first. (Administrators: EVALCORE_SESSION_UPLOAD_FILES raises the limit.)")
+    if held + incoming > max_session:
+        return (f"This session's uploads would pass {max_session // MB:,} MB, the most one session may hold: remove "
+                "some first. (Administrators: EVALCORE_SESSION_UPLOAD_MB raises the limit.)")
+    if everyone + incoming > max_all:
+        return (f"The server holds {everyone // MB:,} MB of uploads for all sessions, near its limit of "
+                f"{max_all // MB:,} MB: try again later. (Administrators: EVALCORE_UPLOADS_MB raises the limit.)")
+    return None
+
+
+class _Trimmer:
+    """Gives freed memory back to the system when the uploads held shrink (glibc keeps freed heap otherwise)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._started = False
+        self._trim = None
+        if sys.platform.startswith("linux"):
+            try:
+                self._trim = ctypes.CDLL("libc.so.6").malloc_trim
+            except (OSError, AttributeError):
+                self._trim = None
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started or self._trim is None:
+                return
+            self._started = True
+        threading.Thread(target=self._watch, name="evalcore-malloc-trim", daemon=True).start()
+
+    def _watch(self) -> None:
+        last = held_bytes()[1]
+        while True:
+            time.sleep(TRIM_SECONDS)
+            now = held_bytes()[1]
+            if now < last:
+                self._trim(0)
+            last = now
+
+
+_TRIMMER = _Trimmer()
+
+
+class RequestGuard:
+    """ASGI middleware applying the rules above; everything else passes through untouched."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        _TRIMMER.start()
+        path = scope.get("path", "")
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if sign_in.configured() and path.startswith(PROTECTED) and not team_member_request(headers):
+            await _answer(send, 403, "Sign in first: this evalcore instance serves uploads, downloads and metrics "
+                                     "to signed-in team members only.")
+            return
+        upload = UPLOAD.match(path)
+        if upload and scope.get("method") == "PUT":
+            try:
+                length = int(headers["content-length"]) if "content-length" in headers else None
+            except ValueError:
+                length = None
+            refusal = upload_refusal(upload.group(1), length)
+            if refusal is not None:
+                await _answer(send, 413, refusal)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send, status: int, text: str) -> None:
+    """A plain-text answer that closes the connection (the request's body is never read)."""
+    body = text.encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
