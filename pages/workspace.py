@@ -5,6 +5,7 @@ import streamlit as st
 
 from evalcore.data import EvalDataError
 from evalcore.display import literal
+from evalcore.workspace.access import may_change
 from pages.common import data_source as ds
 from pages.common import render, saved_analysis, workspace_store
 from pages.common.navigation import ensure_app_navigation
@@ -20,6 +21,13 @@ if viewer is None:
 else:
     st.caption(f"What you saved, and what your team shared, on this instance. Items you save are private to you "
                f"({literal(viewer)}) until you share them with the team.")
+# Why nothing can be changed here now: the instance's rule for anonymous visitors, else the disk.
+locked = workspace_store.locked()
+blocked = locked or ws.write_problem()
+if locked:
+    st.warning(literal(locked), icon=":material/lock:")
+elif blocked:
+    st.warning(f"Read-only: {literal(blocked)}", icon=":material/lock:")
 
 
 def owner_of(owner: str | None) -> str:
@@ -31,36 +39,58 @@ def label(record) -> str:
     return f"{record.name} · {record.created} · {record.id[:6]}"
 
 
-def manage(kind: str, record, delete) -> None:
-    """Rename, share (signed-in owners only) and delete one item; ``delete()`` deletes it."""
-    mine = record.owner is None or record.owner == viewer
+def act(change) -> bool:
+    """Run one change; a refused one (no permission, a full or read-only disk) shows why and changes nothing."""
+    try:
+        change()
+    except (EvalDataError, PermissionError, LookupError) as exc:
+        st.error(literal(exc), icon=":material/error:")
+        return False
+    return True
+
+
+def manage(kind: str, record, delete, share_refusal: str | None = None) -> None:
+    """Rename, share (signed-in owners only; ``share_refusal`` says why sharing is not possible) and delete one
+    item; ``delete()`` deletes it."""
+    mine = may_change(record.owner, viewer)
+    editable = mine and not blocked
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    new_name = c1.text_input("New name", value=record.name, key=f"ws_{kind}_name_{record.id}", disabled=not mine)
-    if c2.button("Rename", icon=":material/edit:", key=f"ws_{kind}_rename", disabled=not mine) \
-            and new_name and new_name != record.name:
-        ws.rename(record.id, new_name, viewer=viewer)
+    new_name = c1.text_input("New name", value=record.name, key=f"ws_{kind}_name_{record.id}",
+                             disabled=not editable)
+    if c2.button("Rename", icon=":material/edit:", key=f"ws_{kind}_rename", disabled=not editable) \
+            and new_name and new_name != record.name and act(lambda: ws.rename(record.id, new_name, viewer=viewer)):
         st.rerun()
     if viewer is not None and mine:
         # The key holds the current state: sharing an analysis also shares its dataset, whose toggle must then
         # start from the new state rather than keep its old widget value.
         shared = st.toggle("Shared with the team", value=record.shared,
                            key=f"ws_{kind}_shared_{record.id}_{int(record.shared)}",
-                           help="Team members see shared items; a shared analysis shares its dataset too.")
-        if shared != record.shared:
-            ws.share(record.id, shared, viewer=viewer)
+                           disabled=not editable or (share_refusal is not None and not record.shared),
+                           help=share_refusal or "Team members see shared items; a shared analysis shares its "
+                                                 "dataset too.")
+        if shared != record.shared and act(lambda: ws.share(record.id, shared, viewer=viewer)):
             st.rerun()
     if not mine:
-        st.caption(f"Shared by {literal(record.owner)}: only its owner can rename or delete it.")
+        if record.owner is None:
+            st.caption("Saved without an owner (where nobody signs in, or from the command line without --owner): "
+                       "signed-in members see it read-only.")
+        else:
+            st.caption(f"Shared by {literal(record.owner)}: only its owner can rename or delete it.")
         return
     with st.expander(f"Delete this {kind}"):
         delete()
 
 
+try:
+    analyses = ws.analyses(viewer=viewer)
+    datasets = ws.datasets(viewer=viewer)
+except EvalDataError as exc:
+    st.error(literal(exc), icon=":material/error:")
+    st.stop()
+dataset_names = {r.id: r.name for r in datasets}
+
 # ------------------------------------------------------------------------------------------------------- analyses
 st.subheader("Saved analyses")
-analyses = ws.analyses(viewer=viewer)
-datasets = ws.datasets(viewer=viewer)
-dataset_names = {r.id: r.name for r in datasets}
 if not analyses:
     st.info("No analysis is saved yet. On any view, “Save analysis” in the sidebar keeps its data, selection and "
             "settings, with a link that opens it again.", icon=":material/info:")
@@ -75,12 +105,15 @@ else:
         st.switch_page(saved_analysis.VIEWS[analysis.page][0], query_params={saved_analysis.QUERY: analysis.id})
 
     def delete_analysis() -> None:
-        sure = st.checkbox(f"Delete “{literal(analysis.name)}” for good", key="ws_analysis_sure")
-        if st.button("Delete", icon=":material/delete:", disabled=not sure, key="ws_analysis_delete"):
-            ws.delete(analysis.id, viewer=viewer)
+        sure = st.checkbox(f"Delete “{literal(analysis.name)}” for good", key="ws_analysis_sure",
+                           disabled=bool(blocked))
+        if st.button("Delete", icon=":material/delete:", disabled=not sure or bool(blocked),
+                     key="ws_analysis_delete") and act(lambda: ws.delete(analysis.id, viewer=viewer)):
             st.rerun()
 
-    manage("analysis", analysis, delete_analysis)
+    manage("analysis", analysis, delete_analysis,
+           None if analysis.dataset_id in dataset_names else
+           "Its dataset is another member's and private: its owner must share the dataset first.")
 
 # ------------------------------------------------------------------------------------------------------- datasets
 st.subheader("Saved datasets")
@@ -100,19 +133,19 @@ if st.button("Open", icon=":material/folder_open:", type="primary", key="ws_open
 
 
 def delete_dataset() -> None:
-    used = ws.analyses_of(record.id)
-    if used:
-        st.warning(f"{used} saved analyses use this dataset; deleting it deletes them too.")
-    sure = st.checkbox(f"Delete “{literal(record.name)}” for good", key="ws_sure")
-    if st.button("Delete", icon=":material/delete:", disabled=not sure, key="ws_delete"):
-        try:
-            ws.delete(record.id, viewer=viewer, with_analyses=True)
-        except (EvalDataError, PermissionError) as exc:
-            st.error(literal(exc))
-        else:
-            if st.session_state.get(ds.SOURCE, {}).get("id") == record.id:
-                ds.use_demo(ds.DEFAULT_DEMO)
-            st.rerun()
+    use = ws.dataset_use(record.id, viewer=viewer)
+    if use.refusal():
+        st.error(literal(use.refusal()), icon=":material/block:")
+        return
+    if use.own:
+        st.warning(f"{use.own} saved analyses {'of yours ' if viewer else ''}use this dataset: deleting it deletes "
+                   "them too.")
+    sure = st.checkbox(f"Delete “{literal(record.name)}” for good", key="ws_sure", disabled=bool(blocked))
+    if st.button("Delete", icon=":material/delete:", disabled=not sure or bool(blocked), key="ws_delete") \
+            and act(lambda: ws.delete(record.id, viewer=viewer, with_analyses=True)):
+        if st.session_state.get(ds.SOURCE, {}).get("id") == record.id:
+            ds.use_demo(ds.DEFAULT_DEMO)
+        st.rerun()
 
 
 manage("dataset", record, delete_dataset)

@@ -19,6 +19,7 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.state import get_session_state
 
 from evalcore.display import literal
+from evalcore.errors import EvalDataError
 from evalcore.workspace import AnalysisRecord
 
 from . import data_source as ds
@@ -106,16 +107,26 @@ def link(analysis_id: str) -> str:
 
 
 def offer(view: str) -> None:
-    """The sidebar's "Save analysis" form for ``view`` (on the session's data)."""
+    """The sidebar's "Save analysis" form for ``view`` (on the session's data): disabled, saying why, where this
+    session may not change saved items (:func:`.workspace_store.locked`); a save the workspace refuses (its disk
+    full or read-only) shows what happened, and nothing is saved."""
     data = ds.active_data()
+    locked = workspace_store.locked()
     with st.popover("Save analysis", icon=":material/bookmark_add:", width="stretch"):
+        if locked:
+            st.caption(literal(locked))
         with st.form("save_analysis", border=False):
             name = st.text_input("Name", value=f"{view} · {ds.source().get('name') or ds.source().get('filename')}",
                                  key="analysis_name")
             shared = st.checkbox("Share with the team", key="analysis_shared") if workspace_store.viewer() else False
-            if st.form_submit_button("Save", icon=":material/save:", type="primary"):
-                record = save(data, view, name or view, shared)
-                st.session_state[LAST_SAVED] = record.id
+            if st.form_submit_button("Save", icon=":material/save:", type="primary", disabled=locked is not None):
+                try:
+                    record = save(data, view, name or view, shared)
+                except (EvalDataError, PermissionError) as exc:
+                    st.session_state.pop(LAST_SAVED, None)
+                    st.error(f"Not saved: {literal(exc)}", icon=":material/error:")
+                else:
+                    st.session_state[LAST_SAVED] = record.id
         if LAST_SAVED in st.session_state:
             st.caption("Saved. Its link opens this view with these settings, for anyone who may see it:")
             st.code(link(st.session_state[LAST_SAVED]), language=None)

@@ -2,7 +2,7 @@
 
 With sign-in configured (:mod:`pages.common.sign_in`) the viewer is the signed-in team member, who owns what they
 save; without it the instance is single-user, every item has no owner and ``viewer()`` is None (the Workspace page
-says so).
+says so). :func:`locked` says when this session may not change saved items at all (:mod:`pages.common.hosting`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 
 from evalcore.workspace import Workspace
+from evalcore.workspace.access import canonical
 
-from . import sign_in
+from . import hosting, sign_in
 from .store import cached
 
 WORKSPACE_ENV = "EVALCORE_WORKSPACE"
@@ -35,5 +36,12 @@ def workspace() -> Workspace:
 
 
 def viewer() -> str | None:
-    """The signed-in team member, None on a single-user instance."""
-    return sign_in.email()
+    """The signed-in team member (canonical, :func:`evalcore.workspace.access.canonical`), None on a single-user
+    instance."""
+    return canonical(sign_in.email())
+
+
+def locked() -> str | None:
+    """Why this session may not save, rename, share or delete saved items (an instance reachable from the network
+    without sign-in, :func:`.hosting.changes_allowed`), or None when it may."""
+    return None if hosting.changes_allowed() else hosting.open_instance_warning()
