@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common import data_source, render, saved_analysis, selection, sign_in
+from pages.common import data_source, hosting, render, saved_analysis, selection, sign_in
 from evalcore.data import EvalDataError
 from evalcore.display import literal
 
@@ -23,6 +23,8 @@ PAGES = [
 # With sign-in configured, nothing (not even the page list) shows before a team member has signed in.
 page = st.navigation(PAGES, position="hidden" if sign_in.configured() and sign_in.email() is None else "sidebar")
 sign_in.require()
+if (warning := hosting.open_instance_warning()) is not None:  # no sign-in, reachable from the network
+    st.warning(warning, icon=":material/lock_open:")
 saved_analysis.follow_link(page.url_path)
 
 with st.sidebar:

@@ -192,15 +192,15 @@ def test_with_sign_in_configured_nothing_shows_before_a_team_member_signs_in(fol
     at = team_app({"is_logged_in": False})
     assert [b.label for b in at.button] == ["Sign in"]
     assert not at.dataframe and [t.value for t in at.title] == ["evalcore"]
-    outsider = team_app({"is_logged_in": True, "email": "eve@elsewhere.example"})
+    outsider = team_app({"is_logged_in": True, "email": "eve@elsewhere.example", "email_verified": True})
     assert any("not on this instance's team" in t for t in texts(outsider.error))
     assert not outsider.dataframe
-    guest = team_app({"is_logged_in": True, "email": "guest@partner.example"})
+    guest = team_app({"is_logged_in": True, "email": "guest@partner.example", "email_verified": True})
     assert [t.value for t in guest.title] == ["Data"]
 
 
 def test_signed_in_items_are_owned_and_private_until_shared(folder):
-    alice = team_app({"is_logged_in": True, "email": "alice@team.example"})
+    alice = team_app({"is_logged_in": True, "email": "alice@team.example", "email_verified": True})
     assert any("Signed in as alice@" in t for t in texts(alice.sidebar.caption))
     goto(alice, "calibration")
     analysis_id = save_analysis(alice, "alice's")
@@ -208,7 +208,7 @@ def test_signed_in_items_are_owned_and_private_until_shared(folder):
     assert record.owner == "alice@team.example" and not record.shared
     assert Workspace(folder).datasets(viewer="alice@team.example")[0].owner == "alice@team.example"
 
-    bob = team_app({"is_logged_in": True, "email": "bob@team.example"}, analysis_id)
+    bob = team_app({"is_logged_in": True, "email": "bob@team.example", "email_verified": True}, analysis_id)
     assert any("private to the user who saved it" in t for t in texts(bob.error)) and not bob.dataframe
 
     goto(alice, "workspace")
@@ -218,7 +218,7 @@ def test_signed_in_items_are_owned_and_private_until_shared(folder):
     assert_no_exception(alice)
     [dataset] = Workspace(folder).datasets(viewer="bob@team.example")  # shared with the analysis
     assert alice.toggle(key=f"ws_dataset_shared_{dataset.id}_1").value
-    bob = team_app({"is_logged_in": True, "email": "bob@team.example"}, analysis_id)
+    bob = team_app({"is_logged_in": True, "email": "bob@team.example", "email_verified": True}, analysis_id)
     assert [t.value for t in bob.title] == ["Calibration"]
     goto(bob, "workspace")
     assert bob.text_input(key=f"ws_analysis_name_{analysis_id}").disabled  # only its owner renames it

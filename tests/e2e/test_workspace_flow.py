@@ -6,6 +6,7 @@ Each test starts its own dashboard servers (the session-wide one of conftest has
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from e2e_helpers import SIDEBAR, download_bytes, goto_page, wait_idle
 
 pytestmark = pytest.mark.slow
 TEAM = ("alice@team.example", "bob@team.example", "eve@elsewhere.example")
+#: an account of the provider that claims alice's address without the provider verifying it
+MALLORY = {"sub": "mallory", "email": "alice@team.example", "email_verified": False}
 
 
 def dashboard(workspace: Path, home: Path | None = None, secrets=None):
@@ -91,10 +94,12 @@ def test_a_saved_analysis_reopens_after_a_server_restart_with_the_same_numbers(b
 
 @pytest.fixture(scope="module")
 def provider():
-    """An OpenID Connect provider on loopback with three predefined users (their e-mail is their subject)."""
+    """An OpenID Connect provider on loopback with predefined users: the team's three (their subject is their
+    verified e-mail address) and mallory, whose unverified e-mail claim is alice's address."""
     require_chromium()
     port = free_port()
-    users = [arg for user in TEAM for arg in ("--user", user)]
+    claims = [{"sub": user, "email": user, "email_verified": True} for user in TEAM] + [MALLORY]
+    users = [arg for user in claims for arg in ("--user-claims", json.dumps(user))]
     process = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port), *users],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     issuer = f"http://127.0.0.1:{port}"
