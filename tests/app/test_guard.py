@@ -1,0 +1,110 @@
+"""The request guard in front of Streamlit's routes: sign-in for uploads, media and metrics, and upload bounds,
+decided from the request's headers alone (the body of a refused request is never read)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from evalcore.limits import MB
+from pages.common import guard
+
+
+@dataclass
+class Rec:
+    data: bytes
+
+
+class FakeUploads:
+    def __init__(self, storage: dict[str, dict[str, Rec]]) -> None:
+        self.file_storage = storage
+
+
+@pytest.fixture()
+def uploads(monkeypatch):
+    storage: dict[str, dict[str, Rec]] = {}
+    monkeypatch.setattr(guard, "_upload_manager", lambda: FakeUploads(storage))
+    return storage
+
+
+def client(monkeypatch, configured: bool, member: bool = False) -> TestClient:
+    reached: list[str] = []
+
+    async def anything(request):
+        if request.method == "PUT":
+            await request.body()
+        reached.append(request.url.path)
+        return PlainTextResponse("ok")
+
+    monkeypatch.setattr(guard.sign_in, "configured", lambda: configured)
+    monkeypatch.setattr(guard, "team_member_request", lambda headers: member)
+    app = Starlette(routes=[Route("/{path:path}", anything, methods=["GET", "PUT", "DELETE"])],
+                    middleware=[Middleware(guard.RequestGuard)])
+    test_client = TestClient(app)
+    test_client.reached = reached
+    return test_client
+
+
+def test_with_sign_in_uploads_media_and_metrics_need_a_member(monkeypatch, uploads):
+    stranger = client(monkeypatch, configured=True, member=False)
+    for method, path in (("PUT", "/_stcore/upload_file/s1/f1"), ("GET", "/media/abc.csv"),
+                         ("GET", "/_stcore/metrics")):
+        answer = stranger.request(method, path, content=b"x" * 1000)
+        assert answer.status_code == 403 and "Sign in first" in answer.text
+    assert stranger.get("/_stcore/health").status_code == 200  # the rest passes (the page itself asks for sign-in)
+    assert stranger.reached == ["/_stcore/health"]
+    member = client(monkeypatch, configured=True, member=True)
+    assert member.get("/media/abc.csv").status_code == 200
+    assert member.put("/_stcore/upload_file/s1/f1", content=b"x").status_code == 200
+
+
+def test_without_sign_in_nothing_is_refused_for_want_of_a_session(monkeypatch, uploads):
+    anyone = client(monkeypatch, configured=False)
+    assert anyone.get("/media/abc.csv").status_code == 200
+    assert anyone.put("/_stcore/upload_file/s1/f1", content=b"x").status_code == 200
+
+
+def test_a_session_may_hold_a_bounded_number_and_size_of_uploads(monkeypatch, uploads):
+    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_FILES", "3")
+    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_MB", "10")
+    anyone = client(monkeypatch, configured=False)
+    uploads["s1"] = {"a": Rec(b"x" * 4 * MB), "b": Rec(b"x" * 4 * MB)}
+    answer = anyone.put("/_stcore/upload_file/s1/c", content=b"x" * (3 * MB))
+    assert answer.status_code == 413 and "10 MB" in answer.text and "EVALCORE_SESSION_UPLOAD_MB" in answer.text
+    assert anyone.put("/_stcore/upload_file/s1/c", content=b"x" * MB).status_code == 200  # 9 MB: fits
+    assert anyone.put("/_stcore/upload_file/s2/a", content=b"x" * (3 * MB)).status_code == 200  # another session
+    uploads["s1"]["c"] = Rec(b"x")
+    answer = anyone.put("/_stcore/upload_file/s1/d", content=b"x")
+    assert answer.status_code == 413 and "3 uploaded files" in answer.text
+    assert "EVALCORE_SESSION_UPLOAD_FILES" in answer.text
+
+
+def test_all_sessions_together_are_bounded_too(monkeypatch, uploads):
+    monkeypatch.setenv("EVALCORE_UPLOADS_MB", "20")
+    anyone = client(monkeypatch, configured=False)
+    for session in ("s1", "s2", "s3"):
+        uploads[session] = {"a": Rec(b"x" * 6 * MB)}
+    answer = anyone.put("/_stcore/upload_file/s4/a", content=b"x" * (3 * MB))
+    assert answer.status_code == 413 and "EVALCORE_UPLOADS_MB" in answer.text
+
+
+def test_an_upload_without_a_length_counts_as_the_largest(monkeypatch, uploads):
+    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_MB", "100")  # below server.maxUploadSize (200 MB)
+    anyone = client(monkeypatch, configured=False)
+
+    def chunks():
+        yield b"x"
+
+    assert anyone.put("/_stcore/upload_file/s1/a", content=chunks()).status_code == 413
+
+
+def test_a_forged_or_missing_cookie_is_no_session():
+    assert guard.signed_in_claims({}) is None
+    assert guard.signed_in_claims({"cookie": "_streamlit_user=forged.value.sig"}) is None
+    assert guard.signed_in_claims({"cookie": "\x00;;=="}) is None
