@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
+import re
 import signal
+import sqlite3
+import threading
 import time
 
 import numpy as np
@@ -12,7 +16,7 @@ import pandas as pd
 import pytest
 
 from evalcore.data import EvalDataError, report_of
-from evalcore.workspace import Workspace, access, storage
+from evalcore.workspace import Workspace, access, catalog, storage
 
 CSV = b"model,example_id,correct\na,1,1\na,2,0\nb,1,1\nb,2,1\n"
 
@@ -143,33 +147,285 @@ def test_a_writer_killed_mid_write_leaves_no_half_dataset(tmp_path):
     assert not list((tmp_path / "data").glob(".tmp-*"))
 
 
-def test_a_read_only_folder_gets_a_clear_message(tmp_path, monkeypatch):
-    import errno
-
-    from evalcore.workspace import storage
-
-    ws = Workspace(tmp_path)
-
-    def read_only(*args, **kwargs):
-        raise OSError(errno.EROFS, "Read-only file system")
-
-    monkeypatch.setattr(storage.tempfile, "mkstemp", read_only)
-    with pytest.raises(EvalDataError, match="is on a read-only file system \\(EROFS\\).*EVALCORE_WORKSPACE"):
-        ws.add_dataset(CSV, "x")
-    assert ws.datasets() == []
-
-
 def test_a_full_disk_gets_a_clear_message(tmp_path, monkeypatch):
-    import errno
-
-    from evalcore.workspace import storage
-
     ws = Workspace(tmp_path)
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(storage.os, "fsync", full)
-    with pytest.raises(EvalDataError, match="is full"):
+    with pytest.raises(EvalDataError, match=f"disk holding the workspace folder {tmp_path / 'data'} is full "
+                                            "\\(ENOSPC"):
         ws.add_dataset(CSV, "x")
     assert ws.datasets() == [] and not list((tmp_path / "data").glob("*"))
+
+
+# ----------------------------------------------------------------------------------------- sharing and deleting
+ALICE, BOB = "alice@team.org", "bob@team.org"
+
+
+def two_owners(tmp_path):
+    """Alice's shared dataset, her analysis of it and bob's."""
+    ws = Workspace(tmp_path)
+    dataset = ws.add_dataset(CSV, "alice's run", owner=ALICE, shared=True)
+    hers = ws.save_analysis(dataset.id, "models", name="alice's view", owner=ALICE)
+    his = ws.save_analysis(dataset.id, "calibration", name="bob's view", owner=BOB)
+    return ws, dataset, hers, his
+
+
+def snapshot(ws):
+    return ([(d.id, d.name, d.owner, d.shared) for d in ws.datasets(viewer=ALICE)],
+            sorted((a.id, a.name, a.owner, a.shared) for a in ws.analyses(viewer=ALICE) + ws.analyses(viewer=BOB)))
+
+
+def test_sharing_an_analysis_of_a_teammates_shared_dataset_changes_only_the_analysis(tmp_path):
+    ws, dataset, _, his = two_owners(tmp_path)
+    ws.share(his.id, viewer=BOB)
+    assert ws.analysis(his.id, viewer=ALICE).shared
+    assert ws.dataset_record(dataset.id, viewer=ALICE) == dataset  # still alice's, shared, unchanged
+    also = ws.save_analysis(dataset.id, "leaderboard", owner=BOB, shared=True)
+    assert ws.analysis(also.id, viewer=ALICE).shared
+
+
+def test_sharing_an_analysis_of_a_teammates_private_dataset_is_refused_and_changes_nothing(tmp_path):
+    ws, dataset, _, his = two_owners(tmp_path)
+    ws.share(dataset.id, False, viewer=ALICE)
+    before = snapshot(ws)
+    with pytest.raises(PermissionError, match=f"“alice's run” of {ALICE}, which is private: {ALICE} must share "
+                                              "that dataset before the analysis can be shared"):
+        ws.share(his.id, viewer=BOB)
+    assert snapshot(ws) == before and not ws.analysis(his.id, viewer=BOB).shared
+    ws.share(dataset.id, viewer=ALICE)  # once its owner shares it, his analysis can be shared
+    ws.share(his.id, viewer=BOB)
+    assert ws.analysis(his.id, viewer=ALICE).shared
+
+
+def test_a_share_is_one_transaction(tmp_path, monkeypatch):
+    ws = Workspace(tmp_path)
+    dataset = ws.add_dataset(CSV, "mine", owner=ALICE)
+    analysis = ws.save_analysis(dataset.id, "models", owner=ALICE)
+    real = Workspace._share_for_analysis
+
+    def share_then_fail(db, row, viewer):
+        real(db, row, viewer)
+        raise sqlite3.OperationalError("database or disk is full")  # after the dataset's update, before the analysis's
+
+    monkeypatch.setattr(Workspace, "_share_for_analysis", staticmethod(share_then_fail))
+    with pytest.raises(EvalDataError):
+        ws.share(analysis.id, viewer=ALICE)
+    assert not ws.dataset_record(dataset.id, viewer=ALICE).shared and not ws.analysis(analysis.id, ALICE).shared
+
+
+def test_deleting_a_dataset_never_deletes_other_peoples_analyses(tmp_path):
+    ws, dataset, hers, his = two_owners(tmp_path)
+    use = ws.dataset_use(dataset.id, viewer=ALICE)
+    assert (use.own, use.others) == (1, (("bob's view", BOB),))
+    before = snapshot(ws)
+    with pytest.raises(PermissionError, match=f"other people's saved analyses use it: “bob's view” \\({BOB}\\)"):
+        ws.delete(dataset.id, viewer=ALICE, with_analyses=True)
+    assert snapshot(ws) == before
+    ws.delete(his.id, viewer=BOB)
+    assert ws.dataset_use(dataset.id, viewer=ALICE).refusal() is None
+    assert ws.delete(dataset.id, viewer=ALICE, with_analyses=True) == 1  # her own analysis goes with it
+    assert ws.analyses(viewer=ALICE) == [] and ws.datasets(viewer=ALICE) == []
+
+
+# ----------------------------------------------------------------------------------------- identities and owners
+def test_owners_and_viewers_are_canonical(tmp_path):
+    ws = Workspace(tmp_path)
+    dataset = ws.add_dataset(CSV, "mine", owner="  BOB@Team.ORG ")
+    assert dataset.owner == BOB and access.canonical(" issuer#Sub ") == "issuer#Sub"
+    assert [d.id for d in ws.datasets(viewer="Bob@TEAM.org")] == [dataset.id]
+    ws.rename(dataset.id, "renamed", viewer="BOB@TEAM.ORG")
+    analysis = ws.save_analysis(dataset.id, "models", owner="Bob@Team.Org")
+    assert analysis.owner == BOB and ws.analysis(analysis.id, viewer=BOB).owner == BOB
+    ws.delete(analysis.id, viewer=" bob@team.org")
+
+
+OLD_SCHEMA = """
+CREATE TABLE datasets (id TEXT PRIMARY KEY, name TEXT NOT NULL, owner TEXT, shared INTEGER NOT NULL DEFAULT 0,
+    created TEXT NOT NULL, rows INTEGER NOT NULL, models INTEGER NOT NULL, kind TEXT NOT NULL,
+    digest TEXT NOT NULL, bytes INTEGER NOT NULL, mapping TEXT);
+CREATE TABLE analyses (id TEXT PRIMARY KEY, dataset_id TEXT NOT NULL REFERENCES datasets(id), page TEXT NOT NULL,
+    settings TEXT NOT NULL, selection TEXT NOT NULL, name TEXT NOT NULL, owner TEXT,
+    shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL);
+"""
+
+
+def test_an_old_catalogs_owners_are_migrated_once(tmp_path):
+    key, size = storage.store(tmp_path, report_frame())
+    db = sqlite3.connect(tmp_path / "catalog.sqlite")
+    db.executescript(OLD_SCHEMA)
+    db.execute("INSERT INTO datasets VALUES ('d1','run','BOB@TEAM.ORG',0,'2024-01-01',4,2,'log',?,?,NULL)", (key, size))
+    db.execute("INSERT INTO analyses VALUES ('a1','d1','models','{}','{}','view',' Bob@Team.org ',0,'2024-01-01')")
+    db.commit()
+    db.close()
+    ws = Workspace(tmp_path)
+    db = sqlite3.connect(tmp_path / "catalog.sqlite")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 1
+    assert db.execute("SELECT owner FROM datasets UNION ALL SELECT owner FROM analyses").fetchall() == [(BOB,), (BOB,)]
+    db.close()
+    ws.rename("d1", "mine", viewer=BOB)
+    assert ws.analysis("a1", viewer=BOB).owner == BOB
+
+
+def report_frame():
+    from evalcore.data import load_eval_log
+
+    return load_eval_log(CSV)
+
+
+def test_an_item_without_an_owner_is_read_only_for_signed_in_viewers(tmp_path):
+    ws = Workspace(tmp_path)
+    dataset = ws.add_dataset(CSV, "from the command line")
+    assert [d.id for d in ws.datasets(viewer=BOB)] == [dataset.id]  # visible to all
+    analysis = ws.save_analysis(dataset.id, "models", owner=BOB, shared=True)  # using it changes nothing of it
+    for change in (lambda: ws.rename(dataset.id, "x", viewer=BOB), lambda: ws.share(dataset.id, viewer=BOB),
+                   lambda: ws.delete(dataset.id, viewer=BOB, with_analyses=True)):
+        with pytest.raises(PermissionError, match="has no owner.*signed-in members see it read-only"):
+            change()
+    ws.rename(dataset.id, "renamed")  # nobody signed in (an instance without sign-in, the command line)
+    assert ws.dataset_record(dataset.id, viewer=BOB).name == "renamed"
+    with pytest.raises(PermissionError, match=f"“{analysis.name}” \\({BOB}\\)"):
+        ws.delete(dataset.id, with_analyses=True)  # bob's analysis keeps it, whoever asks
+
+
+@pytest.mark.parametrize(("options", "owner", "said"), [
+    ([], None, "Owner: none. Everyone who can open the dashboard sees it; signed-in team members see it read-only"),
+    (["--owner", "Ann@Team.org"], "ann@team.org", "Owner: ann@team.org. Private: only ann@team.org sees it"),
+    (["--owner", "ann@team.org", "--shared"], "ann@team.org", "Shared: every signed-in team member sees it"),
+])
+def test_workspace_add_says_who_owns_and_who_sees_the_dataset(tmp_path, capsys, options, owner, said):
+    from evalcore.cli import main
+
+    (tmp_path / "log.csv").write_bytes(CSV)
+    assert main(["workspace", "add", str(tmp_path / "log.csv"), "--name", "run", "--workspace", str(tmp_path / "ws"),
+                 *options]) == 0
+    assert said in capsys.readouterr().out
+    assert Workspace(tmp_path / "ws").datasets(viewer=owner)[0].owner == owner
+
+
+# ----------------------------------------------------------------------------------------- disks that refuse writes
+def refusing_disk(monkeypatch, code: int, catalog_opens: str) -> None:
+    """Simulate a full (ENOSPC) or read-only (EROFS, EACCES) disk under the workspace (the tests run as root, which
+    ignores permissions): every new file is refused with ``code``, and SQLite either reads the catalog only as an
+    immutable file, as where its ``-shm`` file cannot be created ("immutable"), or opens it read-only, so that its
+    writes get SQLite's own "attempt to write a readonly database" ("read-only")."""
+    def refuse(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        uri = str(database)
+        if catalog_opens == "read-only":
+            return real(uri.replace("mode=rwc", "mode=ro"), *args, **kwargs)
+        if "immutable=1" not in uri:
+            exc = sqlite3.OperationalError("unable to open database file")
+            exc.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN
+            raise exc
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(catalog.sqlite3, "connect", connect)
+
+
+SAID = {errno.ENOSPC: "is full \\(ENOSPC", errno.EROFS: "is on a read-only file system \\(EROFS\\)",
+        errno.EACCES: "is read-only for the user running evalcore \\(EACCES"}
+
+
+@pytest.mark.parametrize("catalog_opens", ["immutable", "read-only"])
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
+def test_a_refusing_disk_still_reads_and_every_write_says_what_happened(tmp_path, monkeypatch, code, catalog_opens):
+    ws, dataset, hers, his = two_owners(tmp_path)
+    before = snapshot(ws)
+    refusing_disk(monkeypatch, code, catalog_opens)
+    ws = Workspace(tmp_path)  # opens for reading
+    assert snapshot(ws) == before
+    assert ws.dataset(dataset.id, viewer=BOB)["correct"].tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert ws.analysis(his.id, viewer=BOB).name == "bob's view"
+    said = f"{SAID[code]}.*EVALCORE_WORKSPACE" if code != errno.ENOSPC else SAID[code]
+    assert re.search(said, ws.write_problem()) and str(tmp_path) in ws.write_problem()
+    writes = {"save dataset": lambda: ws.add_dataset(CSV, "x", owner=ALICE),
+              "save analysis": lambda: ws.save_analysis(dataset.id, "models", owner=ALICE),
+              "rename": lambda: ws.rename(hers.id, "x", viewer=ALICE),
+              "share": lambda: ws.share(hers.id, viewer=ALICE),
+              "delete": lambda: ws.delete(hers.id, viewer=ALICE)}
+    for what, write in writes.items():
+        with pytest.raises(EvalDataError, match=said) as refused:
+            write()
+        assert str(tmp_path) in str(refused.value), what
+    monkeypatch.undo()
+    assert snapshot(Workspace(tmp_path)) == before
+
+
+def test_a_workspace_that_was_never_created_on_a_read_only_disk_lists_nothing(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(catalog.Path, "mkdir", refuse)
+    monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
+    ws = Workspace(tmp_path / "ws")
+    assert ws.datasets() == [] and ws.analyses() == []
+    assert "read-only file system (EROFS)" in ws.write_problem()
+
+
+# ----------------------------------------------------------------------------------------- lock scope and sweeping
+def test_other_saves_go_on_while_add_log_writes_its_file(tmp_path, monkeypatch):
+    ws = Workspace(tmp_path)
+    dataset = ws.add_dataset(CSV, "small")
+    (tmp_path / "log.csv").write_bytes(CSV)
+    monkeypatch.setattr(catalog, "BUSY_TIMEOUT_MS", 2000)  # a save that waited for the lock would fail in 2 s
+    writing, saved = threading.Event(), threading.Event()
+    real = storage.store_table
+
+    def slow_store_table(root, table):
+        writing.set()
+        saved.wait(20)  # the file is being written until the other save is done
+        return real(root, table)
+
+    monkeypatch.setattr(storage, "store_table", slow_store_table)
+    added = []
+    writer = threading.Thread(target=lambda: added.append(Workspace(tmp_path).add_log(str(tmp_path / "log.csv"),
+                                                                                      "big")))
+    writer.start()
+    assert writing.wait(20)
+    started = time.monotonic()
+    ws.save_analysis(dataset.id, "models", name="meanwhile")  # refused after 2 s if add_log held the lock
+    ws.rename(dataset.id, "renamed meanwhile")
+    assert time.monotonic() - started < 1.5 and writer.is_alive()
+    saved.set()
+    writer.join(20)
+    assert [r.name for r in added] == ["big"] and ws.lazy_dataset(added[0].id).n_rows == 4
+
+
+def test_a_file_removed_before_its_row_is_saved_is_written_again(tmp_path, monkeypatch):
+    ws = Workspace(tmp_path)
+    real = storage.store
+
+    def store_then_lose(root, frame):  # a delete of another dataset with the same content, in between
+        key, size = real(root, frame)
+        storage.path_of(root, key).unlink()
+        monkeypatch.setattr(storage, "store", real)
+        return key, size
+
+    monkeypatch.setattr(storage, "store", store_then_lose)
+    record = ws.add_dataset(CSV, "x")
+    assert ws.dataset(record.id)["model"].tolist() == ["a", "a", "b", "b"]
+
+
+def test_the_sweep_removes_old_orphans_only(tmp_path):
+    ws = Workspace(tmp_path)
+    kept = ws.add_dataset(CSV, "kept")
+    data = tmp_path / "data"
+    [referenced] = list(data.glob("*.parquet"))
+    old_orphan, young_orphan = data / f"{'a' * 64}.parquet", data / f"{'b' * 64}.parquet"
+    old_tmp, young_tmp = data / ".tmp-old.parquet", data / ".tmp-young.parquet"
+    for path in (old_orphan, young_orphan, old_tmp, young_tmp):
+        path.write_bytes(b"x")
+    hour_ago = time.time() - storage.GRACE_S - 60
+    for path in (old_orphan, old_tmp, referenced):
+        os.utime(path, (hour_ago, hour_ago))
+    Workspace(tmp_path)  # opening sweeps
+    assert sorted(p.name for p in data.iterdir()) == sorted(p.name for p in (young_orphan, young_tmp, referenced))
+    assert ws.dataset(kept.id)["model"].tolist() == ["a", "a", "b", "b"]
