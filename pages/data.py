@@ -142,7 +142,8 @@ if src["type"] == "upload":
     with st.form("save_dataset", border=False):
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         name = c1.text_input("Name in the workspace", value=src["filename"], key="save_name")
-        if c2.form_submit_button("Save to workspace", icon=":material/save:", disabled=locked is not None):
+        if c2.form_submit_button("Save to workspace", icon=":material/save:", disabled=locked is not None,
+                                 help=locked and literal(locked)):
             try:
                 record = workspace_store.workspace().add_dataset(data.rows, name or src["filename"],
                                                                  mapping=report.mapping,
@@ -153,8 +154,6 @@ if src["type"] == "upload":
                 ds.use_saved(record.id, record.name)
                 st.rerun()
     st.caption("Until you save it, the upload stays in this session only.")
-    if locked:
-        st.caption(literal(locked))
 st.subheader("Validation report")
 st.success(f"{literal(data.label)}: a **{report.kind}** table with {report.n_rows:,} rows and "
            f"{report.n_models} models.")

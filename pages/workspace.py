@@ -21,13 +21,13 @@ if viewer is None:
 else:
     st.caption(f"What you saved, and what your team shared, on this instance. Items you save are private to you "
                f"({literal(viewer)}) until you share them with the team.")
-# Why nothing can be changed here now: the instance's rule for anonymous visitors, else the disk.
-locked = workspace_store.locked()
-blocked = locked or ws.write_problem()
-if locked:
-    st.warning(literal(locked), icon=":material/lock:")
-elif blocked:
-    st.warning(f"Read-only: {literal(blocked)}", icon=":material/lock:")
+# Why nothing can be changed here now, the help of every disabled control: the instance's rule for anonymous
+# visitors (app.py's banner says it on every page), else the disk.
+blocked = workspace_store.locked()
+if blocked is None and (problem := ws.write_problem()) is not None:
+    blocked = f"Read-only: {problem}"
+    st.warning(literal(blocked), icon=":material/lock:")
+blocked = None if blocked is None else literal(blocked)
 
 
 def owner_of(owner: str | None) -> str:
@@ -53,11 +53,11 @@ def manage(kind: str, record, delete, share_refusal: str | None = None) -> None:
     """Rename, share (signed-in owners only; ``share_refusal`` says why sharing is not possible) and delete one
     item; ``delete()`` deletes it."""
     mine = may_change(record.owner, viewer)
-    editable = mine and not blocked
+    editable = mine and blocked is None
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     new_name = c1.text_input("New name", value=record.name, key=f"ws_{kind}_name_{record.id}",
                              disabled=not editable)
-    if c2.button("Rename", icon=":material/edit:", key=f"ws_{kind}_rename", disabled=not editable) \
+    if c2.button("Rename", icon=":material/edit:", key=f"ws_{kind}_rename", disabled=not editable, help=blocked) \
             and new_name and new_name != record.name and act(lambda: ws.rename(record.id, new_name, viewer=viewer)):
         st.rerun()
     if viewer is not None and mine:
@@ -66,8 +66,8 @@ def manage(kind: str, record, delete, share_refusal: str | None = None) -> None:
         shared = st.toggle("Shared with the team", value=record.shared,
                            key=f"ws_{kind}_shared_{record.id}_{int(record.shared)}",
                            disabled=not editable or (share_refusal is not None and not record.shared),
-                           help=share_refusal or "Team members see shared items; a shared analysis shares its "
-                                                 "dataset too.")
+                           help=blocked or share_refusal or "Team members see shared items; a shared analysis "
+                                                            "shares its dataset too.")
         if shared != record.shared and act(lambda: ws.share(record.id, shared, viewer=viewer)):
             st.rerun()
     if not mine:
@@ -106,8 +106,8 @@ else:
 
     def delete_analysis() -> None:
         sure = st.checkbox(f"Delete “{literal(analysis.name)}” for good", key="ws_analysis_sure",
-                           disabled=bool(blocked))
-        if st.button("Delete", icon=":material/delete:", disabled=not sure or bool(blocked),
+                           disabled=blocked is not None, help=blocked)
+        if st.button("Delete", icon=":material/delete:", disabled=not sure or blocked is not None, help=blocked,
                      key="ws_analysis_delete") and act(lambda: ws.delete(analysis.id, viewer=viewer)):
             st.rerun()
 
@@ -140,8 +140,10 @@ def delete_dataset() -> None:
     if use.own:
         st.warning(f"{use.own} saved analyses {'of yours ' if viewer else ''}use this dataset: deleting it deletes "
                    "them too.")
-    sure = st.checkbox(f"Delete “{literal(record.name)}” for good", key="ws_sure", disabled=bool(blocked))
-    if st.button("Delete", icon=":material/delete:", disabled=not sure or bool(blocked), key="ws_delete") \
+    sure = st.checkbox(f"Delete “{literal(record.name)}” for good", key="ws_sure", disabled=blocked is not None,
+                       help=blocked)
+    if st.button("Delete", icon=":material/delete:", disabled=not sure or blocked is not None, help=blocked,
+                 key="ws_delete") \
             and act(lambda: ws.delete(record.id, viewer=viewer, with_analyses=True)):
         if st.session_state.get(ds.SOURCE, {}).get("id") == record.id:
             ds.use_demo(ds.DEFAULT_DEMO)

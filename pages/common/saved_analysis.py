@@ -107,19 +107,18 @@ def link(analysis_id: str) -> str:
 
 
 def offer(view: str) -> None:
-    """The sidebar's "Save analysis" form for ``view`` (on the session's data): disabled, saying why, where this
-    session may not change saved items (:func:`.workspace_store.locked`); a save the workspace refuses (its disk
-    full or read-only) shows what happened, and nothing is saved."""
+    """The sidebar's "Save analysis" form for ``view`` (on the session's data): disabled, its help saying why, where
+    this session may not change saved items (:func:`.workspace_store.locked`); a save the workspace refuses (its
+    disk full or read-only) shows what happened, and nothing is saved."""
     data = ds.active_data()
     locked = workspace_store.locked()
     with st.popover("Save analysis", icon=":material/bookmark_add:", width="stretch"):
-        if locked:
-            st.caption(literal(locked))
         with st.form("save_analysis", border=False):
             name = st.text_input("Name", value=f"{view} · {ds.source().get('name') or ds.source().get('filename')}",
                                  key="analysis_name")
             shared = st.checkbox("Share with the team", key="analysis_shared") if workspace_store.viewer() else False
-            if st.form_submit_button("Save", icon=":material/save:", type="primary", disabled=locked is not None):
+            if st.form_submit_button("Save", icon=":material/save:", type="primary", disabled=locked is not None,
+                                     help=locked and literal(locked)):
                 try:
                     record = save(data, view, name or view, shared)
                 except (EvalDataError, PermissionError) as exc:

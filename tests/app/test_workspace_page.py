@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sqlite3
+
 import pytest
 
 from evalcore.workspace import Workspace
-from test_pages import assert_no_exception, goto, open_app, texts, upload
+from test_pages import assert_no_exception, goto, open_app, shown, texts, upload
 
 CSV = b"model,example_id,correct\nalpha,1,1\nalpha,2,0\nbeta,1,1\nbeta,2,1\n"
 
@@ -223,3 +227,133 @@ def test_signed_in_items_are_owned_and_private_until_shared(folder):
     goto(bob, "workspace")
     assert bob.text_input(key=f"ws_analysis_name_{analysis_id}").disabled  # only its owner renames it
     assert any("only its owner can rename or delete it" in t for t in texts(bob.caption))
+
+
+# ------------------------------------------------------------------------------ refusing disks, teammates, hosting
+def refusing_disk(monkeypatch, code: int = errno.EROFS) -> None:
+    """Simulate a read-only (or full) disk under the workspace (the tests run as root, which ignores permissions):
+    every new file is refused with ``code``, and SQLite reads the catalog only as an immutable file, as where its
+    ``-shm`` file cannot be created (tests/unit/test_workspace.py covers the other ways a disk refuses)."""
+    from evalcore.workspace import catalog, storage
+
+    def refuse(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    real = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        if "immutable=1" not in str(database):
+            exc = sqlite3.OperationalError("unable to open database file")
+            exc.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN
+            raise exc
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(storage.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(catalog.sqlite3, "connect", connect)
+
+
+READ_ONLY = "is on a read-only file system (EROFS)"
+
+
+def test_save_analysis_on_a_read_only_workspace_says_so(folder, monkeypatch):
+    Workspace(folder)
+    at = open_app()
+    goto(at, "models")
+    refusing_disk(monkeypatch)
+    at.sidebar.text_input(key="analysis_name").set_value("nowhere to go")
+    [b for b in at.sidebar.button if b.label == "Save"][0].click()
+    at.run()
+    assert_no_exception(at)
+    [said] = texts(at.sidebar.error)
+    assert said.startswith(f"Not saved: The workspace folder {folder}") and READ_ONLY in said
+    assert not any("needs fixing" in t for t in texts(at.sidebar.caption)) and not at.sidebar.code
+    monkeypatch.undo()
+    assert Workspace(folder).analyses() == [] and Workspace(folder).datasets() == []
+
+
+def test_the_workspace_page_on_a_read_only_folder_lists_and_says_read_only(folder, monkeypatch):
+    record = Workspace(folder).add_dataset(CSV, "kept run")
+    refusing_disk(monkeypatch)
+    at = open_app()
+    goto(at, "workspace")
+    [said] = texts(at.warning)
+    assert said.startswith(f"Read-only: The workspace folder {folder}") and READ_ONLY in said
+    assert at.dataframe[0].value["name"].tolist() == ["kept run"]
+    assert at.button(key="ws_dataset_rename").disabled and at.checkbox(key="ws_sure").disabled
+    assert at.text_input(key=f"ws_dataset_name_{record.id}").disabled
+
+
+def test_deleting_a_dataset_a_teammates_analysis_uses_is_refused_naming_it(folder):
+    ws = Workspace(folder)
+    dataset = ws.add_dataset(CSV, "alice's run", owner="alice@team.example", shared=True)
+    ws.save_analysis(dataset.id, "models", name="alice's view", owner="alice@team.example")
+    ws.save_analysis(dataset.id, "calibration", name="bob's view", owner="bob@team.example")
+    alice = team_app({"is_logged_in": True, "email": "alice@team.example", "email_verified": True})
+    goto(alice, "workspace")
+    alice.selectbox(key="ws_dataset").set_value(
+        next(o for o in alice.selectbox(key="ws_dataset").options if o.startswith("alice's run")))
+    alice.run()
+    assert any("other people's saved analyses use it: “bob's view” (bob@team.example)" in t
+               for t in texts(alice.error))
+    assert not [b for b in alice.button if b.key == "ws_delete"]
+    assert len(Workspace(folder).analyses(viewer="bob@team.example")) == 1
+    assert [d.name for d in Workspace(folder).datasets(viewer="alice@team.example")] == ["alice's run"]
+
+
+@pytest.fixture()
+def listening_on():
+    """Set Streamlit's ``server.address`` for the test (as ``--server.address`` does), then put it back."""
+    from streamlit import config
+
+    original = config.get_option("server.address")
+    yield lambda address: config.set_option("server.address", address)
+    config.set_option("server.address", original)
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_an_instance_reachable_without_sign_in_keeps_saved_items_read_only_unless_allowed(
+        folder, monkeypatch, listening_on, allowed):
+    from pages.common import hosting
+
+    listening_on("0.0.0.0")
+    if allowed:
+        monkeypatch.setenv("EVALCORE_ALLOW_ANONYMOUS_CHANGES", "1")
+    record = Workspace(folder).add_dataset(CSV, "a run")
+    at = upload(open_app(), "tiny.csv", CSV)
+    save = at.button[[b.label for b in at.button].index("Save to workspace")]
+    assert save.disabled is not allowed and (hosting.READ_ONLY in shown(save.help or "")) is not allowed
+    goto(at, "models")
+    [save] = [b for b in at.sidebar.button if b.label == "Save"]
+    assert save.disabled is not allowed and (hosting.READ_ONLY in shown(save.help or "")) is not allowed
+    goto(at, "workspace")
+    rename = at.button(key="ws_dataset_rename")
+    assert rename.disabled is not allowed and (hosting.READ_ONLY in shown(rename.help or "")) is not allowed
+    assert at.text_input(key=f"ws_dataset_name_{record.id}").disabled is not allowed
+    assert at.checkbox(key="ws_sure").disabled is not allowed
+    listening_on("127.0.0.1")  # loopback: only this machine reaches it
+    at.run()
+    assert not at.button(key="ws_dataset_rename").disabled
+
+
+@pytest.mark.parametrize(("address", "reachable"), [
+    (None, True), ("", True), ("0.0.0.0", True), ("::", True), ("10.1.2.3", True), ("evalcore.example.org", True),
+    ("127.0.0.1", False), ("127.1.2.3", False), ("localhost", False), ("::1", False), ("[::1]", False),
+])
+def test_which_addresses_others_can_reach(listening_on, address, reachable):
+    from pages.common import hosting
+
+    listening_on(address)
+    assert hosting.reachable_by_others() is reachable
+
+
+@pytest.mark.parametrize(("value", "allowed"), [("1", True), ("true", True), ("YES", True), ("0", False),
+                                                 ("", False), ("no", False)])
+def test_anonymous_changes_are_allowed_only_when_asked_for(monkeypatch, listening_on, value, allowed):
+    from pages.common import hosting
+
+    monkeypatch.setenv("EVALCORE_ALLOW_ANONYMOUS_CHANGES", value)
+    listening_on("0.0.0.0")
+    assert hosting.anonymous_changes_allowed() is allowed and hosting.changes_allowed() is allowed
+    assert hosting.open_instance_warning() == (hosting.OPEN_CHANGES if allowed else hosting.READ_ONLY)
+    listening_on("127.0.0.1")
+    assert hosting.changes_allowed() and hosting.open_instance_warning() is None
