@@ -2,9 +2,10 @@
 
 A compressed file is recognised by its magic bytes and expanded piece by piece (``max_length`` of the standard
 library's decompressors); expansion stops with an :class:`~evalcore.reading.EvalDataError` as soon as the output
-passes ``limit`` bytes, so a 200 KB "gzip bomb" costs at most ``limit`` bytes of memory. Several concatenated
-members (``cat a.gz b.gz``) are one stream, as for ``gunzip``. Compression inside compression (a file gzipped
-twice) is expanded again, at most :data:`MAX_DEPTH` layers deep, all layers sharing the same ``limit``.
+passes the room left in the load's :class:`~evalcore.limits.Budget`, so a 200 KB "gzip bomb" costs at most that
+many bytes of memory, and so do a hundred of them in one upload. Several concatenated members (``cat a.gz b.gz``)
+are one stream, as for ``gunzip``. Compression inside compression (a file gzipped twice) is expanded again, at most
+:data:`MAX_DEPTH` layers deep, every layer within the same room.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import zlib
 from typing import Callable
 
 from .errors import EvalDataError
-from .limits import ReadLimits, size_text
+from .limits import Budget, size_text
 
 #: name, magic bytes, and a factory of a fresh decompressor for one member
 FORMATS: tuple[tuple[str, bytes, Callable[[], object]], ...] = (
@@ -46,8 +47,9 @@ def refuse_unsupported(data: bytes) -> None:
                 "gzip instead.")
 
 
-def decompress(data: bytes, limits: ReadLimits) -> bytes:
-    """``data`` with every layer of gzip / bzip2 / xz compression removed, within ``limits.max_bytes``."""
+def decompress(data: bytes, budget: Budget) -> bytes:
+    """``data`` with every layer of gzip / bzip2 / xz compression removed, each layer's output at most
+    ``budget.room`` bytes (the caller spends what it keeps)."""
     depth = 0
     while (name := compression_of(data)) is not None:
         depth += 1
@@ -55,16 +57,19 @@ def decompress(data: bytes, limits: ReadLimits) -> bytes:
             raise EvalDataError(
                 f"The file is compressed more than {MAX_DEPTH} times over (compression inside compression): "
                 "decompress it and compress it once.")
-        data = _expand(data, name, limits)
+        data = _expand(data, name, budget)
         if not data[:4096].strip() and not data.strip():
             raise EvalDataError(f"The {name}-compressed file is empty: expected a header row and data rows inside.")
     refuse_unsupported(data)
     return data
 
 
-def _expand(data: bytes, name: str, limits: ReadLimits) -> bytes:
+def _expand(data: bytes, name: str, budget: Budget) -> bytes:
+    """One layer of ``name`` compression removed, stopping as soon as the output passes ``budget.room``."""
     magic, factory = next((m, f) for n, m, f in FORMATS if n == name)
-    limit = limits.max_bytes
+    limits, limit = budget.limits, budget.room
+    bound = (f"{size_text(limit)}, what is left of the {size_text(limits.max_bytes)} evalcore reads for one load "
+             "after the other files" if budget.used else f"{size_text(limit)}, the largest table evalcore reads")
     out = bytearray()
     rest = data
     try:
@@ -76,8 +81,8 @@ def _expand(data: bytes, name: str, limits: ReadLimits) -> bytes:
                 out += decompressor.decompress(pending, min(room, _CHUNK))
                 if len(out) > limit:
                     raise EvalDataError(
-                        f"The {name}-compressed file expands beyond {size_text(limit)}, the largest table evalcore "
-                        f"reads (the limit applies after decompression). Upload a smaller file or a sample. "
+                        f"The {name}-compressed file expands beyond {bound} (the limit applies after "
+                        f"decompression). Upload a smaller file or a sample. "
                         f"{limits.raise_hint('bytes')}")
                 if decompressor.eof:
                     rest = decompressor.unused_data

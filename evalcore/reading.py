@@ -25,13 +25,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
 from .compression import decompress
 from .errors import EvalDataError, listed
-from .limits import ReadLimits, size_text
+from .limits import Budget, ReadLimits, refuse_rows, size_text
+from .parquet_bounds import read_parquet
 
-__all__ = ["EvalDataError", "ReadLimits", "listed", "read_bytes", "read_table", "sniff_delimiter"]
+__all__ = ["EvalDataError", "ReadLimits", "listed", "read_bytes", "read_table", "refuse_long_lines", "sniff_delimiter"]
 
 Source = Union[str, Path, bytes, bytearray, memoryview, BinaryIO]
 
@@ -86,9 +86,9 @@ def read_table(source: Source, limits: ReadLimits | None = None) -> pd.DataFrame
     data = read_bytes(source, limits)
     if _blank(data):
         raise EvalDataError("The file is empty: expected a header row and at least one data row.")
-    data = decompress(data, limits)
+    data = decompress(data, Budget(limits))
     if data[:4] == b"PAR1":
-        frame = _read_parquet(data, limits)
+        frame = read_parquet(data, limits)
     else:
         text = _to_utf8(data)
         if _blank(text):
@@ -118,6 +118,7 @@ def _read_json(data: bytes, limits: ReadLimits) -> pd.DataFrame:
             raise EvalDataError(f"The file starts like a JSON list but is not valid JSON ({exc}).") from exc
         where = "item"
     else:
+        refuse_long_lines(data, limits)
         records, where = [], "line"
         for number, line in enumerate(data.split(b"\n"), 1):
             if not line.strip():
@@ -131,7 +132,7 @@ def _read_json(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if not records:
         raise EvalDataError("The JSON file holds no records: expected one object per row, e.g. "
                             '{"model": "a", "example_id": "q1", "correct": 1}.')
-    _refuse_rows(len(records), limits)
+    refuse_rows(len(records), limits)
     for number, record in enumerate(records, 1):
         if not isinstance(record, dict):
             raise EvalDataError(f"JSON {where} {number} is a {type(record).__name__}, not an object: expected one "
@@ -153,50 +154,6 @@ def _blank(data: bytes) -> bool:
 
 
 _BLANK = re.compile(rb"\s*\Z")
-
-
-def _read_parquet(data: bytes, limits: ReadLimits) -> pd.DataFrame:
-    try:
-        parquet = pq.ParquetFile(io.BytesIO(data))
-    except Exception as exc:  # noqa: BLE001 - damaged bytes fail anywhere in pyarrow
-        raise _parquet_error() from exc
-    meta = parquet.metadata
-    if meta.num_columns > limits.max_columns:
-        raise EvalDataError(
-            f"The Parquet file has {meta.num_columns:,} columns; evalcore reads at most {limits.max_columns:,}. "
-            f"Keep the columns you need. {limits.raise_hint('columns')}")
-    _refuse_rows(meta.num_rows, limits)
-    size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    if size > limits.max_bytes:
-        raise EvalDataError(
-            f"The Parquet file holds {size_text(size)} of data uncompressed, more than the "
-            f"{size_text(limits.max_bytes)} evalcore reads into memory. Upload a sample. {limits.raise_hint('bytes')}")
-    names = parquet.schema_arrow.names
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise EvalDataError(f"Column names must be unique; repeated: {', '.join(repeated)}. Rename them.")
-    try:
-        table = parquet.read(use_pandas_metadata=True)
-        table.validate(full=True)  # damaged bytes can hold invalid UTF-8 that would fail later, inside pandas
-        frame = table.to_pandas()
-    except Exception as exc:  # noqa: BLE001 - damaged bytes fail anywhere in pyarrow (e.g. KeyError on metadata)
-        raise _parquet_error() from exc
-    if isinstance(frame.columns, pd.MultiIndex) or frame.columns.duplicated().any():
-        raise _parquet_error()
-    return frame
-
-
-def _refuse_rows(n_rows: int, limits: ReadLimits) -> None:
-    if n_rows > limits.max_rows:
-        raise EvalDataError(
-            f"The file has {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} into memory. Upload a sample "
-            f"or a subset of the models. {limits.raise_hint('rows')}")
-
-
-def _parquet_error() -> EvalDataError:
-    return EvalDataError(
-        "The file starts like Parquet but could not be read as Parquet: it is damaged or truncated, or written in "
-        "a way pyarrow cannot read back. Write it again (e.g. pandas' DataFrame.to_parquet) or upload it as CSV.")
 
 
 def _to_utf8(data: bytes) -> bytes:
@@ -302,8 +259,8 @@ _MARKUP = re.compile(r'\s*(<|\[\s*[\["\d-])')  # HTML, XML, JSON that is not a l
 def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if b"\r" in data:  # one line break for the checks and the parser alike (old Mac files end lines with \r alone)
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    _refuse_long_lines(data, limits)
-    _refuse_rows(data.count(b"\n") - 1 + (not data.endswith(b"\n")), limits)  # minus the header
+    refuse_long_lines(data, limits)
+    refuse_rows(data.count(b"\n") - 1 + (not data.endswith(b"\n")), limits)  # minus the header
     sample = data[:_SNIFF_BYTES].decode("utf-8", errors="ignore")
     if _MARKUP.match(sample):
         raise EvalDataError(
@@ -325,8 +282,9 @@ def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     return frame
 
 
-def _refuse_long_lines(data: bytes, limits: ReadLimits) -> None:
-    """Refuse a line longer than ``limits.max_line_bytes``, naming it.
+def refuse_long_lines(data: bytes, limits: ReadLimits) -> None:
+    """Refuse a line longer than ``limits.max_line_bytes``, naming it: of a text table or of JSON Lines, before
+    any parser holds the line.
 
     A line longer than L covers some whole window [k L/2, (k+1) L/2) without a line break, so one ``find`` per
     window clears an ordinary file; only a file with such a window is scanned line by line (one chunk of line
@@ -345,8 +303,8 @@ def _refuse_long_lines(data: bytes, limits: ReadLimits) -> None:
         if len(lengths) and lengths[longest] > limits.max_line_bytes:
             raise EvalDataError(
                 f"Line {lines + longest + 1:,} is {int(lengths[longest]):,} bytes long; evalcore reads lines of at "
-                f"most {limits.max_line_bytes:,} bytes (this bounds every value too). Check that the file is a "
-                f"table with one record per line. {limits.raise_hint('line')}")
+                f"most {limits.max_line_bytes:,} bytes (this bounds every value too). Check that the file holds "
+                f"one record per line. {limits.raise_hint('line')}")
         if len(ends):
             lines, last_end = lines + len(ends), int(ends[-1])
 

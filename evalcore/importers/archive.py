@@ -1,23 +1,31 @@
 """Bounded reading of zip archives (a zipped run folder, Inspect's ``.eval`` logs) and of folders.
 
-A zip states its members' sizes in its directory; the members to read are refused together when those sizes add
-up to more than ``limits.max_bytes``, and a hostile zip that lies about a size gains nothing: ``zipfile`` never
-returns more than the declared size (the member fails its length or CRC check), so a small "zip bomb" costs at most
-that much memory. At most :data:`MAX_MEMBERS` members are read; folders and macOS metadata are skipped.
+Every byte a member or file expands to counts against the load's :class:`~evalcore.limits.Budget`
+(``max_bytes`` for all the files of one load together): the members to read are refused together when the sizes
+the zip states add up to more than the room left, and each member is then read in chunks of :data:`CHUNK` bytes,
+so that a member whose stated size lies costs no more than the room left either. (``ZipFile.read`` would
+decompress up to 2 GiB in one call before cutting the data to the stated size; a member compressed again inside
+the zip, e.g. a gzip file, expands within the same room.) Members compressed with bzip2 or LZMA inside the zip are
+refused: ``zipfile`` expands those without a bound. At most :data:`MAX_MEMBERS` members are read; folders and
+macOS metadata are skipped.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from pathlib import Path
 
 from ..compression import decompress
 from ..errors import EvalDataError
-from ..limits import ReadLimits, size_text
+from ..limits import Budget
 from .base import LogFile
 
 MAX_MEMBERS = 10_000
+#: bytes read from a member at a time
+CHUNK = 4 * 2**20
+_EXPANDED_IN_BOUNDED_STEPS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -69,25 +77,54 @@ def open_zip(data: bytes, name: str, max_members: int = MAX_MEMBERS) -> zipfile.
         raise EvalDataError(f"{name}: not a readable zip archive (truncated or corrupt?): {exc}.") from exc
 
 
-def members(archive: zipfile.ZipFile, name: str, limits: ReadLimits, infos: list[zipfile.ZipInfo],
+def members(archive: zipfile.ZipFile, name: str, budget: Budget, infos: list[zipfile.ZipInfo],
             prefix: str = "") -> list[LogFile]:
-    """The members ``infos`` of ``archive``, each decompressed, refused before reading when their sizes add up to
-    more than ``limits.max_bytes`` (zipfile never returns more than a member's declared size: a member whose data
-    would expand beyond it fails its check instead)."""
-    total = sum(info.file_size for info in infos)
-    if total > limits.max_bytes:
-        raise EvalDataError(f"{name}: the zip expands beyond {size_text(limits.max_bytes)}, the most evalcore reads "
-                            f"into memory. Upload fewer or smaller files. {limits.raise_hint('bytes')}")
+    """The members ``infos`` of ``archive`` (called ``name`` in messages), each decompressed, within ``budget``:
+    refused before reading when the sizes they state add up to more than its room, and each read in bounded
+    chunks (:func:`read_member`)."""
+    if sum(info.file_size for info in infos) > budget.room:
+        raise budget.refusal(name)
     out = []
     for info in infos:
-        try:
-            data = archive.read(info)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError,
-                ValueError) as exc:
-            raise EvalDataError(f"{name}: member '{info.filename}' cannot be read (truncated, corrupt or encrypted "
-                                f"zip?): {exc}.") from exc
-        out.append(LogFile(prefix + info.filename, decompress(data, limits)))
+        data = expanded(read_member(archive, info, name, budget), f"{name}/{info.filename}", budget)
+        out.append(LogFile(prefix + info.filename, data, budget))
     return out
+
+
+def expanded(data: bytes, name: str, budget: Budget) -> bytes:
+    """``data`` decompressed (:func:`~evalcore.compression.decompress`) within ``budget`` and counted against it,
+    errors naming the file ``name``."""
+    try:
+        data = decompress(data, budget)
+    except EvalDataError as exc:
+        raise EvalDataError(f"{name}: {exc}") from exc
+    budget.spend(len(data), name)
+    return data
+
+
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: Budget) -> bytes:
+    """The bytes of the member ``info``, read :data:`CHUNK` bytes at a time: never more than ``budget.room`` nor
+    than the size the zip states for it are produced, whatever its compressed data would expand to."""
+    if info.compress_type not in _EXPANDED_IN_BOUNDED_STEPS:
+        raise EvalDataError(f"{name}: member '{info.filename}' is compressed with bzip2 or LZMA inside the zip, "
+                            "which evalcore does not expand: zip the files again with the usual compression "
+                            "(deflate).")
+    parts, size = [], 0
+    try:
+        with archive.open(info) as stream:
+            while part := stream.read(min(CHUNK, budget.room + 1 - size)):
+                parts.append(part)
+                size += len(part)
+                if size > budget.room:
+                    raise budget.refusal(f"{name}/{info.filename}")
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError,
+            ValueError, zlib.error) as exc:
+        if isinstance(exc, EvalDataError):
+            raise
+        raise EvalDataError(f"{name}: member '{info.filename}' cannot be read: it is truncated, corrupt or "
+                            f"encrypted, or its data does not match the size and checksum the zip states for it "
+                            f"({exc}).") from exc
+    return b"".join(parts)
 
 
 def files_of(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
@@ -95,35 +132,35 @@ def files_of(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     return [i for i in archive.infolist() if not i.is_dir() and not _metadata(i.filename)]
 
 
-def zip_members(data: bytes, name: str, limits: ReadLimits, prefix: str = "") -> list[LogFile]:
-    """The files inside the zip ``data`` (called ``name`` in messages), each decompressed, within ``limits``: at
+def zip_members(data: bytes, name: str, budget: Budget, prefix: str = "") -> list[LogFile]:
+    """The files inside the zip ``data`` (called ``name`` in messages), each decompressed, within ``budget``: at
     most :data:`MAX_MEMBERS` files."""
     archive = open_zip(data, name)
     infos = files_of(archive)
     if len(infos) > MAX_MEMBERS:
         raise EvalDataError(f"{name}: the zip holds {len(infos):,} files; evalcore reads at most {MAX_MEMBERS:,}. "
                             "Upload the log files themselves or a smaller folder.")
-    return members(archive, name, limits, infos, prefix)
+    return members(archive, name, budget, infos, prefix)
 
 
-def folder_files(path: Path, limits: ReadLimits) -> list[LogFile]:
+def folder_files(path: Path, budget: Budget) -> list[LogFile]:
     """Every file under the folder ``path`` (names relative to it, with the folder's own name first), each
-    decompressed, within ``limits`` for all of them together."""
+    decompressed, within ``budget`` for all of them together (a file is not read when it is larger than the room
+    left)."""
     paths = sorted(p for p in path.rglob("*") if p.is_file() and not _metadata(p.name))
     if len(paths) > MAX_MEMBERS:
         raise EvalDataError(f"{path}: the folder holds {len(paths):,} files; evalcore reads at most "
                             f"{MAX_MEMBERS:,}.")
-    out, total = [], 0
+    out = []
     for p in paths:
+        name = f"{path.name}/{p.relative_to(path).as_posix()}"
         try:
-            total += p.stat().st_size
-            if total > limits.max_bytes:
-                raise EvalDataError(f"{path}: the folder's files are larger than {size_text(limits.max_bytes)} "
-                                    f"together, the most evalcore reads into memory. {limits.raise_hint('bytes')}")
+            if p.stat().st_size > budget.room:
+                raise budget.refusal(name)
             data = p.read_bytes()
         except OSError as exc:
             raise EvalDataError(f"Cannot read '{p}' ({exc.strerror or exc}).") from exc
-        out.append(LogFile(f"{path.name}/{p.relative_to(path).as_posix()}", decompress(data, limits)))
+        out.append(LogFile(name, expanded(data, name, budget), budget))
     return out
 
 

@@ -19,15 +19,19 @@ from typing import Any, Iterator
 import pandas as pd
 
 from ..errors import EvalDataError
+from ..limits import Budget, ReadLimits
+from ..reading import refuse_long_lines
 
 
 @dataclass(frozen=True)
 class LogFile:
-    """One file of an upload: its name (a relative path inside a folder or zip, or the file name) and its bytes,
-    already decompressed (gzip / bzip2 / xz)."""
+    """One file of an upload: its name (a relative path inside a folder or zip, or the file name), its bytes,
+    already decompressed (gzip / bzip2 / xz), and the budget of the load it belongs to, within which its importer
+    reads what it holds (the members of an Inspect ``.eval`` zip) and whose limits bound its lines."""
 
     name: str
     data: bytes
+    budget: Budget = field(default_factory=lambda: Budget(ReadLimits.from_env()), compare=False, repr=False)
 
     @property
     def base(self) -> str:
@@ -68,8 +72,10 @@ def parse_json(file: LogFile) -> Any:
 
 
 def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for every non-blank line of a JSON Lines file; a bad line raises
-    :class:`EvalDataError` naming the file and the line."""
+    """``(line number, value)`` for every non-blank line of a JSON Lines file; a line longer than the limit
+    ``max_line_bytes`` is refused before any line is parsed, and a bad line raises :class:`EvalDataError` naming
+    the file and the line."""
+    refuse_long_lines_of(file)
     for number, line in enumerate(file.data.splitlines(), 1):
         if not line.strip():
             continue
@@ -79,6 +85,14 @@ def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
             raise EvalDataError(f"{file.name}, line {number}: not UTF-8 text.") from exc
         except (ValueError, RecursionError) as exc:
             raise EvalDataError(f"{file.name}, line {number}: not valid JSON (truncated or corrupt?): {exc}.") from exc
+
+
+def refuse_long_lines_of(file: LogFile) -> None:
+    """Refuse a line of ``file`` longer than its limit ``max_line_bytes`` (the message names the file)."""
+    try:
+        refuse_long_lines(file.data, file.budget.limits)
+    except EvalDataError as exc:
+        raise EvalDataError(f"{file.name}: {exc}") from exc
 
 
 def field_of(obj: Any, path: str, file: LogFile, where: str = "") -> Any:

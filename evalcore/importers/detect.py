@@ -17,7 +17,7 @@ from typing import Iterable, Union
 
 from ..compression import decompress
 from ..errors import EvalDataError, listed
-from ..limits import ReadLimits
+from ..limits import Budget, ReadLimits
 from ..reading import Source, read_bytes, read_table
 from .archive import folder_files, is_office_document, is_zip, zip_members
 from .base import Imported, LogFile
@@ -31,42 +31,36 @@ TABLE = "table"
 
 
 def expand(sources: Iterable[Source | NamedSource], limits: ReadLimits) -> list[LogFile]:
-    """The files of ``sources``, decompressed; a folder gives its files, a zip (other than an Inspect ``.eval``
-    log, which its importer reads whole) its members."""
-    files: list[LogFile] = []
-    total = 0
-    for number, source in enumerate(sources, 1):
-        for file in _expand_one(source, number, limits):
-            total += len(file.data)
-            if total > limits.max_bytes:
-                raise EvalDataError(f"The files together are larger than {limits.max_bytes // 2**20:,} MB after "
-                                    f"decompression, the most evalcore reads into memory. "
-                                    f"{limits.raise_hint('bytes')}")
-            files.append(file)
+    """The files of ``sources``, decompressed, within one :class:`~evalcore.limits.Budget` of ``limits`` for all
+    of them (and for what their importers read later, such as an Inspect ``.eval`` log's members); a folder gives
+    its files, a zip (other than an Inspect ``.eval`` log, which its importer reads whole) its members."""
+    budget = Budget(limits)
+    files = [file for number, source in enumerate(sources, 1) for file in _expand_one(source, number, budget)]
     if not files:
         raise EvalDataError("No file to read: choose at least one evaluation log.")
     return files
 
 
-def _expand_one(source: Source | NamedSource, number: int, limits: ReadLimits) -> list[LogFile]:
+def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> list[LogFile]:
     if isinstance(source, tuple):
         name, payload = str(source[0]), source[1]
     elif isinstance(source, (str, Path)):
         path = Path(source)
         if path.is_dir():
-            return folder_files(path, limits)
+            return folder_files(path, budget)
         name, payload = path.name, source
     else:
         name, payload = str(getattr(source, "name", "") or f"file {number}"), source
         name = PurePosixPath(name).name
     try:
-        data = decompress(read_bytes(payload, limits), limits)
+        data = decompress(read_bytes(payload, budget.limits), budget)
     except EvalDataError as exc:
         raise EvalDataError(f"{name}: {exc}") from exc
     name = _without_compression_suffix(name)
     if is_zip(data) and not is_office_document(data) and not _module("inspect").is_eval_zip(data):
-        return zip_members(data, name, limits, prefix="")
-    return [LogFile(name, data)]
+        return zip_members(data, name, budget, prefix="")
+    budget.spend(len(data), name)
+    return [LogFile(name, data, budget)]
 
 
 def _without_compression_suffix(name: str) -> str:

@@ -30,7 +30,6 @@ from typing import Any
 import pandas as pd
 
 from ..errors import EvalDataError
-from ..limits import ReadLimits
 from .archive import files_of, has_member, is_zip, members, open_zip
 from .base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
 
@@ -86,7 +85,8 @@ def _read_eval_zip(file: LogFile) -> tuple[dict, Any, list]:
     """The eval spec, results and samples of an ``.eval`` zip. Inspect also writes every sample's id, epoch and
     scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover every
     sample file they are read instead of the (much larger) samples."""
-    limits = ReadLimits.from_env()
+    budget = file.budget
+    limits = budget.limits
     archive = open_zip(file.data, file.name, max_members=limits.max_rows + 1000)
     infos = {info.filename: info for info in files_of(archive)}
     samples = [i for n, i in infos.items() if n.startswith("samples/") and n.endswith(".json")]
@@ -97,27 +97,27 @@ def _read_eval_zip(file: LogFile) -> tuple[dict, Any, list]:
     if head is None:
         raise EvalDataError(f"{file.name}: the .eval log has neither header.json nor _journal/start.json: it is "
                             "truncated or not an Inspect AI log.")
-    [head_file] = members(archive, file.name, limits, [head], prefix=f"{file.name}/")
+    [head_file] = members(archive, file.name, budget, [head], prefix=f"{file.name}/")
     header = parse_json(head_file)
     spec = field_of(header, "eval", head_file)
     if not samples:
         raise EvalDataError(f"{file.name}: this Inspect AI log has no per-sample results (written without samples, "
                             "e.g. --no-log-samples, or stopped before any sample finished). Re-run with samples "
                             "logged.")
-    summaries = _summaries(archive, file, limits, infos)
+    summaries = _summaries(archive, file, infos)
     if summaries is not None and len(summaries) == len(samples):
         return spec, header.get("results"), summaries
-    return spec, header.get("results"), [parse_json(m) for m in members(archive, file.name, limits, samples,
+    return spec, header.get("results"), [parse_json(m) for m in members(archive, file.name, budget, samples,
                                                                         prefix=f"{file.name}/")]
 
 
-def _summaries(archive, file: LogFile, limits: ReadLimits, infos: dict) -> list | None:
+def _summaries(archive, file: LogFile, infos: dict) -> list | None:
     """The sample summaries of the zip, or None when it has none that can be read."""
     parts = [infos["summaries.json"]] if "summaries.json" in infos else sorted(
         (i for n, i in infos.items() if n.startswith("_journal/summaries/") and n.endswith(".json")),
         key=lambda i: int(re.sub(r"\D", "", i.filename.rsplit("/", 1)[-1]) or 0))
     out: list = []
-    for part in members(archive, file.name, limits, parts, prefix=f"{file.name}/"):
+    for part in members(archive, file.name, file.budget, parts, prefix=f"{file.name}/"):
         value = parse_json(part)
         if not isinstance(value, list) or not all(isinstance(v, dict) and "scores" in v for v in value):
             return None

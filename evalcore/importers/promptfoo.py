@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import EvalDataError
-from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
+from .base import (Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json,
+                   refuse_long_lines_of)
 
 TOOL = "promptfoo"
 
@@ -124,7 +125,8 @@ def _convert_one(file: LogFile) -> Imported:
 def _results(file: LogFile) -> tuple[list, dict, dict]:
     """The result rows, the summary holding them (for its ``prompts``), and the document (for ``config``)."""
     first, _, rest = file.data.lstrip(b"\xef\xbb\xbf").lstrip().partition(b"\n")
-    if rest.strip() and first.rstrip().endswith(b"}"):
+    if rest.strip() and first.rstrip().endswith(b"}"):  # JSON Lines, one result a line
+        refuse_long_lines_of(file)
         try:
             one = json.loads(first)
         except ValueError:

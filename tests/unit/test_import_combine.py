@@ -13,7 +13,7 @@ from evalcore.bradley_terry import ppi_bradley_terry
 from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, read_and_validate, report_of, validate
 from evalcore.importers import read_logs
 from evalcore.importers.archive import open_zip, zip_members
-from evalcore.limits import ReadLimits
+from evalcore.limits import Budget, ReadLimits
 
 
 def _csv(frame: pd.DataFrame) -> bytes:
@@ -84,7 +84,7 @@ def test_zip_bomb_stops_at_the_size_limit():
     data = _zip({"big.csv": b"model,correct\n" + b"a,1\n" * 300_000})
     assert len(data) < 20_000
     with pytest.raises(EvalDataError, match="expands beyond"):
-        zip_members(data, "bomb.zip", ReadLimits(max_bytes=1_000_000))
+        zip_members(data, "bomb.zip", Budget(ReadLimits(max_bytes=1_000_000)))
 
 
 def test_a_corrupt_zip_names_the_file():
