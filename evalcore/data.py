@@ -107,18 +107,18 @@ def load_eval_logs(
     Rows that two files both hold are counted once when identical and refused, with their ids, when they conflict
     (:mod:`evalcore.importers.combine`); files of different shapes are refused together.
     """
-    return validate_raw_log(read_logs(sources, mapping, limits), mapping, kind, min_models)
+    return validate_raw_log(read_logs(sources, mapping, limits), mapping, kind, min_models, limits)
 
 
 def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, kind: str | None = None,
-                     min_models: int | None = None) -> pd.DataFrame:
+                     min_models: int | None = None, limits: ReadLimits | None = None) -> pd.DataFrame:
     """``raw`` validated; a tool's log or combined files keep their role-named columns unless ``mapping`` says
     otherwise, and what the import did heads the report's notes."""
     if raw.mapped:  # role-named columns: the mapping's entries for them (a remap), else each to its namesake role
         roles = ROLES[kind or raw.kind or LOG]
         mapping = {column: role for column, role in (mapping or {}).items() if column in raw.frame.columns} or {
             column: column for column in raw.frame.columns if column in roles}
-    frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models)
+    frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models, limits=limits)
     report = frame.attrs["report"]
     report["notes"] = (*raw.notes, *report["notes"])
     report["files"] = tuple(raw.files)
@@ -143,7 +143,7 @@ def read_and_validate(sources: Source | NamedSource | list, mapping: dict[str, s
     raw = read_logs(sources if isinstance(sources, list) else [sources], mapping, limits)
     columns = tuple(str(c) for c in raw.frame.columns)
     try:
-        return LoadedTable(columns, len(raw.frame), validate_raw_log(raw, mapping, kind, None))
+        return LoadedTable(columns, len(raw.frame), validate_raw_log(raw, mapping, kind, None, limits))
     except EvalDataError as exc:
         return LoadedTable(columns, len(raw.frame), None, str(exc))
 
@@ -153,13 +153,15 @@ def validate(
     mapping: dict[str, str] | None = None,
     kind: str | None = None,
     min_models: int | None = None,
+    limits: ReadLimits | None = None,
 ) -> pd.DataFrame:
     """Map ``raw``'s columns onto roles and check every value; return the canonical frame.
 
     ``mapping`` is ``{user column: role}``; ``None`` uses :func:`suggest_mapping`. Columns already named after
     a role that the mapping leaves out map to themselves. ``kind`` (log / summary / battles) is detected from the
     mapped roles when ``None``. ``min_models`` defaults to 1: one model's log, summary or battles load, and the
-    views that compare models say that they need two. Raises :class:`EvalDataError` with an actionable message.
+    views that compare models say that they need two. ``limits`` (None: :meth:`ReadLimits.from_env`) bounds the
+    distinct models, tasks and groups. Raises :class:`EvalDataError` with an actionable message.
     """
     if not isinstance(raw, pd.DataFrame):
         raise EvalDataError(f"Expected a table (pandas DataFrame), got {type(raw).__name__}.")
@@ -178,7 +180,7 @@ def validate(
     _add_identity_roles(mapping, raw.columns, kind)
     check_mapping(mapping, raw.columns, kind)
     builder = {LOG: _validate_log, SUMMARY: _validate_summary, BATTLES: _validate_battles}[kind]
-    frame, features, notes = builder(raw, mapping)
+    frame, features, notes = builder(raw, mapping, limits or ReadLimits.from_env())
     if left_out:
         notes.append(f"Columns left out by the column mapping: {listed(left_out, 10, repr)}.")
     warnings = _lookalike_warnings(frame, mapping, kind)
@@ -292,6 +294,27 @@ def _add_identity_roles(mapping: dict[str, str], columns: pd.Index, kind: str) -
         if column in ROLES[kind] and column not in mapping and column not in used_roles:
             mapping[column] = column
             used_roles.add(column)
+
+
+#: the limit on the distinct values of each role (the name ReadLimits.raise_hint knows it by)
+_NAME_LIMITS = {"model": "models", "task": "tasks", "group": "groups"}
+
+
+def _refuse_many_names(columns: dict[str, pd.Series], role: str, limits: ReadLimits) -> None:
+    """Refuse more distinct values of ``role`` (model, task or group) in ``columns`` ({column: its values})
+    together than ``limits`` allows: every view's cost grows with them (a model id per row made a report run for
+    hours)."""
+    what = _NAME_LIMITS[role]
+    limit = getattr(limits, f"max_{what}")
+    values = list(columns.values())
+    count = (pd.concat(values, ignore_index=True) if len(values) > 1 else values[0]).nunique()
+    if count > limit:
+        names, several = " and ".join(f"'{c}'" for c in columns), len(columns) > 1
+        raise EvalDataError(
+            f"Column{'s' if several else ''} {names} hold{'' if several else 's'} {count:,} distinct {what}; "
+            f"evalcore handles at most {limit:,} (limit max_{what}): the cost of every view grows with them. Check "
+            f"that {'they name' if several else 'it names'} the {what} (not the examples), or upload a subset. "
+            f"{limits.raise_hint(what)}")
 
 
 def _source(mapping: dict[str, str], role: str) -> str:
@@ -489,7 +512,8 @@ def _note_repeats(labels: pd.DataFrame, column: str, notes: list[str]) -> None:
 # per-example log
 
 
-def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+def _validate_log(raw: pd.DataFrame, mapping: dict[str, str],
+                  limits: ReadLimits) -> tuple[pd.DataFrame, list[str], list[str]]:
     _require(mapping, ("model",), LOG, raw.columns)
     roles = {role: col for col, role in mapping.items()}
     if not set(LOG_VALUE_ROLES) & set(roles):
@@ -528,6 +552,9 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFr
     if "repeat" in roles:
         with problems:
             out["repeat"] = _labels(raw, roles["repeat"], "repeat", None)
+    for role in ("model", "task", "group"):
+        if role in out and role in roles:
+            _refuse_many_names({roles[role]: out[role]}, role, limits)
     labels = pd.DataFrame(out)
     if {"model", "example_id"} <= set(out):
         with problems:
@@ -637,7 +664,8 @@ def _features(raw: pd.DataFrame, mapping: dict[str, str], frame: pd.DataFrame, n
 # leaderboard summary
 
 
-def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str],
+                      limits: ReadLimits) -> tuple[pd.DataFrame, list[str], list[str]]:
     _require(mapping, ("model", "task", "n"), SUMMARY, raw.columns)
     roles = {role: col for col, role in mapping.items()}
     if "n_correct" not in roles and "accuracy" not in roles:
@@ -648,6 +676,8 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
     notes: list[str] = []
     frame = pd.DataFrame({"model": _labels(raw, roles["model"], "model", None),
                           "task": _labels(raw, roles["task"], "task", None)})
+    for role in ("model", "task"):
+        _refuse_many_names({roles[role]: frame[role]}, role, limits)
     if "category" in roles:
         frame["category"] = _labels(raw, roles["category"], "category", None)
     else:
@@ -702,7 +732,8 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
 # pairwise battles
 
 
-def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.DataFrame, list[str], list[str]]:
+def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str],
+                      limits: ReadLimits) -> tuple[pd.DataFrame, list[str], list[str]]:
     _require(mapping, ("model_a", "model_b"), BATTLES, raw.columns)
     roles = {role: col for col, role in mapping.items()}
     if "outcome" not in roles and "judge" not in roles:
@@ -717,6 +748,7 @@ def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str]) -> tuple[pd.Da
         with problems:
             frame[role] = _labels(raw, roles[role], role, None)
     if {"model_a", "model_b"} <= set(frame.columns):
+        _refuse_many_names({roles[r]: frame[r] for r in ("model_a", "model_b")}, "model", limits)
         same = (frame["model_a"] == frame["model_b"]).to_numpy()
         if same.any():
             problems.messages.append(

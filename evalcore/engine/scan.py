@@ -2,8 +2,9 @@
 database or an Ibis table expression (so PySpark, BigQuery, Snowflake and the other engines Ibis supports) as a
 :class:`LazyLog`: an Ibis expression whose columns are named after the roles, checked in the engine.
 
-Nothing is loaded into memory: validation is a few aggregate queries (value ranges, missing identities,
-duplicated (model, task, example) rows), and the methods later run their reductions on the same expression
+Nothing is loaded into memory: validation is a few aggregate queries (value ranges, missing identities, the
+number of distinct models, tasks and groups within :class:`~evalcore.limits.ReadLimits`, duplicated (model, task,
+example) rows), and the methods later run their reductions on the same expression
 (:mod:`.reductions`, :mod:`.poisson`). Only per-example logs are supported (``model``, ``example_id`` and a
 ``correct`` or ``score`` metric; optional ``task``, ``category``, ``group``, ``confidence``, ``proxy``).
 """
@@ -21,7 +22,7 @@ import ibis.expr.types as ir
 import pandas as pd
 
 from ..errors import EvalDataError, listed
-from ..limits import env_number
+from ..limits import ReadLimits, env_number
 from ..mapping import check_mapping, detect_kind, with_overrides
 from ..schema import BATTLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
 
@@ -258,7 +259,8 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
     out |= {role: raw[roles[role]].cast("float64") for role in ("outcome", "judge") if role in roles}
     table = raw.select(**out)
     checks = {"rows": table.count(),
-              "no_model": (table.model_a.isnull() | table.model_b.isnull()).cast("int64").sum()}
+              "no_model": (table.model_a.isnull() | table.model_b.isnull()).cast("int64").sum(),
+              **{f"{role}_names": table[role].approx_nunique() for role in ("model_a", "model_b")}}
     for role in ("outcome", "judge"):
         if role in roles:
             v = table[role]
@@ -269,6 +271,9 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
     if not found["rows"]:
         raise EvalDataError(f"{name}: the table has a header but no data rows.")
     problems = [f"{int(found['no_model']):,} battles lack model_a or model_b."] if found["no_model"] else []
+    estimates = [int(found["model_a_names"]), int(found["model_b_names"])]
+    problems += _many_names(table, {roles[r]: r for r in ("model_a", "model_b")}, "models", max(estimates),
+                            sum(estimates))
     for role in ("outcome", "judge"):
         if role in roles and found[f"{role}_out"]:
             problems.append(f"{_where(roles[role], role)} must lie in [0, 1] (1 if model_b wins, 0 if model_a "
@@ -301,7 +306,8 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
     """One aggregate query: row count, missing identities, 0/1 and [0, 1] ranges; EvalDataError listing every
     problem (the columns, how many rows, example values, what to do)."""
     checks = {"rows": table.count(), "no_model": table.model.isnull().sum(),
-              "no_id": table.example_id.isnull().sum()}
+              "no_id": table.example_id.isnull().sum(),
+              **{f"{role}_names": table[role].approx_nunique() for role in _NAME_LIMITS}}
     for metric in ("correct", "score"):
         if metric in roles:
             checks[f"unlabeled_{metric}"] = table[metric].isnull().sum()
@@ -327,6 +333,9 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
     for role, key in (("model", "no_model"), ("example_id", "no_id")):
         if found[key]:
             problems.append(f"{_where(roles[role], role)} is empty in {int(found[key]):,} rows: every row needs one.")
+    for role, what in _NAME_LIMITS.items():
+        estimate = int(found[f"{role}_names"])
+        problems += _many_names(table, {roles.get(role, role): role}, what, estimate, estimate)
     if "correct" in roles and found["bad_correct"]:
         hint = (" These look like probabilities: map this column to 'confidence' or 'score' instead."
                 if found["probability_like"] == found["bad_correct"] else "")
@@ -349,6 +358,33 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
             notes.append(f"{unlabeled:,} of {rows:,} rows have no '{metric}' label (unlabeled): they are kept for "
                          "label-free uses and left out of methods that need the label.")
     return rows
+
+
+#: the text roles whose distinct values are bounded, and the name of their limit (ReadLimits.max_<name>)
+_NAME_LIMITS = {"model": "models", "task": "tasks", "group": "groups"}
+
+
+def _many_names(table: ir.Table, columns: dict[str, str], what: str, low: int, high: int) -> list[str]:
+    """The problem (none or one) of more distinct values in ``columns`` ({column: role}) together than the limit
+    ``max_<what>`` allows. ``low`` and ``high`` bound the engine's estimate (HyperLogLog, a few percent off; one
+    pass of the aggregate query): far from the limit it decides, near it the values are counted exactly (a hash
+    of at most twice the limit's values)."""
+    limits = ReadLimits.from_env()
+    limit = getattr(limits, f"max_{what}")
+    if high <= limit // 2:
+        return []
+    count, about = low, "about "
+    if low <= 2 * limit:
+        names = [table.select(name=table[role]) for role in columns.values()]
+        union = names[0] if len(names) == 1 else names[0].union(names[1])
+        count, about = int(union.distinct().count().to_pandas()), ""
+    if count <= limit:
+        return []
+    several = len(columns) > 1
+    return [f"Column{'s' if several else ''} {' and '.join(map(repr, columns))} hold{'' if several else 's'} "
+            f"{about}{count:,} distinct {what}; evalcore handles at most {limit:,} (limit max_{what}): the cost of "
+            f"every method grows with them. Check that {'they name' if several else 'it names'} the {what} (not "
+            f"the examples), or scan a subset. {limits.raise_hint(what)}"]
 
 
 def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str, n_rows: int) -> None:
