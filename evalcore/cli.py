@@ -21,6 +21,7 @@ from .engine import belongs_in_engine, is_lazy, scan
 from .errors import EvalDataError, listed
 from .importers import read_logs
 from .mapping import with_overrides
+from .sandbox import run_bounded
 
 PROG = "evalcore"
 #: the dashboard's entry point: next to this package in a checkout, or installed as ``evalcore_dashboard``
@@ -142,27 +143,34 @@ def _one_line(message: str) -> str:
 def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never"):
     """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
     a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files.
-    Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog."""
+    Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog;
+    the others are read and validated in a bounded worker (:func:`evalcore.sandbox.run_bounded`: a memory and a
+    time limit), so that a file that slips through the reader's limits cannot take the host down."""
     if belongs_in_engine(paths, engine):
         return scan([str(p) for p in paths], mapping=dict(entries))
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
-    overrides = dict(entries)
     names = listed([p.name for p in paths])
     try:
-        raw = read_logs(list(paths), overrides)
-        if not raw.mapped:
-            unknown = [column for column in overrides if column not in raw.frame.columns]
-            if unknown:
-                raise EvalDataError(f"--mapping names a column {unknown[0]!r} that is not in the file; its columns "
-                                    f"are: {', '.join(map(str, raw.frame.columns))}.")
-            overrides = with_overrides(raw.frame.columns, overrides)
-        return validate_raw_log(raw, overrides)
+        return run_bounded(read_validated, list(paths), dict(entries), what=f"Reading {names}")
     except EvalDataError as exc:
         if any(path.name in str(exc) for path in paths):  # the message names its file already
             raise
         raise EvalDataError(f"{names}: {exc}") from exc
+
+
+def read_validated(paths: list[Path], overrides: dict[str, str | None]):
+    """The validated log of ``paths`` with the mapping ``overrides`` (see :func:`load`, which runs this in the
+    bounded worker)."""
+    raw = read_logs(paths, overrides)
+    if not raw.mapped:
+        unknown = [column for column in overrides if column not in raw.frame.columns]
+        if unknown:
+            raise EvalDataError(f"--mapping names a column {unknown[0]!r} that is not in the file; its columns "
+                                f"are: {', '.join(map(str, raw.frame.columns))}.")
+        overrides = with_overrides(raw.frame.columns, overrides)
+    return validate_raw_log(raw, overrides)
 
 
 def _validate(args: argparse.Namespace) -> int:
