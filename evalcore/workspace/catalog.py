@@ -38,8 +38,9 @@ SCHEMA = (
     shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS analyses_dataset ON analyses(dataset_id)",
 )
-#: how a reader opens the catalog, in turn: read-only, then immutable (when the ``-shm`` file cannot be created)
-READ_MODES = ("ro", "ro&immutable=1")
+#: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
+#: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)
+READ_MODES = ("rw", "ro", "ro&immutable=1")
 
 
 def _open(path: Path, mode: str) -> sqlite3.Connection:
