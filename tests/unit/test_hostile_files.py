@@ -20,8 +20,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, read_and_validate, report_of
-from evalcore.limits import MB, ReadLimits
+import crafted
+from crafted import column_metas, patch_parquet, row_groups, set_field
+from evalcore.data import EvalDataError, load_eval_log, read_and_validate, report_of, validate
+from evalcore.importers.archive import zip_members
+from evalcore.limits import MB, Budget, ReadLimits
 from evalcore.reading import read_table
 from evalcore.sandbox import WorkLimits, run_bounded
 
@@ -78,7 +81,48 @@ REFUSED = {
     "damaged-parquet": (lambda: _damaged_parquet(), ["could not be read as Parquet", "damaged"]),
     "random-bytes": (lambda: np.random.default_rng(0).bytes(100_000), ["binary"]),
     "html": (lambda: b"<html><body>" + b"<p>x</p>" * 1000 + b"</body></html>", ["HTML"]),
+    # Parquet metadata that lies (issue 23): refused from the footer and page headers, before pyarrow allocates
+    "parquet-row-group-claims-1e12-rows": (lambda: crafted.lying_row_group(10**12),
+                                           ["Row group 1 of the Parquet file states 1,000,000,000,000 rows",
+                                            "at most 10,000,000", "EVALCORE_MAX_ROWS"]),
+    "parquet-row-group-claims-11M-rows": (lambda: crafted.lying_row_group(11_000_000),
+                                          ["Row group 1", "11,000,000 rows", "EVALCORE_MAX_ROWS"]),
+    "parquet-row-groups-disagree-with-the-file": (lambda: crafted.lying_row_group(500),
+                                                  ["could not be read as Parquet", "contradicts itself"]),
+    "parquet-negative-row-count": (lambda: crafted.lying_row_group(-5), ["could not be read as Parquet"]),
+    "parquet-column-chunk-claims-1TB": (lambda: _lying_footer(lambda meta: [
+        set_field(c, crafted.META_UNCOMPRESSED, 2**40) for c in column_metas(meta)]),
+        ["column chunks state", "more than the 200 MB", "EVALCORE_MAX_FILE_MB"]),
+    "parquet-row-group-claims-1TB": (lambda: _lying_footer(lambda meta: set_field(
+        row_groups(meta)[0], crafted.GROUP_TOTAL_BYTE_SIZE, 2**40)), ["row groups state", "EVALCORE_MAX_FILE_MB"]),
+    "parquet-page-claims-2GiB": (lambda: crafted.lying_pages("uncompressed_page_size"),
+                                 ["2,048 MB", "page headers state", "EVALCORE_MAX_FILE_MB"]),
+    "parquet-pages-claim-300MB-together": (lambda: crafted.lying_pages("uncompressed_page_size", 100 * MB),
+                                           ["page headers state", "EVALCORE_MAX_FILE_MB"]),
+    "parquet-page-claims-2G-values": (lambda: crafted.lying_pages("num_values"), ["could not be read as Parquet"]),
+    "parquet-dictionary-expands-to-300MB": (lambda: _dictionary_bomb(300_000, 1024),
+                                            ["once decoded", "more than the 200 MB", "EVALCORE_MAX_FILE_MB"]),
+    "parquet-nested-column": (lambda: parquet(pa.table({"model": ["a", "b"], "correct": [1, 0],
+                                                         "tags": [["x"], ["y", "z"]]})),
+                              ["Column 'tags'", "nested values"]),
+    # JSON Lines: the line limit applies as to CSV
+    "json-lines-2MB-line": (lambda: b'{"model": "a", "correct": 1}\n{"model": "b", "correct": 0, "note": "'
+                            + b"x" * (2 * MB) + b'"}\n', ["Line 2 is 2,097,", "bytes long", "EVALCORE_MAX_LINE_KB"]),
 }
+
+
+def _lying_footer(change) -> bytes:
+    return patch_parquet(crafted.parquet_bytes(crafted.small_log()), footer=change)
+
+
+def _dictionary_bomb(rows: int, width: int) -> bytes:
+    """An honest Parquet file of ``rows`` rows whose 'note' repeats one ``width``-byte value: the dictionary
+    stores it once (a few KB of file), the decoded column holds it ``rows`` times."""
+    note = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)), pa.array(["v" * width]))
+    table = pa.table({"model": pa.DictionaryArray.from_arrays(pa.array(np.arange(rows, dtype=np.int32) % 2),
+                                                              pa.array(["a", "b"])),
+                      "correct": pa.array(np.arange(rows) % 2), "note": note})
+    return parquet(table, store_schema=False)  # without the stored schema pyarrow decodes text in full
 
 
 def _layers(data: bytes, n: int) -> bytes:
@@ -304,3 +348,226 @@ def test_nul_in_a_name_from_parquet_is_refused():
 def test_utf16_bom_detection_does_not_misfire_on_binary():
     with pytest.raises(EvalDataError, match="binary"):
         read_table(codecs.BOM_UTF8 + bytes(range(256)) * 8)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Parquet: the metadata's claims are checked, honest files read as before
+
+
+@pytest.mark.parametrize("options", [{}, {"compression": "zstd", "data_page_size": 64, "write_statistics": True},
+                                     {"use_dictionary": False, "compression": "gzip", "row_group_size": 100}],
+                         ids=["default", "small-pages-with-statistics", "plain-many-row-groups"])
+def test_honest_parquet_files_read_as_pyarrow_reads_them(options):
+    table = crafted.small_log(777)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, **options)
+    pd.testing.assert_frame_equal(read_table(buffer.getvalue()), table.to_pandas())
+
+
+def test_page_headers_rewritten_unchanged_still_read():
+    data = crafted.parquet_bytes(crafted.small_log(777), data_page_size=64)
+    assert read_table(patch_parquet(data)).shape == (777, 3)
+
+
+def test_row_groups_are_added_up_against_the_row_limit():
+    data = crafted.parquet_bytes(crafted.small_log(1200), row_group_size=600)
+    assert len(row_groups(crafted.decode_struct(data[-8 - int.from_bytes(data[-8:-4], "little"):-8])[0])) == 2
+    lying = patch_parquet(data, footer=lambda meta: set_field(meta, crafted.FILE_NUM_ROWS, 600))
+    with pytest.raises(EvalDataError, match="row groups state 1,200 rows; evalcore reads at most 1,000"):
+        read_table(lying, ReadLimits(max_rows=1000))
+    assert read_table(data, ReadLimits(max_rows=1200)).shape == (1200, 3)
+
+
+def test_a_dictionary_is_measured_decoded_before_it_is_decoded():
+    data = _dictionary_bomb(2000, 1000)
+    assert len(data) < 20_000
+    # text once decoded (2,000 x 1,000 bytes of 'note', 2,000 x 1 of 'model'), two indices and an int64 a row
+    decoded = 2000 * 1000 + 2000 * 1 + 2000 * (4 + 4 + 8)
+    with pytest.raises(EvalDataError, match=r"values take 1\.9 MB once decoded"):
+        read_table(data, ReadLimits(max_bytes=decoded - 1))
+    assert read_table(data, ReadLimits(max_bytes=decoded))["note"].str.len().sum() == 2_000_000
+
+
+def test_a_lying_page_header_costs_no_allocation():
+    import tracemalloc
+
+    data = crafted.lying_pages("uncompressed_page_size", 1_500_000_000)
+    tracemalloc.start()
+    with pytest.raises(EvalDataError, match="page headers state"):
+        read_table(data)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 10 * MB
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# archives and several files: one budget for everything a load expands to
+
+
+def test_an_eval_log_of_gzipped_members_is_bounded_in_total():
+    data = crafted.inspect_sample_bomb(12, 5 * MB)  # 60 MB in all, 5 MB a member
+    assert len(data) < 100_000
+    with pytest.raises(EvalDataError) as caught:
+        run_bounded(read_and_validate, ("run.eval", data), None, None, ReadLimits(max_bytes=20 * MB), limits=BOUNDS)
+    message = str(caught.value)
+    for fragment in ("run.eval/samples/", "expands beyond", "what is left of the 20 MB", "EVALCORE_MAX_FILE_MB",
+                     "max_bytes"):
+        assert fragment in message, message
+
+
+def test_several_files_and_a_folder_share_one_budget(tmp_path):
+    log = b"model,example_id,correct\n" + b"".join(b"m%d,q%d,1\n" % (i % 2, i) for i in range(400_000))
+    assert 4 * MB < len(log) < 6 * MB
+    files = [(f"part{i}.csv.gz", gzip.compress(log, 1)) for i in range(3)]
+    limits = ReadLimits(max_bytes=12 * MB)
+    assert read_table(files[0][1], limits).shape == (400_000, 3)  # each file alone fits
+    with pytest.raises(EvalDataError, match=r"part2\.csv\.gz: The gzip-compressed file expands beyond .* what is "
+                                            r"left of the 12 MB"):
+        read_and_validate(files, limits=limits)
+    (tmp_path / "run").mkdir()
+    for name, data in files:
+        (tmp_path / "run" / name).write_bytes(data)
+    with pytest.raises(EvalDataError, match=r"run/part2\.csv\.gz: .*expands beyond"):
+        read_and_validate(tmp_path / "run", limits=limits)
+
+
+def test_a_zip_member_inflating_past_its_stated_size_is_read_in_bounded_chunks():
+    import tracemalloc
+
+    deflated, crc = crafted.deflated_member(300 * MB, b"a")
+    data = crafted.raw_zip([("run.csv", deflated, 100, crc)])  # states 100 bytes, inflates to 300 MB
+    tracemalloc.start()
+    with pytest.raises(EvalDataError, match="member 'run.csv' cannot be read.*does not match the size and checksum"):
+        zip_members(data, "run.zip", Budget(ReadLimits()))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 32 * MB  # ZipFile.read would hold 300 MB before cutting it to 100 bytes
+
+
+def test_a_zip_member_stating_more_than_the_budget_is_refused_before_reading():
+    deflated, crc = crafted.deflated_member(1000, b"a")
+    data = crafted.raw_zip([("run.csv", deflated, 2**31, crc)])
+    with pytest.raises(EvalDataError, match="run.zip: expands beyond 200 MB"):
+        zip_members(data, "run.zip", Budget(ReadLimits()))
+
+
+def test_a_zip_member_stops_where_the_members_before_it_left_the_budget():
+    gzipped = crafted.gzip_of(8 * MB)  # a few KB in the zip, 8 MB once expanded
+    deflated, crc = crafted.deflated_member(5 * MB, b"a")
+    raw_deflate = zlib.compress(gzipped)[2:-4]  # without zlib's header and checksum
+    data = crafted.raw_zip([("a.csv.gz", raw_deflate, len(gzipped), zlib.crc32(gzipped)),
+                            ("b.csv", deflated, 5 * MB, crc)])
+    budget = Budget(ReadLimits(max_bytes=10 * MB))
+    with pytest.raises(EvalDataError, match=r"^run\.zip/b\.csv: expands beyond 10 MB after decompression \(with the "
+                                            r"8 MB read before it\)"):
+        zip_members(data, "run.zip", budget)
+    assert budget.used == 8 * MB
+
+
+def test_bzip2_members_of_a_zip_are_refused():
+    buffer = io.BytesIO()
+    with __import__("zipfile").ZipFile(buffer, "w", __import__("zipfile").ZIP_BZIP2) as archive:
+        archive.writestr("run.csv", GOOD)
+    with pytest.raises(EvalDataError, match="member 'run.csv' is compressed with bzip2 or LZMA"):
+        zip_members(buffer.getvalue(), "run.zip", Budget(ReadLimits()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# JSON Lines: the line limit in the reader and in every importer
+
+
+@pytest.mark.parametrize("name", ["lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl",
+                                  "openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl",
+                                  "mt_bench/gpt-4_single-origin.jsonl"])
+def test_tools_json_lines_obey_the_line_limit(shared_file, name):
+    path = shared_file(f"ecosystem/{name}")
+    lengths = [len(line) for line in path.read_bytes().split(b"\n")]
+    longest = max(lengths)
+    assert len(load_eval_log(path, limits=ReadLimits(max_line_bytes=longest))) > 0
+    with pytest.raises(EvalDataError) as caught:
+        load_eval_log(path, limits=ReadLimits(max_line_bytes=longest - 1))
+    assert str(caught.value).startswith(f"{path.name}: Line {lengths.index(longest) + 1} is {longest:,} bytes long")
+    assert "EVALCORE_MAX_LINE_KB" in str(caught.value)
+
+
+def test_promptfoo_json_lines_obey_the_line_limit():
+    import json
+
+    results = [{"provider": {"id": "m"}, "testIdx": i, "promptIdx": 0, "success": True, "score": 1} for i in range(3)]
+    results[1]["output"] = "x" * 5000
+    data = b"\n".join(json.dumps(r).encode() for r in results) + b"\n"
+    assert len(load_eval_log(("results.jsonl", data), limits=ReadLimits(max_line_bytes=6000))) == 3
+    with pytest.raises(EvalDataError, match=r"^results\.jsonl: Line 2 is 5,09\d bytes long"):
+        load_eval_log(("results.jsonl", data), limits=ReadLimits(max_line_bytes=4000))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# distinct models, tasks and groups
+
+
+LOG = pd.DataFrame({"model": ["a", "b", "c", "a"], "example_id": ["1", "1", "1", "2"], "task": ["t", "u", "v", "t"],
+                    "group": ["g", "h", "i", "g"], "correct": [1, 0, 1, 0]})
+
+
+@pytest.mark.parametrize("field, role, what", [("max_models", "model", "models"), ("max_tasks", "task", "tasks"),
+                                               ("max_groups", "group", "groups")])
+def test_distinct_names_are_bounded_in_validation(field, role, what):
+    assert len(validate(LOG, limits=ReadLimits(**{field: 3}))) == 4
+    with pytest.raises(EvalDataError) as caught:
+        validate(LOG, limits=ReadLimits(**{field: 2}))
+    message = str(caught.value)
+    assert message.startswith(f"Column '{role}' holds 3 distinct {what}; evalcore handles at most 2 ({field.replace('max_', 'limit max_')})")
+    assert f"EVALCORE_MAX_{what.upper()}" in message and f"ReadLimits({field}=" in message
+
+
+def test_a_million_models_are_refused_in_the_worker_before_any_view():
+    data = b"model,example_id,correct\n" + b"".join(b"m%d,q,%d\n" % (i, i % 2) for i in range(1_000_000))
+    table = run_bounded(read_and_validate, data, limits=BOUNDS)
+    assert table.frame is None and table.n_rows == 1_000_000
+    for fragment in ("Column 'model' holds 1,000,000 distinct models", "at most 1,000", "EVALCORE_MAX_MODELS"):
+        assert fragment in table.problem, table.problem
+
+
+def test_battles_count_the_models_of_both_sides_together():
+    battles = pd.DataFrame({"model_a": ["a", "b", "c"], "model_b": ["b", "c", "d"], "outcome": [1, 0, 1]})
+    assert len(validate(battles, limits=ReadLimits(max_models=4))) == 3
+    with pytest.raises(EvalDataError, match="Columns 'model_a' and 'model_b' hold 4 distinct models"):
+        validate(battles, limits=ReadLimits(max_models=3))
+
+
+def test_summaries_bound_models_and_tasks():
+    summary = pd.DataFrame({"model": ["a", "b"], "task": ["t", "u"], "n": [10, 10], "n_correct": [3, 4]})
+    with pytest.raises(EvalDataError, match="Column 'task' holds 2 distinct tasks"):
+        validate(summary, limits=ReadLimits(max_tasks=1))
+
+
+def test_name_limits_come_from_the_environment(monkeypatch, tmp_path):
+    from evalcore.engine import scan
+
+    monkeypatch.setenv("EVALCORE_MAX_MODELS", "2")
+    monkeypatch.setenv("EVALCORE_MAX_TASKS", "7")
+    monkeypatch.setenv("EVALCORE_MAX_GROUPS", "8")
+    assert ReadLimits.from_env() == ReadLimits(max_models=2, max_tasks=7, max_groups=8)
+    with pytest.raises(EvalDataError, match="'model' holds 3 distinct models; evalcore handles at most 2"):
+        load_eval_log(LOG.to_csv(index=False).encode())
+    path = tmp_path / "log.csv"
+    LOG.to_csv(path, index=False)
+    with pytest.raises(EvalDataError, match=r"log\.csv: Column 'model' holds 3 distinct models.*EVALCORE_MAX_MODELS"):
+        scan(path)
+    monkeypatch.setenv("EVALCORE_MAX_MODELS", "3")
+    assert scan(path).n_rows == 4
+
+
+def test_the_engine_estimates_far_from_the_limit_and_counts_near_it(monkeypatch, tmp_path):
+    from evalcore.engine import scan
+
+    monkeypatch.setenv("EVALCORE_MAX_MODELS", "1000")
+    path = tmp_path / "log.csv"
+    for n_models, refused in ((1000, None), (1001, "holds 1,001 distinct"), (50_000, "holds about ")):
+        pd.DataFrame({"model": [f"m{i}" for i in range(n_models)], "example_id": "q", "correct": 1}).to_csv(
+            path, index=False)
+        if refused is None:
+            assert scan(path).n_rows == n_models
+        else:
+            with pytest.raises(EvalDataError, match=refused):
+                scan(path)
