@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import crafted
 from evalcore import __version__, aggregate
 from evalcore.data import load_eval_log
 
@@ -115,6 +116,55 @@ def test_hostile_files_are_refused_in_one_line_naming_the_file(tmp_path, name, m
     [line] = out.stderr.strip().splitlines()
     assert line.startswith("evalcore: error: ") and problem in line and line.count(name) == 1, line
     assert not (tmp_path / "r.html").exists()
+
+
+MEMORY_BOUND = 1536 * 2**20  # the watchdog kills `evalcore validate` (with its worker) above this resident memory
+
+
+def _zip_member_stating_100_bytes(size: int) -> bytes:
+    deflated, crc = crafted.deflated_member(size, b"a")
+    return crafted.raw_zip([("run.csv", deflated, 100, crc)])
+
+
+def _json_lines_with_a_long_line() -> bytes:
+    return b'{"model": "a", "correct": 1}\n{"model": "b", "correct": 0, "note": "' + b"x" * (2 * 2**20) + b'"}\n'
+
+
+@pytest.mark.parametrize("name, make, problem, env", [
+    ("claims.parquet", lambda: crafted.lying_row_group(10**12),
+     ["Row group 1 of the Parquet file states 1,000,000,000,000 rows", "EVALCORE_MAX_ROWS"], {}),
+    ("pages.parquet", lambda: crafted.lying_pages("uncompressed_page_size"),
+     ["page headers state", "EVALCORE_MAX_FILE_MB"], {}),
+    ("run.eval", lambda: crafted.inspect_sample_bomb(12, 5 * 2**20),
+     ["run.eval/samples/", "expands beyond", "EVALCORE_MAX_FILE_MB"], {"EVALCORE_MAX_FILE_MB": "20"}),
+    ("inflates.zip", lambda: _zip_member_stating_100_bytes(300 * 2**20),
+     ["member 'run.csv' cannot be read", "does not match the size"], {}),
+    ("long-line.jsonl", _json_lines_with_a_long_line, ["Line 2 is", "EVALCORE_MAX_LINE_KB"], {}),
+    ("models.csv", lambda: b"model,example_id,correct\n" + b"".join(b"m%d,q,1\n" % i for i in range(2000)),
+     ["2,000 distinct models", "at most 1,000", "EVALCORE_MAX_MODELS"], {}),
+])
+def test_crafted_files_are_refused_within_bounded_memory(tmp_path, name, make, problem, env):
+    path = tmp_path / name
+    path.write_bytes(make())
+    out, peak, seconds = crafted.run_watched([sys.executable, "-m", "evalcore", "validate", str(path)], MEMORY_BOUND,
+                                             env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+    assert out.returncode == 1, (out.returncode, out.stdout, out.stderr)
+    head, message, *rest = out.stdout.splitlines()
+    assert head == f"{name}: NOT USABLE" and not rest and message.startswith(f"  {name}"), out.stdout
+    for fragment in problem:
+        assert fragment in message, message
+    assert "Traceback" not in out.stdout + out.stderr
+    assert peak < MEMORY_BOUND and seconds < 60, (peak, seconds)
+
+
+def test_the_report_reads_in_the_bounded_worker(tmp_path):
+    path = tmp_path / "big.csv.gz"
+    path.write_bytes(crafted.gzip_of(30 * 2**20, b"model,correct\n", b"a,1\n"))
+    out = evalcore("report", str(path), "--out", str(tmp_path / "r.html"), EVALCORE_WORKER_MEMORY_MB="256")
+    assert out.returncode == 1
+    [line] = out.stderr.strip().splitlines()
+    assert line.startswith("evalcore: error: Reading big.csv.gz needed more than 256 MB of memory"), line
+    assert "EVALCORE_WORKER_MEMORY_MB" in line
 
 
 def test_missing_file_unknown_column_and_bad_options(tmp_path):
