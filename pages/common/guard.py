@@ -10,18 +10,20 @@ request's body is read, so a refused request costs no memory:
   ``EVALCORE_SESSION_UPLOAD_MB`` megabytes (default 400) held for one session, and ``EVALCORE_UPLOADS_MB``
   (default 2,048) for all sessions together; a request that would pass them answers 413 with the variable to raise.
   A request without a Content-Length counts as the largest upload (``server.maxUploadSize``).
-* When uploads are let go (a file removed, a session ended) freed memory goes back to the system
-  (``malloc_trim``), checked every :data:`TRIM_SECONDS`.
+* Every :data:`JANITOR_SECONDS` the sessions whose reconnect window has passed are shut down (Streamlit only
+  forgets them), their uploads and session state dropped, and the freed memory handed back to the system.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
+import gc
 import json
+import logging
 import re
 import sys
-import threading
-import time
+import types
 from typing import Any
 
 from evalcore.limits import MB, env_number
@@ -31,7 +33,8 @@ from . import sign_in
 UPLOAD = re.compile(r"/_stcore/upload_file/([^/]+)/")
 PROTECTED = ("/_stcore/upload_file/", "/media/", "/_stcore/metrics")
 USER_COOKIE = "_streamlit_user"
-TRIM_SECONDS = 30.0
+JANITOR_SECONDS = 15.0
+_LOG = logging.getLogger(__name__)
 
 
 def signed_in_claims(headers: dict[str, str]) -> dict[str, Any] | None:
@@ -110,37 +113,60 @@ def upload_refusal(session_id: str, content_length: int | None) -> str | None:
     return None
 
 
-class _Trimmer:
-    """Gives freed memory back to the system when the uploads held shrink (glibc keeps freed heap otherwise)."""
+def end_expired_sessions() -> bool:
+    """Shut down the sessions whose reconnect window (``server.disconnectedSessionTTL``) has passed, and drop the
+    uploads of sessions that no longer exist; whether anything was let go.
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._started = False
-        self._trim = None
-        if sys.platform.startswith("linux"):
-            try:
-                self._trim = ctypes.CDLL("libc.so.6").malloc_trim
-            except (OSError, AttributeError):
-                self._trim = None
+    Streamlit keeps a disconnected session for reconnection in a TTL cache that only drops it when the cache is next
+    touched, and dropping it never shuts it down, so its uploads stayed in memory for good (issue 23: 1.7 GB six
+    minutes after the sessions closed). This reaches into the session manager of the pinned Streamlit (1.67);
+    ``tests/app/test_guard.py`` fails if that changes. Runs on the server's event loop, as shutdowns must."""
+    from streamlit.runtime import Runtime
 
-    def start(self) -> None:
-        with self._lock:
-            if self._started or self._trim is None:
-                return
-            self._started = True
-        threading.Thread(target=self._watch, name="evalcore-malloc-trim", daemon=True).start()
+    if not Runtime.exists():
+        return False
+    runtime = Runtime.instance()
+    manager = runtime._session_mgr
+    cache = manager._session_storage._cache
+    with manager._storage_lock:
+        expired = cache.expire()
+    for _, info in expired:
+        info.session.shutdown()
+        info.session.session_state.clear()  # its values (uploads) and widgets (whose callbacks hold page variables)
+    uploads = runtime.uploaded_file_mgr
+    orphans = [sid for sid in list(uploads.file_storage) if manager.get_session_info(sid) is None]
+    for sid in orphans:
+        uploads.remove_session_files(sid)
+    if (expired or orphans) and not manager.list_active_sessions():
+        # The last script run's module stays installed as __main__, and with it that run's page variables (an
+        # upload's frames): with no session left, nothing runs in it any more.
+        sys.modules["__main__"] = types.ModuleType("__main__")
+    return bool(expired or orphans)
 
-    def _watch(self) -> None:
-        last = held_bytes()[1]
-        while True:
-            time.sleep(TRIM_SECONDS)
-            now = held_bytes()[1]
-            if now < last:
-                self._trim(0)
-            last = now
+
+def _release_memory() -> None:
+    """Hand freed memory back to the system: Arrow's allocator (pandas' text columns live there) and glibc's heap
+    both keep it otherwise."""
+    import pyarrow
+
+    pyarrow.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
 
 
-_TRIMMER = _Trimmer()
+async def _janitor() -> None:
+    """Every :data:`JANITOR_SECONDS`: end expired sessions; when that let something go, collect and trim."""
+    while True:
+        await asyncio.sleep(JANITOR_SECONDS)
+        try:
+            if end_expired_sessions():
+                gc.collect()
+                _release_memory()
+        except Exception:  # noqa: BLE001 - the janitor must outlive any one failure; the next round retries
+            _LOG.exception("evalcore: ending expired sessions failed")
 
 
 class RequestGuard:
@@ -148,12 +174,14 @@ class RequestGuard:
 
     def __init__(self, app) -> None:
         self.app = app
+        self._janitor: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
+        if self._janitor is None:
+            self._janitor = asyncio.get_running_loop().create_task(_janitor())
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        _TRIMMER.start()
         path = scope.get("path", "")
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         if sign_in.configured() and path.startswith(PROTECTED) and not team_member_request(headers):

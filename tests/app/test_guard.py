@@ -108,3 +108,51 @@ def test_a_forged_or_missing_cookie_is_no_session():
     assert guard.signed_in_claims({}) is None
     assert guard.signed_in_claims({"cookie": "_streamlit_user=forged.value.sig"}) is None
     assert guard.signed_in_claims({"cookie": "\x00;;=="}) is None
+
+
+def test_expired_sessions_are_shut_down_with_their_uploads_on_the_pinned_streamlit(monkeypatch):
+    """Streamlit only forgets a disconnected session once its reconnect window passes; the guard's janitor shuts
+    it down (its uploads go) and drops uploads of sessions that no longer exist. Real session manager, storage and
+    upload manager of the pinned Streamlit: this fails if their internals change."""
+    import types
+
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.session_manager import SessionInfo
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    clock = [1000.0]
+    storage = MemorySessionStorage(ttl_seconds=10)
+    storage._cache._timer = lambda: clock[0]
+    uploads = MemoryUploadedFileManager("/_stcore/upload_file")
+    manager = WebsocketSessionManager(storage, uploads, script_cache=None, message_enqueued_callback=None)
+
+    class Session:
+        def __init__(self, sid: str) -> None:
+            self.id, self.down = sid, False
+            self.session_state = {"upload_bytes": b"x" * 100}
+
+        def shutdown(self) -> None:
+            self.down = True
+            uploads.remove_session_files(self.id)
+
+    gone, fresh = Session("gone"), Session("fresh")
+    storage.save(SessionInfo(client=None, session=gone))
+    for sid in ("gone", "fresh", "orphan"):
+        uploads.add_file(sid, UploadedFileRec(file_id="f", name="a.csv", type="text/csv", data=b"x" * 1000))
+    runtime = types.SimpleNamespace(_session_mgr=manager, uploaded_file_mgr=uploads)
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
+    monkeypatch.setitem(__import__("sys").modules, "__main__", __import__("sys").modules["__main__"])
+
+    clock[0] += 5
+    storage.save(SessionInfo(client=None, session=fresh))
+    assert guard.end_expired_sessions()  # the orphan's uploads go; nothing has expired yet
+    assert not gone.down and set(uploads.file_storage) == {"gone", "fresh"}
+    clock[0] += 6  # "gone" is past its window, "fresh" is not
+    assert guard.end_expired_sessions()
+    assert gone.down and gone.session_state == {} and not fresh.down
+    assert set(uploads.file_storage) == {"fresh"}
+    assert not guard.end_expired_sessions()  # nothing more to let go
