@@ -30,9 +30,11 @@ from __future__ import annotations
 import ctypes
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -65,6 +67,8 @@ class WorkLimits:
 
 _slots_lock = threading.Lock()
 _slots: dict[int, threading.BoundedSemaphore] = {}
+#: how a native library that aborts instead of raising says it ran out of memory (Arrow's CSV parser does)
+_OUT_OF_MEMORY = re.compile(r"out of memory|MemoryError|bad_alloc|Cannot allocate memory", re.IGNORECASE)
 #: what the child imports before its memory is capped (the reader and its libraries), so the cap counts the work
 _PRELOAD = "evalcore.data"
 
@@ -97,20 +101,24 @@ def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = 
 def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
     # two pickles: the settings first (the child sets its import path before it unpickles the work)
     job = pickle.dumps((sys.path, limits.memory_bytes, seconds)) + pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
-    child = subprocess.Popen([sys.executable, "-c", "from evalcore.sandbox import _child_main; _child_main()"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_child_environment())
-    try:
-        out, _ = child.communicate(job, timeout=max(seconds, 0.0))
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        raise EvalDataError(
-            f"{what} took longer than {limits.seconds:g} s, the limit for one file, and was stopped. Upload a "
-            "smaller file or a sample. (Administrators: EVALCORE_WORKER_SECONDS raises the limit.)") from None
-    finally:
-        if child.poll() is None:
+    with tempfile.TemporaryFile() as errors:  # on disk: what the child prints costs the caller no memory
+        child = subprocess.Popen([sys.executable, "-c", "from evalcore.sandbox import _child_main; _child_main()"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
+                                 env=_child_environment())
+        try:
+            out, _ = child.communicate(job, timeout=max(seconds, 0.0))
+        except subprocess.TimeoutExpired:
             child.kill()
-            child.wait()
+            child.communicate()
+            raise EvalDataError(
+                f"{what} took longer than {limits.seconds:g} s, the limit for one file, and was stopped. Upload a "
+                "smaller file or a sample. (Administrators: EVALCORE_WORKER_SECONDS raises the limit.)") from None
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        errors.seek(max(0, errors.seek(0, os.SEEK_END) - 4096))
+        last_words = errors.read().decode("utf-8", "replace")
     try:
         status, payload = pickle.loads(out) if out else ("died", None)
     except Exception:  # noqa: BLE001 - a child killed while writing leaves a partial pickle
@@ -119,7 +127,8 @@ def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:
         return payload
     if status == "error":
         raise EvalDataError(payload)
-    if status == "memory" or (status == "died" and child.returncode in (-signal.SIGKILL, 137)):
+    if status == "memory" or (status == "died" and (child.returncode in (-signal.SIGKILL, 137)
+                                                    or _OUT_OF_MEMORY.search(last_words))):
         raise EvalDataError(
             f"{what} needed more than {limits.memory_bytes // MB:,} MB of memory, the limit for one file, and was "
             "stopped. Upload a smaller file or a sample. (Administrators: EVALCORE_WORKER_MEMORY_MB raises the "

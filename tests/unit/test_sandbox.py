@@ -89,3 +89,19 @@ def test_the_worker_never_runs_the_callers_main_script(tmp_path, monkeypatch):
     table = run_bounded(read_and_validate, b"model,correct\na,1\nb,0\n")
     assert table.n_rows == 2
     assert not marker.exists()
+
+
+def abort_like_arrow() -> None:
+    """What Arrow's CSV parser does when an allocation fails under the cap: a message on stderr, then abort."""
+    import os
+    import sys
+
+    sys.stderr.write("Check failed: _s.ok() Bad status: Out of memory: realloc of size 524288 failed\n")
+    sys.stderr.flush()
+    os.abort()
+
+
+def test_a_native_abort_for_memory_is_reported_as_the_memory_bound(capfd):
+    with pytest.raises(EvalDataError, match="needed more than 4,096 MB.*EVALCORE_WORKER_MEMORY_MB"):
+        run_bounded(abort_like_arrow)
+    assert "Out of memory" not in capfd.readouterr().err  # the child's own words stay out of the caller's output
