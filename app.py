@@ -3,8 +3,8 @@
 import streamlit as st
 
 from pages.common import data_source, hosting, render, saved_analysis, selection, sign_in
-from evalcore.data import EvalDataError
-from evalcore.display import literal
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
 
 # An emoji icon: Streamlit draws it as an inline SVG, where a ":material/...:" favicon is fetched from Google's servers.
 st.set_page_config(page_title="evalcore", page_icon="📊", layout="wide")

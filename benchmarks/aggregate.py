@@ -1,7 +1,7 @@
 """Inputs of the aggregation benchmarks (issue 4): the VTAB-1k leaderboard and a simulated VTAB-sized log.
 
 * :func:`vtab_path`: ``../shared/data/vtab_1k.csv`` (16 models x 19 tasks, three categories) or None when absent;
-  load it with :func:`evalcore.data.load_eval_log` (a summary frame model, task, category, n, n_correct).
+  load it with :func:`evalcore.data.validation.load_eval_log` (a summary frame model, task, category, n, n_correct).
 * :func:`paired_log`: a seeded, paired per-example log the size of VTAB's test sets: 16 models x 19 tasks with the
   VTAB test-set sizes (:data:`VTAB_TASKS`, 387,904 examples in all, 6,206,464 rows), the same examples for
   every model of a task. P(correct) = sigmoid(model skill + task ease - example difficulty), so models are

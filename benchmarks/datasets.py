@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from evalcore.demo import TASKS
+from evalcore.demo.synthetic import TASKS
 
 N_ROWS = 1_000_000
 MODELS = ("atlas-l", "atlas-m", "breeze-7b", "cirrus", "drift-s")

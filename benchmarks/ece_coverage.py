@@ -1,4 +1,4 @@
-"""Coverage of :func:`evalcore.calibration.ece_interval` over repeated samples with a known true ECE.
+"""Coverage of :func:`evalcore.calibration.estimators.ece_interval` over repeated samples with a known true ECE.
 
 Cases (15 uniform bins; the target is the population ECE for these same bins):
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalcore.calibration import ece_interval, expected_calibration_error
+from evalcore.calibration.estimators import ece_interval, expected_calibration_error
 
 N_BINS = 15
 IMAGENET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "imagenet_x_predictions.csv.gz"

@@ -7,7 +7,7 @@ memory (``ru_maxrss`` of the child):
 
 * ``engine``: ``scan(path)`` (validation in DuckDB), ``aggregate.leaderboard(log, n_boot=200)`` and
   ``calibration.calibration_by_model(log, n_bins=15, n_boot=200)``;
-* ``memory`` (1 and 10 million rows only): ``pandas.read_parquet`` + ``evalcore.data.validate`` and the same two
+* ``memory`` (1 and 10 million rows only): ``pandas.read_parquet`` + ``evalcore.data.validation.validate`` and the same two
   calls on the canonical frame (paired multinomial bootstrap, ``ece_interval`` per model).
 
 Targets (issue 17): 30 million rows under 3 minutes and 1.5 GB; 100 million rows under 3 GB.
@@ -80,7 +80,8 @@ def run_once(path: str, kind: str) -> dict:
     """One timed run in this process (called in a fresh subprocess): seconds per step and peak memory."""
     import resource
 
-    from evalcore import aggregate, calibration
+    from evalcore.leaderboard import bootstrap as aggregate
+    from evalcore.calibration import estimators as calibration
 
     steps = {}
     start = time.perf_counter()
@@ -91,7 +92,7 @@ def run_once(path: str, kind: str) -> dict:
     else:
         import pandas as pd
 
-        from evalcore.data import validate
+        from evalcore.data.validation import validate
 
         log = validate(pd.read_parquet(path))
     steps["open"] = time.perf_counter() - start

@@ -1,8 +1,8 @@
 """Prediction-powered inference benchmarks (``ppi-mean-10``, ``bt-20``, ``ess-curve``).
 
 Method: Boyeau et al., "AutoEval Done Right" (``../shared/papers/autoeval-ppi.txt``); the code under test is
-:mod:`evalcore.ppi` (PPI++ means), :mod:`evalcore.bradley_terry` (PPI++ Bradley-Terry) and
-:mod:`evalcore.ppi_curves` (effective-sample-size curves from random splits).
+:mod:`evalcore.ppi.means` (PPI++ means), :mod:`evalcore.ppi.bradley_terry` (PPI++ Bradley-Terry) and
+:mod:`evalcore.ppi.curves` (effective-sample-size curves from random splits).
 
 * :func:`simulated_accuracy`: ``T`` examples x ``M`` models, annotator = the model's confidence ``p ~ Beta(a, 1)``
   (``a`` from 2 to 6 across models), correctness ``y ~ Bernoulli(p)`` -- a calibrated annotator, seeded.
@@ -35,7 +35,7 @@ def simulated_accuracy(total: int, models: int, seed: int = 0) -> tuple[np.ndarr
 
 
 def bench_ppi_mean(repeats: int) -> list[Result]:
-    from evalcore.ppi import ppi_mean
+    from evalcore.ppi.means import ppi_mean
 
     n, N, M = 1_000, 1_000_000, 10
     y, p = simulated_accuracy(n + N, M)
@@ -71,7 +71,7 @@ def simulated_battles(models: int, total: int, seed: int = 0) -> tuple[pd.DataFr
     beta = np.concatenate([[0.0], rng.normal(0.0, 1.0, models - 1)])
     a = rng.integers(0, models, total)
     b = (a + rng.integers(1, models, total)) % models
-    margin = beta[b] - beta[a] + rng.logistic(0.0, 1.0, total)  # as evalcore.demo.pairwise_battles
+    margin = beta[b] - beta[a] + rng.logistic(0.0, 1.0, total)  # as evalcore.demo.synthetic.pairwise_battles
     outcome = (margin > 0).astype(float)
     judge = 1 / (1 + np.exp(-(margin + 0.2 + rng.normal(0, 1.5, total))))
     frame = pd.DataFrame({"model_a": names[a], "model_b": names[b], "outcome": outcome, "judge": judge})
@@ -79,7 +79,7 @@ def simulated_battles(models: int, total: int, seed: int = 0) -> tuple[pd.DataFr
 
 
 def bench_bt(repeats: int) -> list[Result]:
-    from evalcore.bradley_terry import ppi_bradley_terry
+    from evalcore.ppi.bradley_terry import ppi_bradley_terry
 
     n, N, M = 1_000, 100_000, 20
     frame, _ = simulated_battles(M, n + N)
@@ -91,7 +91,7 @@ def bench_bt(repeats: int) -> list[Result]:
 
 
 def bench_ess_curve(repeats: int) -> list[Result]:
-    from evalcore.ppi_curves import default_grid, ess_curves
+    from evalcore.ppi.curves import default_grid, ess_curves
 
     total, M = 50_000, 4
     y, p = simulated_accuracy(total, M)
@@ -102,7 +102,7 @@ def bench_ess_curve(repeats: int) -> list[Result]:
 
 
 def bench_bt_ess_curve(repeats: int) -> list[Result]:
-    from evalcore.ppi_curves import bt_ess_curves, default_grid
+    from evalcore.ppi.curves import bt_ess_curves, default_grid
 
     models, total = 20, 16_000
     frame, _ = simulated_battles(models, total)

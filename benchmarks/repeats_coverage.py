@@ -3,7 +3,7 @@
 ``python -m benchmarks.repeats_coverage [--reps N]`` prints a Markdown table: each example i has its own success
 probability p_i ~ Beta(a, b) (population accuracy a / (a + b)), each of its k samples is Bernoulli(p_i) (0/1
 ``correct``) or p_i + normal noise (``score``); the table gives how often the 95 % interval of
-:func:`evalcore.summaries.mean_table` contains the population mean, next to the interval that treats every sample as
+:func:`evalcore.stats.summaries.mean_table` contains the population mean, next to the interval that treats every sample as
 independent (Wilson on all samples, or Student-t on all samples), with their mean widths.
 """
 
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
-from evalcore.intervals import wilson_interval
-from evalcore.summaries import mean_table
+from evalcore.stats.intervals import wilson_interval
+from evalcore.stats.summaries import mean_table
 
 CASES = ((150, 1, 2.0, 1.0), (150, 4, 2.0, 1.0), (150, 10, 2.0, 1.0), (150, 4, 20.0, 10.0), (40, 5, 1.0, 1.0),
          (400, 3, 0.5, 0.5))

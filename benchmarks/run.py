@@ -8,8 +8,8 @@ is also written to ``benchmarks/results/latest.md`` (git-ignored).
 
 Benchmarks (``--only`` takes these names):
 
-* ``read-csv``: ``evalcore.reading.read_table`` of the 1,000,000-row CSV beside pyarrow's reader alone;
-* ``load-csv``, ``load-parquet``: ``evalcore.data.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
+* ``read-csv``: ``evalcore.data.reading.read_table`` of the 1,000,000-row CSV beside pyarrow's reader alone;
+* ``load-csv``, ``load-parquet``: ``evalcore.data.validation.load_eval_log(path)`` (read + validate) of a 1,000,000-row log;
 * ``import-inspect``: ``load_eval_log`` of a generated 100,000-sample Inspect AI ``.eval`` log (zip), with and
   without the ``summaries.json`` a completed run writes (:mod:`benchmarks.inspect_log`);
 * ``workspace-open``: ``evalcore.workspace.Workspace.dataset`` of a saved 1,000,000-row dataset;
@@ -22,31 +22,31 @@ Benchmarks (``--only`` takes these names):
 * ``server-start``: ``python -m streamlit run app.py`` until ``/_stcore/health`` answers 200;
 * ``page-render``: first render of the Data, Models and Calibration pages with the demo in chromium, on a fresh
   server (cold cache) and on a second visit (warm cache);
-* ``eb-1000``: ``evalcore.subgroups.empirical_bayes`` (XGBoost tuned, robust intervals) for 1,000 units;
-* ``auto-groups-demo``: ``evalcore.clustering.auto_groups`` with its defaults on the validated synthetic demo
+* ``eb-1000``: ``evalcore.subgroups.estimates.empirical_bayes`` (XGBoost tuned, robust intervals) for 1,000 units;
+* ``auto-groups-demo``: ``evalcore.subgroups.clustering.auto_groups`` with its defaults on the validated synthetic demo
   (8,700 examples; one feature, two clusters);
-* ``cva-1000``: ``evalcore.ebci.robust_critical_value`` for 1,000 distinct m2 at kappa = 3 and at kappa = inf, with
+* ``cva-1000``: ``evalcore.subgroups.robust_intervals.robust_critical_value`` for 1,000 distinct m2 at kappa = 3 and at kappa = inf, with
   the max abs error against the per-value reference solver ``_cva_direct``;
-* ``holdout-mmlu``: ``evalcore.holdout.holdout_study`` with 200 repetitions on MMLU-Pro (29 LLMs, 91 subgroups; at
+* ``holdout-mmlu``: ``evalcore.subgroups.holdout.holdout_study`` with 200 repetitions on MMLU-Pro (29 LLMs, 91 subgroups; at
   most 3 repeats), with its MSE ratios, coverage and width (skipped without ../shared/data).
-* ``boot-summary``: ``evalcore.aggregate.bootstrap_summary(n_boot=10000)`` of the VTAB-1k leaderboard (16 x 19;
+* ``boot-summary``: ``evalcore.leaderboard.bootstrap.bootstrap_summary(n_boot=10000)`` of the VTAB-1k leaderboard (16 x 19;
   skipped without ../shared/data);
-* ``boot-paired``: ``evalcore.aggregate.bootstrap_replicates(n_boot=2000)`` of a simulated paired VTAB-sized log
+* ``boot-paired``: ``evalcore.leaderboard.bootstrap.bootstrap_replicates(n_boot=2000)`` of a simulated paired VTAB-sized log
   (16 models, 387,904 examples, 19 tasks; built once, untimed), with the speed-up over naive index resampling;
-* ``bhm-5000``: ``evalcore.bayes.fit(draws=5000, chains=4)`` on VTAB-1k (skipped without ../shared/data);
-* ``ternary-1pct``: ``evalcore.weighting.ternary_winner_map(step=0.01, z=2.0)`` on VTAB-1k (skipped without
+* ``bhm-5000``: ``evalcore.leaderboard.bayes.fit(draws=5000, chains=4)`` on VTAB-1k (skipped without ../shared/data);
+* ``ternary-1pct``: ``evalcore.leaderboard.weighting.ternary_winner_map(step=0.01, z=2.0)`` on VTAB-1k (skipped without
   ../shared/data);
-* ``strata-1m``: ``evalcore.sampling.kmeans_strata`` (10 strata) of 1,000,000 simulated Beta(5, 1) confidences,
+* ``strata-1m``: ``evalcore.sampling.designs.kmeans_strata`` (10 strata) of 1,000,000 simulated Beta(5, 1) confidences,
   with sklearn ``KMeans(n_init=10)``'s time and both WCSS (and ssepy's stratification when installed);
 * ``sample-estimate``: ``allocate_budget`` (Neyman) + ``draw_sample`` + ``estimate`` (DF), N = 1,000,000,
   n = 1,000 (ssepy's equivalent steps in the note when installed);
-* ``efficiency-50``: ``evalcore.sampling.design_efficiency`` over 50 budgets, N = 1,000,000 (see
+* ``efficiency-50``: ``evalcore.sampling.designs.design_efficiency`` over 50 budgets, N = 1,000,000 (see
   :mod:`benchmarks.sampling`; ``requirements-bench.txt`` pins the optional ssepy);
-* ``ppi-mean-10``: ``evalcore.ppi.ppi_mean`` (tuned λ) for n = 1,000, N = 1,000,000, 10 models, against
+* ``ppi-mean-10``: ``evalcore.ppi.means.ppi_mean`` (tuned λ) for n = 1,000, N = 1,000,000, 10 models, against
   ``ppi_py`` called once per model in the same run (``ppi-mean-10-ppi_py``);
-* ``bt-20``: ``evalcore.bradley_terry.ppi_bradley_terry`` (PPI++) for 20 models, n = 1,000, N = 100,000;
-* ``ess-curve``: ``evalcore.ppi_curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000;
-* ``bt-ess-curve``: ``evalcore.ppi_curves.bt_ess_curves``, 12 sizes x 250 splits, 20 models, 16,000 battles (no
+* ``bt-20``: ``evalcore.ppi.bradley_terry.ppi_bradley_terry`` (PPI++) for 20 models, n = 1,000, N = 100,000;
+* ``ess-curve``: ``evalcore.ppi.curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000;
+* ``bt-ess-curve``: ``evalcore.ppi.curves.bt_ess_curves``, 12 sizes x 250 splits, 20 models, 16,000 battles (no
   target; see :mod:`benchmarks.ppi`).
 """
 
@@ -102,7 +102,7 @@ class _LogFiles:
 
 
 def bench_load(logs: _LogFiles, fmt: str, target: float, repeats: int) -> list[Result]:
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     path = logs.get(fmt)
     what = f"`load_eval_log` (read + validate) of a 1,000,000-row log from {fmt.upper() if fmt == 'csv' else 'Parquet'}"
@@ -116,7 +116,7 @@ def _predictions():
 
 
 def bench_calibration(repeats: int) -> list[Result]:
-    from evalcore import calibration as cal
+    from evalcore.calibration import estimators as cal
 
     conf, corr = _predictions()
 
@@ -129,7 +129,7 @@ def bench_calibration(repeats: int) -> list[Result]:
 
 
 def bench_ece_interval(repeats: int) -> list[Result]:
-    from evalcore.calibration import ece_interval
+    from evalcore.calibration.estimators import ece_interval
 
     conf, corr = _predictions()
     what = f"`ece_interval(n_boot={N_BOOT})`, 1,000,000 predictions"
@@ -137,7 +137,7 @@ def bench_ece_interval(repeats: int) -> list[Result]:
 
 
 def bench_area_interval(repeats: int) -> list[Result]:
-    from evalcore.calibration import area_interval
+    from evalcore.calibration.estimators import area_interval
 
     conf, corr = _predictions()
     what = f"`area_interval(n_boot={N_BOOT})`, 1,000,000 predictions"
@@ -193,7 +193,7 @@ def bench_page_render(repeats: int) -> list[Result]:
 
 def bench_eb(repeats: int) -> list[Result]:
     from benchmarks.subgroups import EB_GROUPS, EB_MODELS, eb_log
-    from evalcore.subgroups import empirical_bayes
+    from evalcore.subgroups.estimates import empirical_bayes
 
     log = eb_log()
     empirical_bayes(log)  # untimed warm-up: the first call imports xgboost
@@ -205,9 +205,9 @@ def bench_eb(repeats: int) -> list[Result]:
 
 
 def bench_auto_groups(repeats: int) -> list[Result]:
-    from evalcore.clustering import auto_groups
-    from evalcore.data import validate
-    from evalcore.demo import synthetic_benchmark
+    from evalcore.subgroups.clustering import auto_groups
+    from evalcore.data.validation import validate
+    from evalcore.demo.synthetic import synthetic_benchmark
 
     log = validate(synthetic_benchmark(seed=0).log)
     groups = auto_groups(log)
@@ -221,7 +221,7 @@ def bench_cva(repeats: int) -> list[Result]:
     import numpy as np
 
     from benchmarks.subgroups import m2_values
-    from evalcore.ebci import _cva_direct, robust_critical_value
+    from evalcore.subgroups.robust_intervals import _cva_direct, robust_critical_value
 
     m2 = m2_values()
     rows = []
@@ -246,8 +246,8 @@ def bench_holdout_mmlu(repeats: int) -> list[Result]:
     import statistics
 
     from benchmarks.subgroups import cpu_seconds, mmlu_pro_path
-    from evalcore.data import load_eval_log
-    from evalcore.holdout import holdout_study
+    from evalcore.data.validation import load_eval_log
+    from evalcore.subgroups.holdout import holdout_study
 
     what = ("`holdout_study(n_repetitions=200, regressor='xgboost', n_jobs=-1)` on MMLU-Pro (all models and "
             "`src` subgroups, proportional design, seed 0), log loaded once beforehand")
@@ -284,14 +284,14 @@ def bench_holdout_mmlu(repeats: int) -> list[Result]:
 def _vtab():
     """The VTAB-1k leaderboard loaded with ``load_eval_log``, or None when ../shared/data is absent."""
     from benchmarks.aggregate import vtab_path
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     path = vtab_path()
     return None if path is None else load_eval_log(path)
 
 
 def bench_boot_summary(repeats: int) -> list[Result]:
-    from evalcore.aggregate import bootstrap_summary
+    from evalcore.leaderboard.bootstrap import bootstrap_summary
 
     what = "`bootstrap_summary(n_boot=10000)` (binomial bootstrap) of VTAB-1k, 16 models x 19 tasks"
     vtab = _vtab()
@@ -307,7 +307,7 @@ def bench_boot_paired(repeats: int) -> list[Result]:
     import statistics
 
     from benchmarks.aggregate import correctness_matrices, naive_resampling, paired_log
-    from evalcore.aggregate import bootstrap_replicates
+    from evalcore.leaderboard.bootstrap import bootstrap_replicates
 
     start = time.perf_counter()
     log = paired_log()
@@ -330,9 +330,9 @@ def bench_boot_paired(repeats: int) -> list[Result]:
 
 
 def bench_bhm(repeats: int) -> list[Result]:
-    from evalcore.bayes import fit
+    from evalcore.leaderboard.bayes import fit
 
-    what = "`evalcore.bayes.fit(draws=5000, chains=4, seed=0)` (Gibbs, beta-binomial BHM) on VTAB-1k, 16 x 19"
+    what = "`evalcore.leaderboard.bayes.fit(draws=5000, chains=4, seed=0)` (Gibbs, beta-binomial BHM) on VTAB-1k, 16 x 19"
     vtab = _vtab()
     if vtab is None:
         return [Result("bhm-5000", what, target=5.0, note="skipped: ../shared/data/vtab_1k.csv is absent")]
@@ -341,7 +341,7 @@ def bench_bhm(repeats: int) -> list[Result]:
 
 
 def bench_ternary(repeats: int) -> list[Result]:
-    from evalcore.weighting import ternary_winner_map
+    from evalcore.leaderboard.weighting import ternary_winner_map
 
     what = "`ternary_winner_map(step=0.01, z=2.0)` (5,151 weight vectors, binomial SE) on VTAB-1k, 16 x 19"
     vtab = _vtab()
@@ -370,7 +370,7 @@ def bench_read_csv(logs: _LogFiles, repeats: int) -> list[Result]:
     """``read_table`` against pyarrow's CSV reader alone on the same file (target: at least half its speed)."""
     import pyarrow.csv
 
-    from evalcore.reading import read_table
+    from evalcore.data.reading import read_table
 
     path = logs.get("csv")
     arrow = time_calls(partial(pyarrow.csv.read_csv, path), repeats)
@@ -382,7 +382,7 @@ def bench_read_csv(logs: _LogFiles, repeats: int) -> list[Result]:
 
 
 def bench_workspace_open(logs: _LogFiles, repeats: int) -> list[Result]:
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
     from evalcore.workspace import Workspace
 
     with tempfile.TemporaryDirectory() as folder:
@@ -396,7 +396,7 @@ def bench_workspace_page(repeats: int) -> list[Result]:
     import pandas as pd
     from streamlit.testing.v1 import AppTest
 
-    from evalcore.data import validate
+    from evalcore.data.validation import validate
     from evalcore.workspace import Workspace
 
     with tempfile.TemporaryDirectory() as folder:
@@ -425,7 +425,7 @@ def bench_workspace_page(repeats: int) -> list[Result]:
 
 def bench_import_inspect(repeats: int) -> list[Result]:
     from benchmarks.inspect_log import make_eval_log
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     out = []
     for summaries, name in ((True, "import-inspect-100k"), (False, "import-inspect-100k-no-summaries")):

@@ -2,8 +2,8 @@
 
 Method: Fogliato et al., "A Framework for Efficient Model Evaluation through Stratification, Sampling, and
 Estimation" (``../shared/papers/stratified-sampling-evaluation.txt``); the code under test is
-:mod:`evalcore.sampling` (strata, allocation, sampling, estimators, predicted and Monte Carlo efficiency) and
-:mod:`evalcore.proxy` (cross-fitted isotonic calibration of the proxy).
+:mod:`evalcore.sampling.designs` (strata, allocation, sampling, estimators, predicted and Monte Carlo efficiency) and
+:mod:`evalcore.sampling.proxy` (cross-fitted isotonic calibration of the proxy).
 
 * :func:`simulated_population`: N = 1,000,000 simulated confidences ``p ~ Beta(5, 1)`` (a typical, mostly
   confident classifier) with outcomes ``Z ~ Bernoulli(p)`` (a calibrated proxy), seeded.
@@ -17,7 +17,7 @@ Estimation" (``../shared/papers/stratified-sampling-evaluation.txt``); the code 
 * :func:`imagenet_study`: for each model of ``../shared/data/imagenet_x_predictions.csv.gz`` (4 ImageNet models x
   50,000 validation images), accuracy ``Z = correct``; the data are split at random (seeded, per model) into a
   calibration half and an estimation half (the paper's Section 5.1). The *raw* proxy is ``predicted_probability``
-  (top-1 probability); the *calibrated* proxy is :func:`evalcore.proxy.calibrate_crossfit` fitted on the labels of
+  (top-1 probability); the *calibrated* proxy is :func:`evalcore.sampling.proxy.calibrate_crossfit` fitted on the labels of
   the calibration half only (2 folds; the estimation half's values average the two fold models), so no label of
   the estimation half is used. On the estimation half (N = 25,000) and for n = 100, 500, 1000 labels with 10
   strata, the table reports SSRS-proportional + HT and SRS + DF: the predicted relative efficiency
@@ -31,9 +31,9 @@ Estimation" (``../shared/papers/stratified-sampling-evaluation.txt``); the code 
 
 * :func:`honesty_study`: does the page's default prediction overpromise? For each fully labeled pool (the 4
   ImageNet-X models with the raw ``predicted_probability`` as proxy; the 6 models of
-  :func:`evalcore.demo_sklearn.sklearn_models` (seed 0) with their raw ``confidence``), 10 k-means strata on the
-  proxy, and each budget: :func:`evalcore.sampling.efficiency_range` (prediction assuming a calibrated proxy and
-  its range under miscalibration) next to :func:`evalcore.sampling.monte_carlo`'s relative efficiency on the same
+  :func:`evalcore.demo.sklearn_models.sklearn_models` (seed 0) with their raw ``confidence``), 10 k-means strata on the
+  proxy, and each budget: :func:`evalcore.sampling.designs.efficiency_range` (prediction assuming a calibrated proxy and
+  its range under miscalibration) next to :func:`evalcore.sampling.designs.monte_carlo`'s relative efficiency on the same
   pool. ``honest`` is the acceptance rule: prediction within 0.1 of the Monte Carlo value, or the Monte Carlo value
   inside [low, high], each with a tolerance of 2 Monte Carlo standard errors. The page's default is proportional
   allocation with HT; Neyman + HT and SRS + DF are shown for contrast.
@@ -64,7 +64,7 @@ SAMPLE_BUDGET = 1_000
 EFFICIENCY_BUDGETS = [int(b) for b in np.unique(np.round(np.geomspace(50, 20_000, 50)).astype(int))]
 IMAGENET_BUDGETS = (100, 500, 1000)
 IMAGENET_REPS = 2000
-#: (design, estimator) pairs of the ImageNet table, as labelled in evalcore.sampling's frames
+#: (design, estimator) pairs of the ImageNet table, as labelled in evalcore.sampling.designs's frames
 IMAGENET_PAIRS = (("proportional", "ht"), ("srs", "df"))
 
 
@@ -104,7 +104,7 @@ def _median(samples: list[float]) -> float:
 def bench_strata_1m(repeats: int) -> list[Result]:
     from sklearn.cluster import KMeans
 
-    from evalcore.sampling import kmeans_strata
+    from evalcore.sampling.designs import kmeans_strata
 
     proxy, _ = simulated_population()
     samples = time_calls(partial(kmeans_strata, proxy, N_STRATA, seed=0), repeats)
@@ -128,7 +128,7 @@ def bench_strata_1m(repeats: int) -> list[Result]:
 
 
 def bench_sample_estimate(repeats: int) -> list[Result]:
-    from evalcore.sampling import allocate_budget, draw_sample, estimate, kmeans_strata
+    from evalcore.sampling.designs import allocate_budget, draw_sample, estimate, kmeans_strata
 
     proxy, z = simulated_population()
     strata = kmeans_strata(proxy, N_STRATA, seed=0)
@@ -167,7 +167,7 @@ def bench_sample_estimate(repeats: int) -> list[Result]:
 
 
 def bench_efficiency_50(repeats: int) -> list[Result]:
-    from evalcore.sampling import design_efficiency
+    from evalcore.sampling.designs import design_efficiency
 
     proxy, _ = simulated_population()
     budgets = EFFICIENCY_BUDGETS
@@ -236,8 +236,8 @@ def imagenet_study(frame: pd.DataFrame, budgets=IMAGENET_BUDGETS, reps: int = IM
     monte_carlo_se (SE of the Monte Carlo relative efficiency, delta method with both MSEs' SEs), coverage,
     mse, predicted_mse.
     """
-    from evalcore.proxy import calibrate_crossfit
-    from evalcore.sampling import design_efficiency, monte_carlo
+    from evalcore.sampling.proxy import calibrate_crossfit
+    from evalcore.sampling.designs import design_efficiency, monte_carlo
 
     rows = []
     for m, (model, part) in enumerate(frame.groupby("model", sort=True)):
@@ -294,7 +294,7 @@ HONESTY_REPS = 1000
 
 def honesty_pools() -> list[tuple[str, str, np.ndarray, np.ndarray]]:
     """``(pool, model, proxy, z)`` of the fully labeled pools (module doc); ImageNet only when the file exists."""
-    from evalcore.demo_sklearn import sklearn_models
+    from evalcore.demo.sklearn_models import sklearn_models
 
     pools = []
     if IMAGENET.is_file():
@@ -316,7 +316,7 @@ def honesty_study(pools, budgets=HONESTY_BUDGETS, reps: int = HONESTY_REPS, seed
     Columns pool, model, N, n, design, estimator, predicted, low, high, monte_carlo, monte_carlo_se (delta method,
     as in :func:`imagenet_study`), honest. Budgets above half a pool are skipped.
     """
-    from evalcore.sampling import efficiency_range, kmeans_strata, monte_carlo
+    from evalcore.sampling.designs import efficiency_range, kmeans_strata, monte_carlo
 
     rows = []
     for pool, model, proxy, z in pools:

@@ -2,7 +2,7 @@
 
 * :func:`eb_log`: a paired per-example log of 4 models x 250 groups (1,000 (model, group) units) over 10 tasks,
   5-60 labeled examples per group (the same examples for every model) plus as many unlabeled ones, with a
-  ``confidence`` column and one numeric feature (``difficulty_hint``), generated like :mod:`evalcore.demo`:
+  ``confidence`` column and one numeric feature (``difficulty_hint``), generated like :mod:`evalcore.demo.synthetic`:
   P(correct) = sigmoid(skill + task ease + group ease - example difficulty).
 * :func:`m2_values`: 1,000 distinct :math:`m_2 = s^2 / A` spread log-uniformly over [1e-3, 1e3] (EB fits give
   values from about 0.01 to a few hundred), plus 0.

@@ -15,13 +15,13 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
-from .data import report_of, validate_raw_log
-from .engine import belongs_in_engine, is_lazy, scan
-from .errors import EvalDataError, listed
-from .importers import read_logs
-from .mapping import with_overrides
-from .sandbox import run_bounded
+from evalcore import __version__
+from evalcore.data.validation import report_of, validate_raw_log
+from evalcore.engine import belongs_in_engine, is_lazy, scan
+from evalcore.errors import EvalDataError, listed
+from evalcore.importers import read_logs
+from evalcore.data.mapping import with_overrides
+from evalcore.data.sandbox import run_bounded
 
 PROG = "evalcore"
 #: the dashboard's entry point: next to this package in a checkout, or installed as ``evalcore_dashboard``
@@ -144,7 +144,7 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engin
     """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
     a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files.
     Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog;
-    the others are read and validated in a bounded worker (:func:`evalcore.sandbox.run_bounded`: a memory and a
+    the others are read and validated in a bounded worker (:func:`evalcore.data.sandbox.run_bounded`: a memory and a
     time limit), so that a file that slips through the reader's limits cannot take the host down."""
     if belongs_in_engine(paths, engine):
         return scan([str(p) for p in paths], mapping=dict(entries))
@@ -207,7 +207,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import Settings, build_report, file_records
+    from evalcore.report import Settings, build_report, file_records
 
     log = load(args.logs, args.mapping, args.engine)
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot)
@@ -224,7 +224,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _workspace_add(args: argparse.Namespace) -> int:
-    from .workspace import Workspace, access
+    from evalcore.workspace import Workspace, access
 
     folder = args.workspace or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
     workspace = Workspace(folder)

@@ -2,14 +2,15 @@
 
 import streamlit as st
 
-from evalcore import figures, ppi_figures
-from evalcore.autoeval import METHOD_NAMES
-from evalcore.features import numeric_columns
-from evalcore.data import EvalDataError
-from evalcore.display import literal
-from evalcore.figures import percent
-from evalcore.ppi_curves import ALL_MODELS, default_grid
-from evalcore.schema import BATTLES, LOG
+from evalcore.stats import figures
+from evalcore.ppi import figures as ppi_figures
+from evalcore.ppi.autoeval import METHOD_NAMES
+from evalcore.data.features import numeric_columns
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
+from evalcore.stats.figures import percent
+from evalcore.ppi.curves import ALL_MODELS, default_grid
+from evalcore.data.schema import BATTLES, LOG
 from pages.common import autoeval_cache as ac
 from pages.common import data_source as ds
 from pages.common import render, selection

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from evalcore import figures
-from evalcore.display import literal
-from evalcore.schema import LOG
+from evalcore.stats import figures
+from evalcore.calibration import figures as calibration_figures
+from evalcore.data.display import literal
+from evalcore.data.schema import LOG
 from pages.common import calibration_cache as cc
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -51,7 +52,7 @@ if data.lazy is not None:
         with tab:
             row = table.set_index("model").loc[model]
             ece_text = render.ci(row["ece"], row["ci_low"], row["ci_high"])
-            render.chart(figures.reliability_diagram(reliability[model], model, sel.level, ece_text),
+            render.chart(calibration_figures.reliability_diagram(reliability[model], model, sel.level, ece_text),
                          f"reliability {model}")
             render.table(reliability[model], f"reliability table {model}")
     st.info("Selective prediction and the breakdown by task or group need every example in memory: this dataset is "
@@ -115,14 +116,14 @@ for tab, model in zip(st.tabs([literal(m) for m in models], key="cal_model_tab",
     with tab:
         res = per_model[model]
         ece_text = render.ci(res.ece.ece, res.ece.ci_low, res.ece.ci_high)
-        render.chart(figures.reliability_diagram(res.table, model, sel.level, ece_text), f"reliability {model}")
+        render.chart(calibration_figures.reliability_diagram(res.table, model, sel.level, ece_text), f"reliability {model}")
         render.table(res.table, f"reliability table {model}")
 
 st.subheader("Selective prediction")
 st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against the "
            f"fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} Wilson intervals. A well-ranked "
            "model's curve falls as coverage grows.")
-render.chart(figures.selective_curves({m: per_model[m].curve for m in models}, sel.level), "selective prediction")
+render.chart(calibration_figures.selective_curves({m: per_model[m].curve for m in models}, sel.level), "selective prediction")
 
 st.subheader("Breakdown")
 by = st.radio("Break ECE down by", ["task", "category", "group"], horizontal=True, key="cal_by")

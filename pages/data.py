@@ -3,10 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore.data import EvalDataError
-from evalcore.display import literal
-from evalcore.mapping import detect_kind, suggest_mapping
-from evalcore.schema import KINDS, ROLES
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
+from evalcore.data.mapping import detect_kind, suggest_mapping
+from evalcore.data.schema import KINDS, ROLES
 from pages.common import data_source as ds
 from pages.common import render, workspace_store
 from pages.common.navigation import ensure_app_navigation

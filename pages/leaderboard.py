@@ -3,11 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore import figures
-from evalcore.data import EvalDataError
-from evalcore.display import literal
-from evalcore.mcmc_diagnostics import ESS_MIN, RHAT_MAX, convergence_problems
-from evalcore.schema import BATTLES, LOG
+from evalcore.stats import figures
+from evalcore.leaderboard import figures as leaderboard_figures
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
+from evalcore.leaderboard.mcmc import ESS_MIN, RHAT_MAX, convergence_problems
+from evalcore.data.schema import BATTLES, LOG
 from pages.common import data_source as ds
 from pages.common import leaderboard_cache as lc
 from pages.common import render, selection
@@ -183,7 +184,7 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
         value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
     render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")
     render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
-    render.chart(figures.rank_probability_bars(probs, f"weighted score under the posterior · {shown_w}"),
+    render.chart(leaderboard_figures.rank_probability_bars(probs, f"weighted score under the posterior · {shown_w}"),
                  "posterior rank probabilities")
     render.table(probs, "posterior rank probabilities")
 
@@ -213,7 +214,7 @@ se_text = {"binomial": "binomial standard errors, tasks and models independent",
 st.caption(f"Each point is one weighting of the three categories (1% steps); its colour is the model with the best "
            f"weighted score. Gray: the top two are within {z:g} standard errors of their difference ({se_text}), "
            "too close to call.")
-render.chart(figures.ternary_figure(wmap), "task weighting map")
+render.chart(leaderboard_figures.ternary_figure(wmap), "task weighting map")
 p1, p2 = st.columns([1, 3])
 fmt = p1.radio("Publication version", ["png", "svg", "pdf"], format_func=str.upper, horizontal=True, key="lb_fmt")
 p2.download_button(f"Download the static map ({fmt.upper()}, python-ternary)", lc.static_map(map_key, fmt, wmap),

@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore import figures
-from evalcore.display import literal
-from evalcore.intervals import wilson_interval
-from evalcore.schema import BATTLES, SUMMARY
-from evalcore.summaries import mean_table
+from evalcore.stats import figures
+from evalcore.data.display import literal
+from evalcore.stats.intervals import wilson_interval
+from evalcore.data.schema import BATTLES, SUMMARY
+from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation

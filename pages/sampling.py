@@ -5,11 +5,13 @@ import pandas as pd
 import streamlit as st
 from scipy.stats import norm
 
-from evalcore import figures, sampling, sampling_figures
-from evalcore.annotation import read_labels
-from evalcore.data import EvalDataError
-from evalcore.display import literal
-from evalcore.schema import LOG
+from evalcore.stats import figures
+from evalcore.sampling import designs as sampling
+from evalcore.sampling import figures as sampling_figures
+from evalcore.sampling.annotation import read_labels
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
+from evalcore.data.schema import LOG
 from pages.common import data_source as ds
 from pages.common import render, selection
 from pages.common import sampling_cache as sc

@@ -3,14 +3,15 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore import figures
-from evalcore.features import numeric_columns
-from evalcore.data import EvalDataError
-from evalcore.display import literal
-from evalcore.holdout import summarize
-from evalcore.schema import LOG
-from evalcore.subgroups import REGRESSORS, fit_summary
-from evalcore.summaries import mean_table
+from evalcore.stats import figures
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.data.features import numeric_columns
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
+from evalcore.subgroups.holdout import summarize
+from evalcore.data.schema import LOG
+from evalcore.subgroups.estimates import REGRESSORS, fit_summary
+from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
 from pages.common import subgroup_summary
@@ -69,10 +70,10 @@ if data.lazy is not None:  # a dataset in the engine: the units and covariates c
     means = mean_table(rows, ["model"], sel.metric, sel.alpha).set_index("model")
     st.caption(f"{literal(model)}: overall {sel.metric} {render.ci(*means.loc[model, ['estimate', 'ci_low', 'ci_high']])}"
                f" ({level} interval; dotted line). The {min(PAGE_SIZE, len(one))} largest of {len(one)} subgroups.")
-    render.chart(figures.forest_plot(one.head(PAGE_SIZE), sel.level, overall=float(means.loc[model, "estimate"]),
+    render.chart(subgroups_figures.forest_plot(one.head(PAGE_SIZE), sel.level, overall=float(means.loc[model, "estimate"]),
                                      title=f"{model}: subgroup estimates"), f"forest {model}")
     st.subheader("Shrinkage")
-    render.chart(figures.shrinkage_plot(table), "shrinkage")
+    render.chart(subgroups_figures.shrinkage_plot(table), "shrinkage")
     render.table(table, "subgroup estimates")
     st.info("The holdout study, automatic subgroups and extra feature columns need every example in memory: this "
             "dataset is analysed in the engine, so the synthetic regression uses the confidence and proxy means with "
@@ -154,11 +155,11 @@ st.caption(f"{literal(model)}: overall {sel.metric} "
 if shown.empty:
     st.warning("No subgroup matches the filter.")
 else:
-    render.chart(figures.forest_plot(shown, sel.level, overall=float(overall["estimate"]), truth=truth,
+    render.chart(subgroups_figures.forest_plot(shown, sel.level, overall=float(overall["estimate"]), truth=truth,
                                      title=f"{model}: subgroup estimates"), f"forest {model}")
 
 st.subheader("Shrinkage")
-render.chart(figures.shrinkage_plot(table), "shrinkage")
+render.chart(subgroups_figures.shrinkage_plot(table), "shrinkage")
 render.table(table, "subgroup estimates")
 
 st.subheader("Holdout study: how much does EB help on this data?")
@@ -188,6 +189,6 @@ if truth is not None:
     for note in result.notes:
         st.info(literal(note), icon=":material/info:")
     render.table(result.summary, "holdout summary")
-    render.chart(figures.holdout_mse_chart(by_model), "holdout MSE ratios")
-    render.chart(figures.holdout_coverage_width(by_model, sel.level), "holdout coverage and width")
+    render.chart(subgroups_figures.holdout_mse_chart(by_model), "holdout MSE ratios")
+    render.chart(subgroups_figures.holdout_coverage_width(by_model, sel.level), "holdout coverage and width")
     render.table(result.units, "holdout per subgroup")

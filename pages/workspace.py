@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from evalcore.data import EvalDataError
-from evalcore.display import literal
+from evalcore.data.validation import EvalDataError
+from evalcore.data.display import literal
 from evalcore.workspace.access import may_change
 from pages.common import data_source as ds
 from pages.common import render, saved_analysis, workspace_store

@@ -7,6 +7,6 @@ need; :mod:`.poisson` is the paired Poisson bootstrap with hashed weights. The p
 ``calibration.calibration_by_model``, ``ppi.ppi_mean_by_model``).
 """
 
-from .scan import LazyLog, belongs_in_engine, duckdb_connection, is_lazy, scan
+from evalcore.engine.scan import LazyLog, belongs_in_engine, duckdb_connection, is_lazy, scan
 
 __all__ = ["LazyLog", "belongs_in_engine", "duckdb_connection", "is_lazy", "scan"]

@@ -5,7 +5,7 @@ r"""The small sufficient statistics the methods need, computed in the engine and
 * :func:`bucket_replicates`: the paired Poisson bootstrap of cell sums (:mod:`.poisson`);
 * :func:`calibration_bins`: per model and uniform confidence bin the count, :math:`\sum r`, :math:`\sum r^2` and
   :math:`\sum c(1-c)` of the residual :math:`r = y - c`, with the bins computed exactly as in memory
-  (:func:`evalcore.calibration.bin_index`), plus the bucket sums of :math:`r` for the bootstrap;
+  (:func:`evalcore.calibration.estimators.bin_index`), plus the bucket sums of :math:`r` for the bootstrap;
 * :func:`ppi_moments`: per model, labeled :math:`n, \sum y, \sum \hat y, \sum y^2, \sum \hat y^2, \sum y \hat y`
   and unlabeled :math:`N, \sum \hat y, \sum \hat y^2` for prediction-powered inference.
 """
@@ -17,8 +17,8 @@ import ibis.expr.types as ir
 import numpy as np
 import pandas as pd
 
-from .poisson import BUCKETS, bucket_sums, bucket_weights, replicate_totals
-from .scan import LazyLog
+from evalcore.engine.poisson import BUCKETS, bucket_sums, bucket_weights, replicate_totals
+from evalcore.engine.scan import LazyLog
 
 
 def cell_moments(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
@@ -42,7 +42,7 @@ def bucket_replicates(log: LazyLog, by: list[str], cells: pd.Index | pd.MultiInd
 
 def _uniform_bin(c: ir.FloatingValue, n_bins: int) -> ir.IntegerValue:
     """floor(c·M) capped at M - 1 and corrected by one where the float product rounds across an edge, as
-    :func:`evalcore.calibration.bin_index` does (the edges k / M are the same correctly rounded floats)."""
+    :func:`evalcore.calibration.estimators.bin_index` does (the edges k / M are the same correctly rounded floats)."""
     idx = ibis.least((c * n_bins).floor().cast("int64"), n_bins - 1)
     up = ((c >= (idx + 1).cast("float64") / n_bins) & (idx < n_bins - 1)).cast("int64")
     idx = idx + up
@@ -90,7 +90,7 @@ def ppi_moments(log: LazyLog, annotator: str, metric: str) -> pd.DataFrame:
 
 def unit_covariates(log: LazyLog, numeric: list[str]) -> tuple[pd.DataFrame | None, pd.Series]:
     """Per (model, group), over all rows: the means of the ``numeric`` roles (None if there are none) and the most
-    frequent task (the first in sort order among ties), as :func:`evalcore.subgroups.unit_features` uses them."""
+    frequent task (the first in sort order among ties), as :func:`evalcore.subgroups.estimates.unit_features` uses them."""
     t = log.table
     keys = ["model", "group"]
     means = None

@@ -3,7 +3,7 @@ database or an Ibis table expression (so PySpark, BigQuery, Snowflake and the ot
 :class:`LazyLog`: an Ibis expression whose columns are named after the roles, checked in the engine.
 
 Nothing is loaded into memory: validation is a few aggregate queries (value ranges, missing identities, the
-number of distinct models, tasks and groups within :class:`~evalcore.limits.ReadLimits`, duplicated (model, task,
+number of distinct models, tasks and groups within :class:`~evalcore.data.limits.ReadLimits`, duplicated (model, task,
 example) rows), and the methods later run their reductions on the same expression
 (:mod:`.reductions`, :mod:`.poisson`). Only per-example logs are supported (``model``, ``example_id`` and a
 ``correct`` or ``score`` metric; optional ``task``, ``category``, ``group``, ``confidence``, ``proxy``).
@@ -21,10 +21,10 @@ import ibis
 import ibis.expr.types as ir
 import pandas as pd
 
-from ..errors import EvalDataError, listed
-from ..limits import ReadLimits, env_number
-from ..mapping import check_mapping, detect_kind, with_overrides
-from ..schema import BATTLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
+from evalcore.errors import EvalDataError, listed
+from evalcore.data.limits import ReadLimits, env_number
+from evalcore.data.mapping import check_mapping, detect_kind, with_overrides
+from evalcore.data.schema import BATTLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
 
 #: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
 TEXT_ROLES = ("model", "example_id", "task", "category", "group")
@@ -225,7 +225,7 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     kind = detect_kind(r for r in suggested.values() if r is not None)
     if kind == SUMMARY:
         raise EvalDataError(f"{name}: a leaderboard summary (model, task, n, n_correct) is small: read it in memory "
-                            "(evalcore.data.load_eval_log) rather than in the engine.")
+                            "(evalcore.data.validation.load_eval_log) rather than in the engine.")
     if kind == LOG:
         suggested = with_overrides(columns, overrides, LOG)
     mapping = {c: r for c, r in suggested.items() if r is not None}

@@ -3,11 +3,11 @@
 One module per tool (:mod:`.inspect` Inspect AI, :mod:`.lm_eval` lm-evaluation-harness, :mod:`.helm` HELM,
 :mod:`.promptfoo`, :mod:`.openai_evals` OpenAI evals, :mod:`.pairwise` AlpacaEval and MT-Bench judgments);
 :mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks several files.
-Most users call :func:`evalcore.data.load_eval_log` / :func:`evalcore.data.load_eval_logs`, which use these.
+Most users call :func:`evalcore.data.validation.load_eval_log` / :func:`evalcore.data.validation.load_eval_logs`, which use these.
 """
 
-from .base import Imported, LogFile
-from .combine import RawLog, read_logs
-from .detect import expand, tool_of, tools
+from evalcore.importers.base import Imported, LogFile
+from evalcore.importers.combine import RawLog, read_logs
+from evalcore.importers.detect import expand, tool_of, tools
 
 __all__ = ["Imported", "LogFile", "RawLog", "expand", "read_logs", "tool_of", "tools"]

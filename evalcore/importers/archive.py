@@ -1,6 +1,6 @@
 """Bounded reading of zip archives (a zipped run folder, Inspect's ``.eval`` logs) and of folders.
 
-Every byte a member or file expands to counts against the load's :class:`~evalcore.limits.Budget`
+Every byte a member or file expands to counts against the load's :class:`~evalcore.data.limits.Budget`
 (``max_bytes`` for all the files of one load together): the members to read are refused together when the sizes
 the zip states add up to more than the room left, and each member is then read in chunks of :data:`CHUNK` bytes,
 so that a member whose stated size lies costs no more than the room left either. (``ZipFile.read`` would
@@ -17,10 +17,10 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..compression import decompress
-from ..errors import EvalDataError
-from ..limits import Budget
-from .base import LogFile
+from evalcore.data.compression import decompress
+from evalcore.errors import EvalDataError
+from evalcore.data.limits import Budget
+from evalcore.importers.base import LogFile
 
 MAX_MEMBERS = 10_000
 #: bytes read from a member at a time
@@ -92,7 +92,7 @@ def members(archive: zipfile.ZipFile, name: str, budget: Budget, infos: list[zip
 
 
 def expanded(data: bytes, name: str, budget: Budget) -> bytes:
-    """``data`` decompressed (:func:`~evalcore.compression.decompress`) within ``budget`` and counted against it,
+    """``data`` decompressed (:func:`~evalcore.data.compression.decompress`) within ``budget`` and counted against it,
     errors naming the file ``name``."""
     try:
         data = decompress(data, budget)

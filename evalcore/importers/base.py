@@ -4,7 +4,7 @@ An importer turns the files one evaluation tool wrote into a *raw canonical tabl
 named after evalcore's roles (``model``, ``example_id``, ``task``, ``repeat``, ``correct`` / ``score``,
 ``confidence``, ``proxy`` ... for a log; ``model_a``, ``model_b``, ``outcome``, ``judge`` for battles; ``model``,
 ``task``, ``category``, ``n``, ``n_correct`` for a summary), with values as the tool wrote them (converted to
-numbers where the tool's documentation says how). :func:`evalcore.data.validate` then checks it like any table.
+numbers where the tool's documentation says how). :func:`evalcore.data.validation.validate` then checks it like any table.
 An importer never computes a statistic; it counts what it leaves out and says why in ``notes``.
 """
 
@@ -18,9 +18,9 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-from ..errors import EvalDataError
-from ..limits import Budget, ReadLimits
-from ..reading import refuse_long_lines
+from evalcore.errors import EvalDataError
+from evalcore.data.limits import Budget, ReadLimits
+from evalcore.data.reading import refuse_long_lines
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Imported:
     """What an importer made of some files: a raw canonical table of one shape, with notes for the report."""
 
     frame: pd.DataFrame
-    kind: str                      # "log", "summary" or "battles" (evalcore.schema)
+    kind: str                      # "log", "summary" or "battles" (evalcore.data.schema)
     tool: str                      # e.g. "Inspect AI"
     files: tuple[str, ...]         # the file names it read
     notes: list[str] = field(default_factory=list)

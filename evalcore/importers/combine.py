@@ -15,13 +15,13 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..errors import EvalDataError, listed
-from ..limits import ReadLimits
-from ..mapping import detect_kind, with_overrides
-from ..reading import Source
-from ..schema import BATTLES, LOG, SUMMARY
-from .base import Imported
-from .detect import TABLE, NamedSource, describe, expand, import_files
+from evalcore.errors import EvalDataError, listed
+from evalcore.data.limits import ReadLimits
+from evalcore.data.mapping import detect_kind, with_overrides
+from evalcore.data.reading import Source
+from evalcore.data.schema import BATTLES, LOG, SUMMARY
+from evalcore.importers.base import Imported
+from evalcore.importers.detect import TABLE, NamedSource, describe, expand, import_files
 
 #: the columns that identify a row of each shape; rows that agree on them are the same row
 KEYS = {LOG: ("model", "task", "example_id", "repeat"), SUMMARY: ("model", "task")}
@@ -43,7 +43,7 @@ class RawLog:
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
               limits: ReadLimits | None = None) -> RawLog:
     """The raw table of ``sources``; ``mapping`` names the roles of plain tables' columns when several files
-    are combined (a single plain table is mapped later, by :func:`evalcore.data.validate`)."""
+    are combined (a single plain table is mapped later, by :func:`evalcore.data.validation.validate`)."""
     limits = limits or ReadLimits.from_env()
     files = expand(list(sources), limits)
     imported = import_files(files, limits)

@@ -15,14 +15,14 @@ from types import ModuleType
 from typing import Iterable, Union
 
 
-from ..compression import decompress
-from ..errors import EvalDataError, listed
-from ..limits import Budget, ReadLimits
-from ..reading import Source, read_bytes, read_table
-from .archive import folder_files, is_office_document, is_zip, zip_members
-from .base import Imported, LogFile
+from evalcore.data.compression import decompress
+from evalcore.errors import EvalDataError, listed
+from evalcore.data.limits import Budget, ReadLimits
+from evalcore.data.reading import Source, read_bytes, read_table
+from evalcore.importers.archive import folder_files, is_office_document, is_zip, zip_members
+from evalcore.importers.base import Imported, LogFile
 
-#: the tool modules, most specific first (imported on first use, so that importing evalcore.data stays light)
+#: the tool modules, most specific first (imported on first use, so that importing evalcore.data.validation stays light)
 TOOL_MODULES = ("inspect", "lm_eval", "helm", "promptfoo", "openai_evals", "pairwise")
 #: a source with the name it had (an upload's file name): the name matters to some formats
 NamedSource = tuple[str, Union[bytes, bytearray, memoryview]]
@@ -31,7 +31,7 @@ TABLE = "table"
 
 
 def expand(sources: Iterable[Source | NamedSource], limits: ReadLimits) -> list[LogFile]:
-    """The files of ``sources``, decompressed, within one :class:`~evalcore.limits.Budget` of ``limits`` for all
+    """The files of ``sources``, decompressed, within one :class:`~evalcore.data.limits.Budget` of ``limits`` for all
     of them (and for what their importers read later, such as an Inspect ``.eval`` log's members); a folder gives
     its files, a zip (other than an Inspect ``.eval`` log, which its importer reads whole) its members."""
     budget = Budget(limits)

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import EvalDataError
-from .base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
+from evalcore.errors import EvalDataError
+from evalcore.importers.base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
 
 TOOL = "HELM"
 STATS = "per_instance_stats.json"

@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import EvalDataError
-from .archive import files_of, has_member, is_zip, members, open_zip
-from .base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
+from evalcore.errors import EvalDataError
+from evalcore.importers.archive import files_of, has_member, is_zip, members, open_zip
+from evalcore.importers.base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
 
 TOOL = "Inspect AI"
 _VALUES = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "correct": 1.0, "incorrect": 0.0, "partial": 0.5,

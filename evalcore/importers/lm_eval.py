@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import EvalDataError
-from .base import Imported, LogFile, field_of, json_lines, as_number, left_out_note, optional, parse_json
+from evalcore.errors import EvalDataError
+from evalcore.importers.base import Imported, LogFile, field_of, json_lines, as_number, left_out_note, optional, parse_json
 
 TOOL = "lm-evaluation-harness"
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")

@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import EvalDataError
-from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
+from evalcore.errors import EvalDataError
+from evalcore.importers.base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
 
 TOOL = "OpenAI evals"
 _SPEC_LINE = re.compile(rb'^\s*\{\s*"(spec|final_report)"\s*:\s*\{')

@@ -39,8 +39,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..errors import EvalDataError
-from .base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
+from evalcore.errors import EvalDataError
+from evalcore.importers.base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
 
 TOOL = "AlpacaEval / MT-Bench"
 ALPACA_EVAL = "AlpacaEval"

@@ -43,9 +43,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import EvalDataError
-from .base import (Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json,
-                   refuse_long_lines_of)
+from evalcore.errors import EvalDataError
+from evalcore.importers.base import (
+    Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json, refuse_long_lines_of,
+)
 
 TOOL = "promptfoo"
 

@@ -4,7 +4,7 @@
 sentences, written from the numbers), :mod:`.html` (assembly and provenance). :func:`build_report` runs them.
 """
 
-from .build import FileRecord, Provenance, Report, build_report, file_records
-from .sections import Settings
+from evalcore.report.build import FileRecord, Provenance, Report, build_report, file_records
+from evalcore.report.sections import Settings
 
 __all__ = ["FileRecord", "Provenance", "Report", "Settings", "build_report", "file_records"]

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data import report_of
-from ..errors import EvalDataError
-from ..engine import LazyLog, is_lazy
-from ..schema import BATTLES
-from . import engine_sections
-from . import html as html_layer
-from . import sections as sec
-from .summary import sentences
+from evalcore.data.validation import report_of
+from evalcore.errors import EvalDataError
+from evalcore.engine import LazyLog, is_lazy
+from evalcore.data.schema import BATTLES
+from evalcore.report import engine_sections
+from evalcore.report import html as html_layer
+from evalcore.report import sections as sec
+from evalcore.report.summary import sentences
 
 #: (key, title, function, what the log needs for it)
 SECTIONS = (
@@ -109,7 +109,7 @@ def file_records(sources: Iterable[str | Path | tuple[str, bytes]]) -> tuple[Fil
 def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
                  title: str = "Evaluation report",
                  progress: Callable[[int, int, str], None] | None = None, scope: str = "") -> Report:
-    """The report of a validated log (:func:`evalcore.data.load_eval_logs`), or of rows of one (``scope`` says
+    """The report of a validated log (:func:`evalcore.data.validation.load_eval_logs`), or of rows of one (``scope`` says
     which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()

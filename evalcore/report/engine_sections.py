@@ -2,22 +2,26 @@
 (:class:`evalcore.engine.LazyLog`): the same tables from the engine's reductions, where the in-memory sections need
 every example (selective prediction, the stratified plan's per-example strata, bootstraps of per-example ESS).
 
-* calibration: :func:`evalcore.calibration.calibration_by_model` and reliability diagrams from the engine's bin sums;
+* calibration: :func:`evalcore.calibration.estimators.calibration_by_model` and reliability diagrams from the engine's bin sums;
   no selective-prediction curve (it needs every example sorted by confidence);
-* labeling budget: :func:`evalcore.sampling.design_efficiency_of_log` for the top model at a few budgets;
-* AI-assisted evaluation: :func:`evalcore.ppi.ppi_mean_by_model` (PPI++ from moments) next to the classical means;
-* battles: :func:`evalcore.bradley_terry.bradley_terry_of_log` from per-pair statistics.
+* labeling budget: :func:`evalcore.sampling.designs.design_efficiency_of_log` for the top model at a few budgets;
+* AI-assisted evaluation: :func:`evalcore.ppi.means.ppi_mean_by_model` (PPI++ from moments) next to the classical means;
+* battles: :func:`evalcore.ppi.bradley_terry.bradley_terry_of_log` from per-pair statistics.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from .. import autoeval, calibration, figures, sampling
-from ..bradley_terry import bradley_terry_of_log
-from ..engine import LazyLog
-from ..figures import percent
-from .sections import RELIABILITY_FIGURES, Section, Settings, models_of
+from evalcore.ppi import autoeval
+from evalcore.calibration import estimators as calibration
+from evalcore.stats import figures
+from evalcore.calibration import figures as calibration_figures
+from evalcore.sampling import designs as sampling
+from evalcore.ppi.bradley_terry import bradley_terry_of_log
+from evalcore.engine import LazyLog
+from evalcore.stats.figures import percent
+from evalcore.report.sections import RELIABILITY_FIGURES, Section, Settings, models_of
 
 #: budgets of the labeling plan, as fractions of the pool
 BUDGET_SHARES = (0.001, 0.005, 0.01, 0.05)
@@ -34,7 +38,7 @@ def calibration_section(log: LazyLog, s: Settings) -> Section | None:
         mean_confidence=(totals["conf"] / totals["n"]).reindex(ece["model"]).to_numpy(),
         accuracy=(totals["correct"] / totals["n"]).reindex(ece["model"]).to_numpy())
     table = table.sort_values("ece", ascending=False, ignore_index=True)
-    figs = [figures.reliability_diagram(tables[m], m, s.level, ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")
+    figs = [calibration_figures.reliability_diagram(tables[m], m, s.level, ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")
             for m in table["model"].head(RELIABILITY_FIGURES)]
     worst = table.iloc[0]
     return Section(

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from .. import __version__
+from evalcore import __version__
 
 #: rows of one table shown in the page (all rows are in the embedded data)
 MAX_ROWS = 60

@@ -16,14 +16,20 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .. import aggregate, autoeval, calibration, figures, sampling
-from ..figures import percent
-from ..intervals import wilson_interval
-from ..engine import LazyLog, is_lazy
-from ..repeats import per_example
-from ..schema import BATTLES, LOG, SUMMARY
-from ..subgroups import empirical_bayes
-from ..summaries import mean_table
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.ppi import autoeval
+from evalcore.calibration import estimators as calibration
+from evalcore.stats import figures
+from evalcore.calibration import figures as calibration_figures
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.sampling import designs as sampling
+from evalcore.stats.figures import percent
+from evalcore.stats.intervals import wilson_interval
+from evalcore.engine import LazyLog, is_lazy
+from evalcore.data.repeats import per_example
+from evalcore.data.schema import BATTLES, LOG, SUMMARY
+from evalcore.subgroups.estimates import empirical_bayes
+from evalcore.stats.summaries import mean_table
 
 #: subgroups drawn in the forest plot (the largest ones); the table keeps every subgroup
 FOREST_GROUPS = 30
@@ -92,7 +98,7 @@ def _quietly(fn, *args, **kwargs):
 
 # ------------------------------------------------------------------------------------------------ accuracy
 def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Mean metric per model (:func:`evalcore.summaries.mean_table`; a summary's pooled counts with Wilson)."""
+    """Mean metric per model (:func:`evalcore.stats.summaries.mean_table`; a summary's pooled counts with Wilson)."""
     if kind == BATTLES:
         return None
     if kind == SUMMARY:
@@ -126,7 +132,7 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 
 # ------------------------------------------------------------------------------------------------ leaderboard
 def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Bootstrap leaderboard, rank intervals and Bonferroni pairwise differences (:mod:`evalcore.aggregate`)."""
+    """Bootstrap leaderboard, rank intervals and Bonferroni pairwise differences (:mod:`evalcore.leaderboard.bootstrap`)."""
     if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and metric_of(log) != "correct"):
         return None
     board, notes = _quietly(aggregate.leaderboard, log, level=s.level, n_boot=s.n_boot, seed=s.seed)
@@ -165,7 +171,7 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 
 # ------------------------------------------------------------------------------------------------ subgroups
 def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) -> Section | None:
-    """Empirical Bayes and direct estimates per (model, group) (:func:`evalcore.subgroups.empirical_bayes`)."""
+    """Empirical Bayes and direct estimates per (model, group) (:func:`evalcore.subgroups.estimates.empirical_bayes`)."""
     metric = metric_of(log) if kind == LOG else None
     if metric is None or "group" not in log or len(_labeled_groups(log, metric)) < 2:
         return None
@@ -174,7 +180,7 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
     mine = table[table["model"].astype(str) == model].sort_values("n", ascending=False, ignore_index=True)
     means = mean_table(log, ["model"], metric, s.alpha)
     overall = float(means.loc[means["model"].astype(str) == model, "estimate"].iloc[0])
-    fig = figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=overall,
+    fig = subgroups_figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=overall,
                               title=f"{model}: subgroups (the {min(FOREST_GROUPS, len(mine))} largest)",
                               direct_interval="Wilson" if metric == "correct" else "Student-t")
     width = mine["eb_high"] - mine["eb_low"]
@@ -222,9 +228,9 @@ def calibration_section(log: pd.DataFrame, kind: str, s: Settings) -> Section | 
     table = pd.DataFrame(results).sort_values("ece", ascending=False, ignore_index=True)
     worst = table.iloc[0]
     shown = list(table["model"].head(RELIABILITY_FIGURES))
-    figs = [figures.reliability_diagram(tables[m], m, s.level,
+    figs = [calibration_figures.reliability_diagram(tables[m], m, s.level,
                                         ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}") for m in shown]
-    figs.append(figures.selective_curves({m: curves[m] for m in table["model"].tail(SELECTIVE_MODELS)}, s.level))
+    figs.append(calibration_figures.selective_curves({m: curves[m] for m in table["model"].tail(SELECTIVE_MODELS)}, s.level))
     return Section(
         "calibration", "Calibration",
         f"Does each model's confidence mean what it says? Expected calibration error (ECE, {s.n_bins} equal-width "
@@ -242,7 +248,7 @@ def calibration_section(log: pd.DataFrame, kind: str, s: Settings) -> Section | 
 
 # ------------------------------------------------------------------------------------------------ labeling budget
 def labeling(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) -> Section | None:
-    """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling`)."""
+    """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling.designs`)."""
     if kind != LOG:
         return None
     source = next((c for c in ("proxy", "confidence") if c in log and log[c].notna().all()), None)

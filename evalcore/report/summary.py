@@ -7,8 +7,8 @@ Each sentence carries its interval; names from the data stay plain text (the HTM
 
 from __future__ import annotations
 
-from ..figures import percent
-from .sections import Section, Settings
+from evalcore.stats.figures import percent
+from evalcore.report.sections import Section, Settings
 
 
 def _ci(facts: dict, digits: int = 3) -> str:

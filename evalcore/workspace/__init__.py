@@ -4,6 +4,6 @@
 :mod:`.workspace` (the :class:`Workspace` API).
 """
 
-from .workspace import AnalysisRecord, DatasetRecord, Workspace
+from evalcore.workspace.workspace import AnalysisRecord, DatasetRecord, Workspace
 
 __all__ = ["AnalysisRecord", "DatasetRecord", "Workspace"]

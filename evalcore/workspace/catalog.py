@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import EvalDataError
-from .access import canonical
-from .storage import probe, storage_problem
+from evalcore.errors import EvalDataError
+from evalcore.workspace.access import canonical
+from evalcore.workspace.storage import probe, storage_problem
 
 BUSY_TIMEOUT_MS = 30_000
 SCHEMA_VERSION = 1

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import EvalDataError
-from . import catalog
-from .access import canonical, team_member
+from evalcore.errors import EvalDataError
+from evalcore.workspace import catalog
+from evalcore.workspace.access import canonical, team_member
 
 #: how long a sign-out without an ``exp`` claim is remembered: Streamlit's auth cookie lives 30 days
 REMEMBER_SECONDS = 30 * 24 * 3600

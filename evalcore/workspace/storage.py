@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import EvalDataError
+from evalcore.errors import EvalDataError
 
 _REPORT_KEY = b"evalcore.report"
 #: seconds a file no catalog row refers to is left alone: its writer may still be at work
@@ -157,7 +157,7 @@ def load(root: Path, key: str) -> pd.DataFrame:
     if report:
         frame.attrs["report"] = json.loads(report)
         return frame
-    from ..data import validate  # a log saved through the engine (add_log): validated on its first load
+    from evalcore.data.validation import validate
 
     return validate(frame)
 

@@ -24,11 +24,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..data import load_eval_log, report_of
-from ..engine import LazyLog, scan
-from ..errors import EvalDataError
-from . import access, catalog, storage
-from .access import canonical
+from evalcore.data.validation import load_eval_log, report_of
+from evalcore.engine import LazyLog, scan
+from evalcore.errors import EvalDataError
+from evalcore.workspace import access, catalog, storage
+from evalcore.workspace.access import canonical
 
 ID_BYTES = 24  # 192 bits
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore import autoeval, ppi, ppi_curves
-from evalcore.bradley_terry import bradley_terry_of_log
-from evalcore.sampling import kmeans_strata
+from evalcore.ppi import autoeval
+from evalcore.ppi import means as ppi
+from evalcore.ppi import curves as ppi_curves
+from evalcore.ppi.bradley_terry import bradley_terry_of_log
+from evalcore.sampling.designs import kmeans_strata
 
 from .store import cached, compute_with_progress
 

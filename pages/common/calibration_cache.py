@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evalcore import calibration as cal
-from evalcore.summaries import mean_table
+from evalcore.calibration import estimators as cal
+from evalcore.stats.summaries import mean_table
 
 from .store import cached, compute_with_progress
 

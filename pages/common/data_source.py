@@ -1,7 +1,7 @@
 """Which data the session works on: a built-in demo or the session's own upload.
 
 The uploaded bytes live in this session's ``st.session_state`` only. They are read and validated in a separate
-worker process whose memory and time are bounded (:mod:`evalcore.sandbox`), so a hostile file cannot starve other
+worker process whose memory and time are bounded (:mod:`evalcore.data.sandbox`), so a hostile file cannot starve other
 sessions. Outcomes (the canonical frame, or what is wrong with the file) are cached process-wide keyed by the
 sha256 digest of the bytes plus the column mapping (never by file name), so another session can only ever receive
 a frame for bytes it uploaded itself. Cached frames are shared objects: read-only.
@@ -16,14 +16,14 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from evalcore import demo
-from evalcore.data import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, validate
-from evalcore.display import literal
+from evalcore.demo import synthetic as demo
+from evalcore.data.validation import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, validate
+from evalcore.data.display import literal
 from evalcore.engine import LazyLog
-from evalcore.limits import ReadLimits, env_number
-from evalcore.reading import read_table
-from evalcore.repeats import has_repeats, per_example
-from evalcore.sandbox import run_bounded
+from evalcore.data.limits import ReadLimits, env_number
+from evalcore.data.reading import read_table
+from evalcore.data.repeats import has_repeats, per_example
+from evalcore.data.sandbox import run_bounded
 
 from .store import cached
 
@@ -46,7 +46,7 @@ class ActiveData:
     """The validated data of this session and the key that identifies its content.
 
     ``frame`` is what every view analyses: with repeated samples, one row per (model, example) holding the mean
-    over its samples (:func:`evalcore.repeats.per_example`); ``samples`` is the validated log as loaded."""
+    over its samples (:func:`evalcore.data.repeats.per_example`); ``samples`` is the validated log as loaded."""
 
     key: str
     label: str
@@ -87,7 +87,7 @@ def demo_frame(name: str) -> pd.DataFrame:
     if name == "synthetic":
         return validate(demo.synthetic_benchmark(seed=0).log)
     if name == "sklearn":
-        from evalcore import demo_sklearn  # scikit-learn is imported only when this demo is chosen
+        from evalcore.demo import sklearn_models as demo_sklearn
 
         return validate(demo_sklearn.sklearn_models(seed=0))
     if name == "battles":

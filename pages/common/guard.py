@@ -26,7 +26,7 @@ import sys
 import types
 from typing import Any
 
-from evalcore.limits import MB, env_number
+from evalcore.data.limits import MB, env_number
 
 from . import sign_in
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalcore import aggregate, bayes, publication
-from evalcore.summaries import summary_from_log
-from evalcore.weighting import ternary_winner_map, weighted_scores
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.leaderboard import bayes
+from evalcore.leaderboard import publication
+from evalcore.stats.summaries import summary_from_log
+from evalcore.leaderboard.weighting import ternary_winner_map, weighted_scores
 
 from .store import cached
 
@@ -25,13 +27,13 @@ NORMALIZATIONS = {"raw": "raw accuracy", "observed": "normalized: observed minâ€
 
 
 def _norm_args(norm: str, bounds: tuple) -> dict:
-    """``normalized`` / ``bounds`` arguments of :func:`evalcore.aggregate.leaderboard` for a ``norm`` choice."""
+    """``normalized`` / ``bounds`` arguments of :func:`evalcore.leaderboard.bootstrap.leaderboard` for a ``norm`` choice."""
     chosen = {"chance": {t: (lo, hi) for t, lo, hi in bounds}, "bootstrap": "bootstrap"}
     return {"normalized": norm != "raw", "bounds": chosen.get(norm)}
 
 
 def prior_spec(prior: tuple) -> dict | None:
-    """The ``prior`` argument of :func:`evalcore.bayes.fit` for a tuple of per-model truncated-normal rows."""
+    """The ``prior`` argument of :func:`evalcore.leaderboard.bayes.fit` for a tuple of per-model truncated-normal rows."""
     if not prior:
         return None
     return {"alpha": {m: (am, asd) for m, am, asd, _, _ in prior},

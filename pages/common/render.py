@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from evalcore.display import literal
-from evalcore.export import csv_bytes
+from evalcore.data.display import literal
+from evalcore.data.export import csv_bytes
 
 CHART_FORMAT = "chart_format"  # "png" or "svg": what each chart's camera button downloads
 FORMATS = {"png": "PNG", "svg": "SVG"}

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore import sampling
-from evalcore.reading import EvalDataError
-from evalcore.features import fill_missing
-from evalcore.proxy import calibrate_crossfit, check_proxy
+from evalcore.sampling import designs as sampling
+from evalcore.data.reading import EvalDataError
+from evalcore.data.features import fill_missing
+from evalcore.sampling.proxy import calibrate_crossfit, check_proxy
 
 from .store import cached, compute_with_progress
 
@@ -28,10 +28,10 @@ DESIGNS = {"srs": "simple random sample", "proportional": "stratified, proportio
 def pool(key: tuple, model: str, task: str | None, source: str, seed: int, features: tuple[str, ...],
          _rows: pd.DataFrame) -> pd.DataFrame:
     """One row per example of ``model`` (and ``task``): example_id, z (0/1 label or NaN), proxy, group, and the
-    ``features`` columns (the selection's default features, :func:`evalcore.features.default_features`).
+    ``features`` columns (the selection's default features, :func:`evalcore.data.features.default_features`).
 
     ``source="calibrated"`` calibrates the confidence on the rows that already have a label, cross-fitted
-    (:func:`evalcore.proxy.calibrate_crossfit`): no example's calibrated value uses its own label.
+    (:func:`evalcore.sampling.proxy.calibrate_crossfit`): no example's calibrated value uses its own label.
     """
     rows = _rows[_rows["model"] == model]
     if task is not None:
@@ -54,7 +54,7 @@ def pool(key: tuple, model: str, task: str | None, source: str, seed: int, featu
 @cached("Stratifying the pool...")
 def strata(key: tuple, basis: str, n_strata: int, seed: int, _pool: pd.DataFrame) -> np.ndarray:
     """Stratum labels: exact 1-D k-means on the proxy, k-means on the feature columns (missing values filled by
-    :func:`evalcore.features.fill_missing`), or the existing groups."""
+    :func:`evalcore.data.features.fill_missing`), or the existing groups."""
     if basis == "features":
         columns = [c for c in _pool.columns if c not in ("example_id", "z", "proxy", "group")]
         return sampling.feature_strata(fill_missing(_pool[columns]).to_numpy(dtype=float), n_strata, seed=seed,
@@ -96,7 +96,7 @@ def efficiency(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], _
 def efficiency_range(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], _pool: pd.DataFrame,
                      _strata: np.ndarray) -> pd.DataFrame:
     """Relative efficiency per design: assuming a calibrated proxy, and its range over the recalibration family
-    of :func:`evalcore.sampling.efficiency_range`."""
+    of :func:`evalcore.sampling.designs.efficiency_range`."""
     return sampling.efficiency_range(_pool["proxy"].to_numpy(), list(budgets), n_strata=n_strata, seed=seed,
                                      strata=_strata)
 
@@ -134,7 +134,7 @@ def monte_carlo(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], 
 @cached("Planning the designs in the engine...")
 def in_engine(key: tuple, model: str, proxy: str, n_strata: int, _log) -> pd.DataFrame:
     """Predicted relative efficiency of the designs over budgets from 2 labels per stratum to half the pool, for one
-    model of a log in the engine (:func:`evalcore.sampling.design_efficiency_of_log`)."""
+    model of a log in the engine (:func:`evalcore.sampling.designs.design_efficiency_of_log`)."""
     pool = _log.where(_log.table.model == model).n_rows
     budgets = np.unique(np.geomspace(max(2 * n_strata, 2), max(pool // 2, 2 * n_strata + 1), 15).astype(int))
     return sampling.design_efficiency_of_log(_log, model, [int(b) for b in budgets if b <= pool], proxy, n_strata)

@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.state import get_session_state
 
-from evalcore.display import literal
+from evalcore.data.display import literal
 from evalcore.errors import EvalDataError
 from evalcore.workspace import AnalysisRecord
 

@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.engine import is_lazy
-from evalcore.figures import percent
-from evalcore.schema import BATTLES, LOG, SUMMARY
+from evalcore.stats.figures import percent
+from evalcore.data.schema import BATTLES, LOG, SUMMARY
 
 from .data_source import ActiveData
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.display import literal
+from evalcore.data.display import literal
 from evalcore.workspace.identity import SignOuts, Team, Verdict, judge
 
 

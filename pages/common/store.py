@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from evalcore.limits import MB, env_number
+from evalcore.data.limits import MB, env_number
 
 _MISSING = object()
 

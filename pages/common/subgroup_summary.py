@@ -1,14 +1,15 @@
 """The Subgroups page's view of an uploaded per-subgroup summary (group, estimate, se): robust empirical Bayes
-estimates as the R package ``ebci`` computes them (:mod:`evalcore.area_summary`), with the page's forest plot."""
+estimates as the R package ``ebci`` computes them (:mod:`evalcore.subgroups.area`), with the page's forest plot."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from evalcore import figures
-from evalcore.area_summary import ROLES, REQUIRED, WEIGHTS, area_summary, suggest_roles
-from evalcore.display import literal
+from evalcore.stats import figures
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.subgroups.area import ROLES, REQUIRED, WEIGHTS, area_summary, suggest_roles
+from evalcore.data.display import literal
 from evalcore.errors import EvalDataError
 
 from . import data_source as ds
@@ -113,6 +114,6 @@ def show() -> None:
         st.warning("No subgroup matches the filter.")
     else:
         title = f"{model}: subgroup estimates" if model is not None else "Subgroup estimates"
-        render.chart(figures.forest_plot(shown, level, title=title, direct_interval="normal"),
+        render.chart(subgroups_figures.forest_plot(shown, level, title=title, direct_interval="normal"),
                      f"summary forest {model or ''}")
     render.table(result.table, "summary subgroup estimates")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalcore.area_summary import AreaEstimates, AreaSummary, area_estimates
-from evalcore.clustering import auto_groups
+from evalcore.subgroups.area import AreaEstimates, AreaSummary, area_estimates
+from evalcore.subgroups.clustering import auto_groups
 from evalcore.errors import EvalDataError
-from evalcore.features import FeatureScreen, screen_features
-from evalcore.holdout import HoldoutResult, holdout_study
-from evalcore.subgroups import empirical_bayes
+from evalcore.data.features import FeatureScreen, screen_features
+from evalcore.subgroups.holdout import HoldoutResult, holdout_study
+from evalcore.subgroups.estimates import empirical_bayes
 
 from .data_source import read_upload
 from .store import cached, compute_with_progress

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.data import validate
-from evalcore.summaries import mean_table
+from evalcore.data.validation import validate
+from evalcore.stats.summaries import mean_table
 from evalcore.workspace import Workspace
 from pages.common.report_cache import Built
 from pages.common.store import store
@@ -62,7 +62,7 @@ def test_data_and_models_pages_work_in_the_engine(opened):
 
 
 def test_the_labeling_page_plans_designs_in_the_engine(opened):
-    from evalcore.sampling import design_efficiency_of_log
+    from evalcore.sampling.designs import design_efficiency_of_log
 
     at, frame, _ = opened
     at.switch_page("pages/sampling.py")
@@ -78,7 +78,7 @@ def test_the_labeling_page_plans_designs_in_the_engine(opened):
 
 
 def test_the_leaderboard_page_works_in_the_engine(opened):
-    from evalcore import aggregate
+    from evalcore.leaderboard import bootstrap as aggregate
 
     at, frame, _ = opened
     goto(at, "leaderboard")
@@ -93,7 +93,7 @@ def test_the_leaderboard_page_works_in_the_engine(opened):
 
 
 def test_the_calibration_page_works_in_the_engine(opened):
-    from evalcore import calibration
+    from evalcore.calibration import estimators as calibration
 
     at, frame, _ = opened
     goto(at, "calibration")
@@ -109,7 +109,7 @@ def test_the_calibration_page_works_in_the_engine(opened):
 
 
 def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
-    from evalcore.subgroups import empirical_bayes
+    from evalcore.subgroups.estimates import empirical_bayes
 
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
@@ -130,7 +130,7 @@ def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
 
 
 def test_the_ai_assisted_page_works_in_the_engine(tmp_path, monkeypatch):
-    from evalcore.ppi import ppi_mean_by_model
+    from evalcore.ppi.means import ppi_mean_by_model
 
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
@@ -168,7 +168,7 @@ def test_the_report_page_builds_the_report_in_the_engine(opened):
 
 
 def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
-    from evalcore.demo import pairwise_battles
+    from evalcore.demo.synthetic import pairwise_battles
 
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
@@ -185,7 +185,7 @@ def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
     at.run()
     assert_no_exception(at)
     coefficients = at.dataframe[0].value.set_index("model")
-    from evalcore.bradley_terry import bradley_terry_of_log
+    from evalcore.ppi.bradley_terry import bradley_terry_of_log
 
     expected = bradley_terry_of_log(validate(battles), alpha=0.1).set_index("model")
     np.testing.assert_allclose(coefficients.loc[expected.index, "coefficient"], expected["coefficient"], atol=1e-9)

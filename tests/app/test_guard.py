@@ -12,7 +12,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from evalcore.limits import MB
+from evalcore.data.limits import MB
 from pages.common import guard
 
 

@@ -3,7 +3,7 @@
 A log whose model, task, group and category names (and file name) are Markdown, HTML, LaTeX, Streamlit directives,
 emoji shortcodes, image links and spreadsheet formulas is uploaded through the Data page and every page is visited.
 What the pages send to the browser is checked as sent: Markdown bodies and labels carry the escaped names
-(``evalcore.display.literal``), never the raw ones; plotly figures carry no raw name; every CSV payload served by a
+(``evalcore.data.display.literal``), never the raw ones; plotly figures carry no raw name; every CSV payload served by a
 download button has no cell or header a spreadsheet would read as a formula.
 """
 
@@ -17,8 +17,8 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from benchmarks.hostile import names_log
-from evalcore.display import WORD_JOINER, literal, plotly_literal
-from evalcore.export import neutralize
+from evalcore.data.display import WORD_JOINER, literal, plotly_literal
+from evalcore.data.export import neutralize
 from test_pages import assert_no_exception, csv_bytes, open_app, shown, upload
 
 MODELS = ['=HYPERLINK("http://example.invalid/")', "**bold** <b>m</b>", "+1+1 :red[red] :smile:", "@SUM(1) $x$"]

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore import demo
-from evalcore.data import validate
-from evalcore.display import WORD_JOINER
+from evalcore.demo import synthetic as demo
+from evalcore.data.validation import validate
+from evalcore.data.display import WORD_JOINER
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -82,7 +82,7 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def shown(markdown: str) -> str:
-    """The text a browser shows for Markdown whose user strings went through ``evalcore.display.literal``:
+    """The text a browser shows for Markdown whose user strings went through ``evalcore.data.display.literal``:
     backslash escapes resolved, word joiners (invisible) dropped."""
     return _ESCAPE.sub(r"\1", markdown).replace(WORD_JOINER, "")
 

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.data import load_eval_log
-from evalcore.export import csv_bytes
-from evalcore.summaries import mean_table
+from evalcore.data.validation import load_eval_log
+from evalcore.data.export import csv_bytes
+from evalcore.stats.summaries import mean_table
 from pages.common.report_cache import Built
 from pages.common.store import store
 from test_pages import assert_no_exception, goto, open_app, texts, upload

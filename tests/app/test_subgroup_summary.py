@@ -1,4 +1,4 @@
-"""The Subgroups page on an uploaded per-subgroup summary: the numbers shown are evalcore.ebci.ebci's, and on the
+"""The Subgroups page on an uploaded per-subgroup summary: the numbers shown are evalcore.subgroups.robust_intervals.ebci's, and on the
 R package's commuting-zone data they are the vignette's."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.display import literal, plotly_literal
-from evalcore.ebci import ebci
-from evalcore.export import neutralize
+from evalcore.data.display import literal, plotly_literal
+from evalcore.subgroups.robust_intervals import ebci
+from evalcore.data.export import neutralize
 from test_hostile_names import FILENAME, GROUPS, MODELS, figure_strings, markdown_texts, served  # noqa: F401
 from test_pages import assert_no_exception, charts, csv_bytes, goto, open_app, table_with, texts
 

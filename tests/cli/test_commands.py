@@ -16,8 +16,9 @@ import pandas as pd
 import pytest
 
 import crafted
-from evalcore import __version__, aggregate
-from evalcore.data import load_eval_log
+from evalcore import __version__
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.data.validation import load_eval_log
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
@@ -257,7 +258,7 @@ def test_large_logs_are_read_in_the_engine(tmp_path):
 
 
 def test_workspace_add_saves_a_log_through_the_engine(tmp_path):
-    from evalcore.summaries import mean_table
+    from evalcore.stats.summaries import mean_table
     from evalcore.workspace import Workspace
 
     path = log_csv(tmp_path, n=500)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import VIEWPORT
-from evalcore import demo
-from evalcore.data import validate
+from evalcore.demo import synthetic as demo
+from evalcore.data.validation import validate
 from evalcore.report import build_report
 
 HOSTILE = "</script><script>window.pwned=1</script><img src=x onerror=window.pwned=2>"

@@ -1,4 +1,4 @@
-"""evalcore.aggregate: binomial bootstrap of summary leaderboards, rank intervals, pairwise differences.
+"""evalcore.leaderboard.bootstrap: binomial bootstrap of summary leaderboards, rank intervals, pairwise differences.
 
 Known answers come from "Statistical Uncertainty Quantification for Aggregate Performance Metrics in Machine
 Learning Benchmarks" (../shared/papers/aggregate-uncertainty-vtab.txt): Table 6 (83.4% bootstrap intervals),
@@ -12,16 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.aggregate import (
-    RANK_METHODS,
-    bootstrap_replicates,
-    bootstrap_summary,
-    leaderboard,
-    pairwise_differences,
-    rank_intervals,
+from evalcore.leaderboard.bootstrap import (
+    RANK_METHODS, bootstrap_replicates, bootstrap_summary, leaderboard, pairwise_differences, rank_intervals,
 )
-from evalcore.data import load_eval_log
-from evalcore.reading import EvalDataError
+from evalcore.data.validation import load_eval_log
+from evalcore.data.reading import EvalDataError
 
 # Table 6 of the paper: natural, specialized, structured, overall as "estimate (low, high)" in percent.
 TABLE_6 = """

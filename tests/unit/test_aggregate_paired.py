@@ -1,4 +1,4 @@
-"""evalcore.aggregate: the paired bootstrap of per-example logs (same resampled examples for every model of a task).
+"""evalcore.leaderboard.bootstrap: the paired bootstrap of per-example logs (same resampled examples for every model of a task).
 
 Known answers: resampling the n examples of a task with replacement makes the replicated accuracies of models a
 and b have covariance ``(mean(c_a c_b) - mean(c_a) mean(c_b)) / n`` and variance ``p(1-p)/n`` (plug-in moments of
@@ -13,15 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.aggregate import (
-    bootstrap_replicates,
-    bootstrap_summary,
-    leaderboard,
-    pairwise_differences,
-    rank_intervals,
-)
-from evalcore.data import validate
-from evalcore.reading import EvalDataError
+from evalcore.leaderboard.bootstrap import bootstrap_replicates, bootstrap_summary, leaderboard, pairwise_differences, rank_intervals
+from evalcore.data.validation import validate
+from evalcore.data.reading import EvalDataError
 
 
 def _log(correct: np.ndarray, tasks: list[str] | None = None, categories: list[str] | None = None) -> pd.DataFrame:

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
-from evalcore.aggregate import bootstrap_replicates, leaderboard, pairwise_differences, rank_intervals
-from evalcore.weighting import weighted_scores
+from evalcore.leaderboard.bootstrap import bootstrap_replicates, leaderboard, pairwise_differences, rank_intervals
+from evalcore.leaderboard.weighting import weighted_scores
 
 LEVEL = 0.834
 

@@ -1,12 +1,12 @@
-"""evalcore.annotation: annotators' labels checked against the examples a design selected."""
+"""evalcore.sampling.annotation: annotators' labels checked against the examples a design selected."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from evalcore.annotation import read_labels
-from evalcore.reading import EvalDataError, read_table
+from evalcore.sampling.annotation import read_labels
+from evalcore.data.reading import EvalDataError, read_table
 
 SELECTED = ["img-1", "img-2", "img-3", "17"]
 

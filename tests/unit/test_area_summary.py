@@ -1,4 +1,4 @@
-"""evalcore.area_summary: per-subgroup summaries checked, and their robust EB estimates laid out for the forest
+"""evalcore.subgroups.area: per-subgroup summaries checked, and their robust EB estimates laid out for the forest
 plot."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import figures
-from evalcore.area_summary import area_estimates, area_summary, suggest_roles
-from evalcore.data import EvalDataError
-from evalcore.ebci import ebci
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.subgroups.area import area_estimates, area_summary, suggest_roles
+from evalcore.data.validation import EvalDataError
+from evalcore.subgroups.robust_intervals import ebci
 
 SUMMARY = pd.DataFrame({
     "Model Name": ["a", "a", "a", "a", "b", "b", "b", "b"],
@@ -62,7 +62,7 @@ def test_summary_without_model_or_n_draws_a_forest_plot():
     result = area_estimates(summary)
     assert "model" not in result.table.columns and "model" not in result.fits.columns
     assert "n" not in result.table.columns
-    fig = figures.forest_plot(result.table, 0.95, direct_interval="normal")
+    fig = subgroups_figures.forest_plot(result.table, 0.95, direct_interval="normal")
     assert list(fig.layout.yaxis.ticktext) == ["g1", "g2", "g3", "g4"]  # no "(n=..)" without sizes
     assert "DT: 95% normal intervals" in fig.layout.title.subtitle.text
     assert fig.data[0].customdata[0][0] == "g1" and "normal" in fig.data[0].hovertemplate

@@ -1,4 +1,4 @@
-"""evalcore.autoeval: canonical log -> PPI matrices and tables (Boyeau et al., Section 2).
+"""evalcore.ppi.autoeval: canonical log -> PPI matrices and tables (Boyeau et al., Section 2).
 
 Known answers: hand-built logs with their pivots and labeled masks; every refusal names the example ids to fix;
 the classical row is the hand mean of the labeled values; the PPI++ row is ppi_mean on the pivot.
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.autoeval import estimate_table, log_matrices, quality_table
-from evalcore.ppi import ppi_mean
-from evalcore.reading import EvalDataError
+from evalcore.ppi.autoeval import estimate_table, log_matrices, quality_table
+from evalcore.ppi.means import ppi_mean
+from evalcore.data.reading import EvalDataError
 
 NAN = np.nan
 

@@ -1,4 +1,4 @@
-"""evalcore.bayes: beta-binomial hierarchical model by Gibbs sampling, diagnostics, Table 7 and Table 1.
+"""evalcore.leaderboard.bayes: beta-binomial hierarchical model by Gibbs sampling, diagnostics, Table 7 and Table 1.
 
 Known answers: "Statistical Uncertainty Quantification for Aggregate Performance Metrics in Machine Learning
 Benchmarks" (../shared/papers/aggregate-uncertainty-vtab.txt) — Section 2.2 simulation study (Table 1, 95%
@@ -15,17 +15,11 @@ import pandas as pd
 import pytest
 from scipy.special import betaln
 
-from evalcore.bayes import (
-    GibbsDraws,
-    bayes_leaderboard,
-    effective_sample_size,
-    fit,
-    gibbs,
-    posterior_rank_probabilities,
-    split_rhat,
+from evalcore.leaderboard.bayes import (
+    GibbsDraws, bayes_leaderboard, effective_sample_size, fit, gibbs, posterior_rank_probabilities, split_rhat,
 )
-from evalcore.data import load_eval_log
-from evalcore.reading import EvalDataError
+from evalcore.data.validation import load_eval_log
+from evalcore.data.reading import EvalDataError
 
 # Table 7 (83.4% BHM intervals, percent): model -> {category: (estimate, low, high)}
 TABLE_7 = {

@@ -1,4 +1,4 @@
-"""evalcore.bradley_terry: classical, PPI and PPI++ Bradley-Terry coefficients from pairwise comparisons."""
+"""evalcore.ppi.bradley_terry: classical, PPI and PPI++ Bradley-Terry coefficients from pairwise comparisons."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from scipy.optimize import minimize
 
-from evalcore import demo
-from evalcore.bradley_terry import ppi_bradley_terry
-from evalcore.reading import EvalDataError
+from evalcore.demo import synthetic as demo
+from evalcore.ppi.bradley_terry import ppi_bradley_terry
+from evalcore.data.reading import EvalDataError
 
 NAMES = np.array([f"m{k}" for k in range(6)])
 BETA = np.array([0.0, 0.4, -0.3, 0.9, 0.2, 1.3])  # m0 is the (default) reference: coefficient 0

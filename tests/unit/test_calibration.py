@@ -6,17 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import calibration
-from evalcore.calibration import (
-    ECEResult,
-    SelectiveResult,
-    accuracy_at_coverage,
-    bin_index,
-    coverage_accuracy_area,
-    ece_interval,
-    expected_calibration_error,
-    reliability_table,
-    selective_prediction_curve,
+from evalcore.calibration import estimators as calibration
+from evalcore.calibration.estimators import (
+    ECEResult, SelectiveResult, accuracy_at_coverage, bin_index, coverage_accuracy_area, ece_interval, expected_calibration_error, reliability_table, selective_prediction_curve,
 )
 
 Z95 = 1.959963984540054

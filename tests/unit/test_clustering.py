@@ -6,10 +6,10 @@ import pytest
 
 from sklearn.metrics import adjusted_rand_score
 
-from evalcore import clustering
-from evalcore.clustering import auto_groups
-from evalcore.features import default_features
-from evalcore.reading import EvalDataError
+from evalcore.subgroups import clustering
+from evalcore.subgroups.clustering import auto_groups
+from evalcore.data.features import default_features
+from evalcore.data.reading import EvalDataError
 
 
 def blobs_log(sizes=(60, 40, 30), n_models=2, seed=0, extra_far=0):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.data import EvalDataError, ValidationReport, labeled, load_eval_log, report_of, validate
+from evalcore.data.validation import EvalDataError, ValidationReport, labeled, load_eval_log, report_of, validate
 
 
 def table(text: str) -> bytes:
@@ -95,7 +95,7 @@ def test_battles_canonical_frame():
 
 
 def test_report_of_a_frame_that_was_not_validated():
-    with pytest.raises(ValueError, match="not produced by evalcore.data.validate"):
+    with pytest.raises(ValueError, match="not produced by evalcore.data.validation.validate"):
         report_of(pd.DataFrame({"a": [1]}))
 
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from evalcore.data import EvalDataError, labeled, load_eval_log, read_table, report_of, validate
-from evalcore.mapping import SYNONYMS
-from evalcore.schema import BATTLE_ROLES, BATTLES, KINDS, LOG, LOG_ROLES, SUMMARY, SUMMARY_ROLES
+from evalcore.data.validation import EvalDataError, labeled, load_eval_log, read_table, report_of, validate
+from evalcore.data.mapping import SYNONYMS
+from evalcore.data.schema import BATTLE_ROLES, BATTLES, KINDS, LOG, LOG_ROLES, SUMMARY, SUMMARY_ROLES
 
 # Budgets keep the whole file well under 30 s; raise max_examples locally to hunt for bugs.
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import demo, demo_sklearn
+from evalcore.demo import synthetic as demo
+from evalcore.demo import sklearn_models as demo_sklearn
 
 LOG_LABELS = ["model", "example_id", "task", "category", "group"]
 

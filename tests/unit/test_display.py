@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalcore.display import (ELLIPSIS, WORD_JOINER, chart_labels, literal, mathtext_literal, plotly_literal,
-                              shorten)
+from evalcore.data.display import ELLIPSIS, WORD_JOINER, chart_labels, literal, mathtext_literal, plotly_literal, shorten
 
 WJ = WORD_JOINER
 

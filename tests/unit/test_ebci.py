@@ -11,15 +11,7 @@ import pytest
 from scipy.special import ndtr, ndtri
 from scipy.stats import ncx2
 
-from evalcore.ebci import (
-    _cva_direct,
-    _least_favorable,
-    _max_noncoverage,
-    _r,
-    _r_t,
-    _t0,
-    robust_critical_value,
-)
+from evalcore.subgroups.robust_intervals import _cva_direct, _least_favorable, _max_noncoverage, _r, _r_t, _t0, robust_critical_value
 
 INF = np.inf
 

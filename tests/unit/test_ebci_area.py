@@ -1,4 +1,4 @@
-"""evalcore.ebci.ebci: the R package ebci's area-level procedure, against the vignette's output, hand-computed
+"""evalcore.subgroups.robust_intervals.ebci: the R package ebci's area-level procedure, against the vignette's output, hand-computed
 cases, R's own test-suite values and a coverage simulation with known truth."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from scipy.special import ndtr, ndtri
 from scipy.stats import ncx2
 
-from evalcore.data import EvalDataError
-from evalcore.ebci import ebci
+from evalcore.data.validation import EvalDataError
+from evalcore.subgroups.robust_intervals import ebci
 
 
 @pytest.fixture(scope="module")

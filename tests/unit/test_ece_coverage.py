@@ -1,4 +1,4 @@
-"""The ECE interval of `evalcore.calibration.ece_interval`: test inversion with restricted per-bin means.
+"""The ECE interval of `evalcore.calibration.estimators.ece_interval`: test inversion with restricted per-bin means.
 
 Known answers for the pieces (restricted gaps, grid crossings, the boundary rule), then coverage over
 repeated samples with a known true ECE (benchmarks/ece_coverage.py holds the cases; it prints the full table).
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from benchmarks.ece_coverage import beta_case, coverage, imagenet_cases
-from evalcore import calibration
-from evalcore.calibration import ece_interval
+from evalcore.calibration import estimators as calibration
+from evalcore.calibration.estimators import ece_interval
 
 # ------------------------------------------------------------------------------------------
 # Restricted per-bin means m(t): nearest to T in sum (T_b - m_b)^2 / v_b with sum |m_b| = t

@@ -10,13 +10,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import aggregate, calibration, ppi, summaries
-from evalcore.bradley_terry import bradley_terry_of_log
-from evalcore.demo import pairwise_battles
-from evalcore.kmeans1d import kmeans_1d, kmeans_1d_binned
-from evalcore.sampling import design_efficiency_of_log
-from evalcore.subgroups import empirical_bayes
-from evalcore.data import validate
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.calibration import estimators as calibration
+from evalcore.ppi import means as ppi
+from evalcore.stats import summaries
+from evalcore.ppi.bradley_terry import bradley_terry_of_log
+from evalcore.demo.synthetic import pairwise_battles
+from evalcore.sampling.kmeans1d import kmeans_1d, kmeans_1d_binned
+from evalcore.sampling.designs import design_efficiency_of_log
+from evalcore.subgroups.estimates import empirical_bayes
+from evalcore.data.validation import validate
 from evalcore.engine import is_lazy, scan
 from evalcore.engine.poisson import BUCKETS, example_bucket
 from evalcore.errors import EvalDataError

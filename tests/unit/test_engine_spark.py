@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import aggregate, calibration, ppi, summaries
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.calibration import estimators as calibration
+from evalcore.ppi import means as ppi
+from evalcore.stats import summaries
 from evalcore.engine import scan
 from evalcore.errors import EvalDataError
 from test_engine import generated

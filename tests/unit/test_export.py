@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.export import csv_bytes, neutralize, safe_frame
+from evalcore.data.export import csv_bytes, neutralize, safe_frame
 
 
 @pytest.mark.parametrize("cell, expected", [

@@ -1,12 +1,12 @@
-"""Default features: which extra numeric columns are set aside, and why (evalcore.features), with known answers."""
+"""Default features: which extra numeric columns are set aside, and why (evalcore.data.features), with known answers."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.data import report_of, validate
-from evalcore.features import default_features, fill_missing, numeric_columns, screen_features
-from evalcore.subgroups import direct_estimates, empirical_bayes, unit_features
+from evalcore.data.validation import report_of, validate
+from evalcore.data.features import default_features, fill_missing, numeric_columns, screen_features
+from evalcore.subgroups.estimates import direct_estimates, empirical_bayes, unit_features
 
 N = 300
 MODELS = ("m0", "m1", "m2")
@@ -146,7 +146,7 @@ def test_subgroup_regression_uses_the_defaults_and_skips_missing_values():
 
 
 def test_imagenet_x_class_ids_and_the_second_label_are_set_aside(shared_file):
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     log = load_eval_log(shared_file("imagenet_x_predictions.csv.gz"))
     reasons = dict(screen_features(log).set_aside)
@@ -158,7 +158,7 @@ def test_imagenet_x_class_ids_and_the_second_label_are_set_aside(shared_file):
 
 
 def test_model_vs_human_trials_counters_and_subject_traits_are_set_aside(shared_file):
-    from evalcore.reading import read_table
+    from evalcore.data.reading import read_table
 
     raw = read_table(shared_file("model_vs_human_trials.csv.gz")).rename(columns={"category": "object_category"})
     log = validate(raw, mapping={"subject": "model", "dataset": "task", "condition": "group", "correct": "correct"})
@@ -170,7 +170,7 @@ def test_model_vs_human_trials_counters_and_subject_traits_are_set_aside(shared_
 
 def test_mmlu_pro_number_of_options_stays_a_feature(shared_file):
     """n_options runs 1..10 with every value used, but 10 holds most questions: a quantity, not codes."""
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     log = load_eval_log(shared_file("mmlu_pro_per_question.csv.gz"))
     assert default_features(log) == ["n_options"]

@@ -11,8 +11,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evalcore import calibration, figures, ppi_figures, publication, sampling_figures
-from evalcore.display import ELLIPSIS, plotly_literal
+from evalcore.calibration import estimators as calibration
+from evalcore.stats import figures
+from evalcore.calibration import figures as calibration_figures
+from evalcore.leaderboard import figures as leaderboard_figures
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.ppi import figures as ppi_figures
+from evalcore.leaderboard import publication
+from evalcore.sampling import figures as sampling_figures
+from evalcore.data.display import ELLIPSIS, plotly_literal
 
 BOLD = "<b>bold</b>"
 LINK = '<a href="http://example.invalid/">link</a>'
@@ -82,10 +89,10 @@ def test_reliability_diagram_and_selective_curves():
     rng = np.random.default_rng(0)
     conf = rng.uniform(0.5, 1, 400)
     correct = (rng.uniform(size=400) < conf).astype(float)
-    fig = figures.reliability_diagram(calibration.reliability_table(conf, correct), BOLD)
+    fig = calibration_figures.reliability_diagram(calibration.reliability_table(conf, correct), BOLD)
     assert fig.layout.title.text == plotly_literal(BOLD)
     curve = calibration.selective_prediction_curve(conf, correct)
-    curves = figures.selective_curves({name: curve for name in NAMES})
+    curves = calibration_figures.selective_curves({name: curve for name in NAMES})
     assert_literal(curves, NAMES)
     no_raw_anywhere(curves)
 
@@ -100,14 +107,14 @@ def subgroup_table(models: list[str], groups: list[str]) -> pd.DataFrame:
 def test_forest_and_shrinkage_plots():
     table = subgroup_table(["m1"], NAMES)
     truth = pd.Series(0.5, index=NAMES)
-    forest = figures.forest_plot(table, truth=truth, title=f"{BOLD}: subgroup estimates")
+    forest = subgroups_figures.forest_plot(table, truth=truth, title=f"{BOLD}: subgroup estimates")
     assert_literal(forest, NAMES, shortened=False)  # its tick labels add the size: checked below
     no_raw_anywhere(forest)
     ticks = list(forest.layout.yaxis.ticktext)
     assert ticks[0] == "&lt;b&gt;bold&lt;/b&gt; (n=10)"
     assert ticks[3] != ticks[4] and all(len(html.unescape(t)) <= 40 + len(" (n=30)") for t in ticks)
     assert list(forest.data[-1].x) == [0.5] * len(NAMES)  # the truth is looked up by the full names
-    shrink = figures.shrinkage_plot(subgroup_table(NAMES, NAMES))
+    shrink = subgroups_figures.shrinkage_plot(subgroup_table(NAMES, NAMES))
     assert_literal(shrink, NAMES)
     no_raw_anywhere(shrink)
 
@@ -116,11 +123,11 @@ def test_holdout_charts():
     rows = pd.DataFrame([{"model": m, "method": meth, "mse_ratio_vs_DT": 0.8, "mse": 0.01, "mse_small": 0.02,
                           "mse_large": 0.005, "width": 0.2, "coverage": 0.94}
                          for m in NAMES for meth in ("DT", "SR", "EB")])
-    mse = figures.holdout_mse_chart(rows)
+    mse = subgroups_figures.holdout_mse_chart(rows)
     assert_literal(mse, NAMES)
     no_raw_anywhere(mse)
     assert list(mse.layout.yaxis.categoryarray) == list(mse.data[0].y)
-    cover = figures.holdout_coverage_width(rows)
+    cover = subgroups_figures.holdout_coverage_width(rows)
     assert_literal(cover, NAMES, shortened=False)
     no_raw_anywhere(cover)
 
@@ -130,14 +137,14 @@ def test_ternary_and_rank_probabilities():
                          "w3": [0.0, 0.0, 0.0, 0.4, 0.4], "winner": NAMES, "runner_up": NAMES[::-1],
                          "diff": 0.1, "se": 0.01, "gray": [False, False, False, False, True]})
     grid.attrs.update(categories=(BOLD, "$cat$", TEMPLATE), z=2.0)
-    fig = figures.ternary_figure(grid)
+    fig = leaderboard_figures.ternary_figure(grid)
     assert_literal(fig, NAMES[:4], shortened=False)
     no_raw_anywhere(fig)
     assert fig.layout.ternary.aaxis.title.text == "w &lt;b&gt;bold&lt;/b&gt;"
     assert fig.layout.ternary.baxis.title.text == "w &#36;cat&#36;"
     probs = pd.DataFrame([{"model": m, "rank": r, "probability": 1 / len(NAMES)}
                           for m in NAMES for r in range(1, len(NAMES) + 1)])
-    bars = figures.rank_probability_bars(probs, subtitle=f"weights {BOLD} 0.5")
+    bars = leaderboard_figures.rank_probability_bars(probs, subtitle=f"weights {BOLD} 0.5")
     assert_literal(bars, NAMES)
     no_raw_anywhere(bars)
 

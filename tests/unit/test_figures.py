@@ -5,7 +5,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evalcore import calibration, figures
+from evalcore.calibration import estimators as calibration
+from evalcore.stats import figures
+from evalcore.calibration import figures as calibration_figures
+from evalcore.leaderboard import figures as leaderboard_figures
 
 
 @pytest.fixture
@@ -25,7 +28,7 @@ def test_reliability_diagram_skips_empty_bins_and_draws_band(model_data):
     conf, correct = model_data
     table = calibration.reliability_table(conf, correct, n_bins=10)
     assert (table["count"] == 0).sum() == 4  # confidences live in [0.4, 1]
-    fig = figures.reliability_diagram(table, "m", 0.9, ece="0.01 (0, 0.02)")
+    fig = calibration_figures.reliability_diagram(table, "m", 0.9, ece="0.01 (0, 0.02)")
     assert isinstance(fig, go.Figure)
     accuracy = next(t for t in fig.data if t.name == "accuracy")
     assert len(accuracy.x) == 6
@@ -52,18 +55,18 @@ def test_selective_curves_thin_long_curves_but_keep_the_end(model_data):
     conf, correct = model_data
     curve = calibration.selective_prediction_curve(conf, correct)
     assert len(curve) == 2000
-    fig = figures.selective_curves({"m": curve, "n": curve.iloc[:100]})
+    fig = calibration_figures.selective_curves({"m": curve, "n": curve.iloc[:100]})
     lines = [t for t in fig.data if t.mode == "lines" and t.fill is None]
     assert [t.name for t in lines] == ["m", "n"]
     assert len(lines[0].x) <= 400 and lines[0].x[-1] == 1.0
-    assert lines[0].x[0] == pytest.approx(figures.MIN_ANSWERED / 2000)  # the first 19 points are left out
-    assert len(lines[1].x) == 100 - (figures.MIN_ANSWERED - 1)
+    assert lines[0].x[0] == pytest.approx(calibration_figures.MIN_ANSWERED / 2000)  # the first 19 points are left out
+    assert len(lines[1].x) == 100 - (calibration_figures.MIN_ANSWERED - 1)
     assert np.all(np.diff(lines[0].x) > 0)
 
 
 def test_rank_probability_bars_stack_to_one_and_list_the_likely_winner_first():
     probs = pd.DataFrame({"model": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "probability": [0.3, 0.7, 0.7, 0.3]})
-    fig = figures.rank_probability_bars(probs, "sub")
+    fig = leaderboard_figures.rank_probability_bars(probs, "sub")
     assert [t.name for t in fig.data] == ["rank 1", "rank 2"]
     assert list(fig.data[0].y) == ["b", "a"] and list(fig.data[0].x) == [0.7, 0.3]
     assert np.allclose(np.sum([t.x for t in fig.data], axis=0), 1.0)

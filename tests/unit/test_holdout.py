@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import demo
-from evalcore.holdout import holdout_study, sample_sizes
-from evalcore.reading import EvalDataError
+from evalcore.demo import synthetic as demo
+from evalcore.subgroups.holdout import holdout_study, sample_sizes
+from evalcore.data.reading import EvalDataError
 
 
 def test_proportional_design_gives_the_smallest_large_group_ten_examples():
@@ -57,7 +57,7 @@ def test_eb_beats_direct_with_near_nominal_coverage_on_known_truth(full_log):
 
 
 def test_only_the_sample_is_labeled_in_each_repetition(full_log, monkeypatch):
-    from evalcore import holdout
+    from evalcore.subgroups import holdout
 
     seen = []
 
@@ -89,7 +89,7 @@ def test_bad_design_and_unlabeled_data_are_refused(full_log):
 
 @pytest.mark.parametrize("regressor", ["mean", "linear"])
 def test_fast_repetition_equals_the_reference_repetition(full_log, regressor):
-    from evalcore import holdout
+    from evalcore.subgroups import holdout
 
     rows = full_log[full_log["correct"].notna()]
     examples = rows.drop_duplicates("example_id")[["example_id", "group"]]
@@ -120,7 +120,7 @@ def test_the_study_fits_with_the_chosen_features(full_log):
 
 
 def test_finite_population_by_hand():
-    from evalcore.subgroups import finite_population
+    from evalcore.subgroups.estimates import finite_population
 
     # one unit: 4 of a pool of 10 examples labeled, Z = 0.75, s^2 = 0.04; EB (superpopulation) 0.6 with A = 0.01,
     # so w = A / (A + s^2) = 0.2
@@ -133,7 +133,7 @@ def test_finite_population_by_hand():
     assert out["eb"] == pytest.approx(f * 0.75 + (1 - f) * 0.6)
     assert out["synthetic"] == pytest.approx(f * 0.75 + (1 - f) * 0.45)
     tau2 = 0.2**2 * 0.04 + 4 * 0.04 / 6  # w^2 s^2 + sigma^2 / (N - n), sigma^2 = n s^2
-    from evalcore.ebci import robust_critical_value
+    from evalcore.subgroups.robust_intervals import robust_critical_value
 
     cva = robust_critical_value(np.array([0.8**2 * 0.01 / tau2]), 3.0, 0.05)[0]
     assert out["eb_high"] - out["eb"] == pytest.approx((1 - f) * cva * np.sqrt(tau2))
@@ -149,9 +149,9 @@ def test_finite_population_by_hand():
 def test_demo_holdout_meets_the_promised_coverage_and_eb_never_loses_to_dt():
     """The synthetic demo's holdout study: EB covered 0.88 where 95% was promised and lost to DT for two models
     (1.36 and 1.24) while it was judged against a truth sharing the sample of small subgroups with DT."""
-    from evalcore import demo
-    from evalcore.data import validate
-    from evalcore.holdout import summarize
+    from evalcore.demo import synthetic as demo
+    from evalcore.data.validation import validate
+    from evalcore.subgroups.holdout import summarize
 
     log = validate(demo.synthetic_benchmark(seed=0).log)
     result = holdout_study(log, "correct", "xgboost", n_repetitions=30, seed=7, n_jobs=1)

@@ -22,11 +22,11 @@ import pytest
 
 import crafted
 from crafted import column_metas, patch_parquet, row_groups, set_field
-from evalcore.data import EvalDataError, load_eval_log, read_and_validate, report_of, validate
+from evalcore.data.validation import EvalDataError, load_eval_log, read_and_validate, report_of, validate
 from evalcore.importers.archive import zip_members
-from evalcore.limits import MB, Budget, ReadLimits
-from evalcore.reading import read_table
-from evalcore.sandbox import WorkLimits, run_bounded
+from evalcore.data.limits import MB, Budget, ReadLimits
+from evalcore.data.reading import read_table
+from evalcore.data.sandbox import WorkLimits, run_bounded
 
 GOOD = b"model,example_id,correct,confidence\na,q1,1,0.9\na,q2,0,0.4\nb,q1,1,0.8\nb,q2,1,0.7\n"
 BOUNDS = WorkLimits(memory_bytes=1536 * MB, seconds=90, workers=2)
@@ -273,7 +273,7 @@ CASES = [
 
 @pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
 def test_fast_parse_equals_the_diagnosed_parse(data):
-    from evalcore import reading
+    from evalcore.data import reading
 
     limits = ReadLimits()
     names = reading._header(data, ",", limits)

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.bradley_terry import ppi_bradley_terry
-from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, read_and_validate, report_of, validate
+from evalcore.ppi.bradley_terry import ppi_bradley_terry
+from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, read_and_validate, report_of, validate
 from evalcore.importers import read_logs
 from evalcore.importers.archive import open_zip, zip_members
-from evalcore.limits import Budget, ReadLimits
+from evalcore.data.limits import Budget, ReadLimits
 
 
 def _csv(frame: pd.DataFrame) -> bytes:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, report_of
+from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
 
 RUN = "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.inspect_log import make_eval_log
-from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, report_of
+from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
 from evalcore.importers import inspect
 from evalcore.importers.base import LogFile
 from evalcore.importers.detect import tool_of

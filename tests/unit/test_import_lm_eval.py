@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, load_eval_logs, report_of
+from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
 from evalcore.importers import lm_eval
 from evalcore.importers.base import LogFile
 

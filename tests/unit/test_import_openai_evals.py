@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, report_of
+from evalcore.data.validation import EvalDataError, load_eval_log, report_of
 from evalcore.importers import openai_evals
 from evalcore.importers.base import LogFile
 

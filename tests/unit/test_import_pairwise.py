@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from evalcore.data import validate
+from evalcore.data.validation import validate
 from evalcore.errors import EvalDataError
 from evalcore.importers import pairwise
 from evalcore.importers.base import LogFile

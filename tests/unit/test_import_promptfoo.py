@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.data import validate
+from evalcore.data.validation import validate
 from evalcore.errors import EvalDataError
 from evalcore.importers import promptfoo
 from evalcore.importers.base import LogFile

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from evalcore.intervals import wilson_interval
+from evalcore.stats.intervals import wilson_interval
 
 Z95 = 1.959963984540054  # Phi^{-1}(0.975)
 Z90 = 1.6448536269514722  # Phi^{-1}(0.95)

@@ -1,4 +1,4 @@
-"""evalcore.kmeans1d: exact 1-D k-means (Section 4.2, Corollary 3 of the stratified-sampling paper)."""
+"""evalcore.sampling.kmeans1d: exact 1-D k-means (Section 4.2, Corollary 3 of the stratified-sampling paper)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
-from evalcore.kmeans1d import kmeans_1d
-from evalcore.reading import EvalDataError
+from evalcore.sampling.kmeans1d import kmeans_1d
+from evalcore.data.reading import EvalDataError
 
 
 def _brute_force(x: np.ndarray, k: int) -> float:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, report_of, suggest_mapping, validate
-from evalcore.mapping import check_mapping, detect_kind, normalize
-from evalcore.schema import BATTLES, LOG, SUMMARY
+from evalcore.data.validation import EvalDataError, load_eval_log, report_of, suggest_mapping, validate
+from evalcore.data.mapping import check_mapping, detect_kind, normalize
+from evalcore.data.schema import BATTLES, LOG, SUMMARY
 
 
 def header(path) -> list[str]:

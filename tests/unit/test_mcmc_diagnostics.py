@@ -1,4 +1,4 @@
-"""evalcore.mcmc_diagnostics: rank-normalized R-hat and bulk / tail ESS (Vehtari et al. 2021) on known answers.
+"""evalcore.leaderboard.mcmc: rank-normalized R-hat and bulk / tail ESS (Vehtari et al. 2021) on known answers.
 
 iid chains: R-hat ~ 1 and ESS ~ the number of draws; AR(1) chains x_t = rho x_{t-1} + e_t: ESS = S (1 - rho) /
 (1 + rho); chains with shifted means: R-hat >> 1; chains differing only in scale: the classic split-R-hat misses
@@ -12,13 +12,7 @@ import pytest
 from scipy.signal import lfilter
 from scipy.stats import multivariate_normal, norm
 
-from evalcore.mcmc_diagnostics import (
-    convergence_problems,
-    ess_bulk,
-    ess_tail,
-    rank_rhat,
-    split_rhat,
-)
+from evalcore.leaderboard.mcmc import convergence_problems, ess_bulk, ess_tail, rank_rhat, split_rhat
 
 
 def _ar1(rho: float, chains: int, draws: int, seed: int) -> np.ndarray:
@@ -90,7 +84,7 @@ def test_problems_name_the_failing_diagnostics():
 def test_vectorised_ranks_average_ties_as_scipy():
     from scipy.stats import rankdata
 
-    from evalcore.mcmc_diagnostics import _average_ranks, diagnose
+    from evalcore.leaderboard.mcmc import _average_ranks, diagnose
 
     flat = np.random.default_rng(6).integers(0, 5, size=(200, 7)).astype(float)  # many ties
     np.testing.assert_array_equal(_average_ranks(flat), rankdata(flat, axis=0))

@@ -1,4 +1,4 @@
-"""evalcore.ppi: PPI / PPI++ means (Boyeau et al., "AutoEval Done Right", Section 2.2, Supplement B).
+"""evalcore.ppi.means: PPI / PPI++ means (Boyeau et al., "AutoEval Done Right", Section 2.2, Supplement B).
 
 Known answers: the reference package ppi_py (point estimates identical, widths in the exact ratio implied by the
 ddof convention); lam = 0 is the classical estimate; unbiasedness and coverage by simulation against a known
@@ -16,19 +16,11 @@ import pandas as pd
 import pytest
 from scipy.stats import chi2, norm
 
-from evalcore.ppi import (
-    MeanEstimate,
-    chi2_statistic,
-    classical_mean,
-    labels_needed,
-    ppi_mean,
-    projected_precision,
-    rank_models,
-    simultaneous_intervals,
-    stratified_ppi_mean,
+from evalcore.ppi.means import (
+    MeanEstimate, chi2_statistic, classical_mean, labels_needed, ppi_mean, projected_precision, rank_models, simultaneous_intervals, stratified_ppi_mean,
 )
-from evalcore.ranking import bonferroni_z, rank_with_ties
-from evalcore.reading import EvalDataError
+from evalcore.leaderboard.ranks import bonferroni_z, rank_with_ties
+from evalcore.data.reading import EvalDataError
 
 Z90 = float(norm.ppf(0.95))
 
@@ -508,7 +500,7 @@ def test_labels_needed(sim):
 def test_ess_interval_brackets_the_plug_in_and_covers_the_population_ess():
     """p ~ Beta(3, 1), y ~ Bernoulli(p), annotator = p: Var(y) = 3/16, Cov(y, p) = Var(p) = 3/80, so the population
     PPI++ variance is known in closed form; the 90% bootstrap interval should hold it ~90% of the time."""
-    from evalcore.ppi import ess_interval
+    from evalcore.ppi.means import ess_interval
 
     n, N, reps = 300, 20_000, 200
     var_y, var_p = 3 / 16, 3 / 80
@@ -528,7 +520,7 @@ def test_ess_interval_brackets_the_plug_in_and_covers_the_population_ess():
 
 
 def test_ess_interval_is_seeded_and_exact_for_lambda_zero():
-    from evalcore.ppi import ess_interval
+    from evalcore.ppi.means import ess_interval
 
     rng = np.random.default_rng(2)
     p = rng.beta(2, 1, (5_000, 2))
@@ -544,7 +536,7 @@ def test_ess_interval_is_seeded_and_exact_for_lambda_zero():
 
 
 def test_all_correct_labels_get_the_jeffreys_floor_not_a_zero_width():
-    from evalcore.ppi import classical_mean, ppi_mean, projected_precision
+    from evalcore.ppi.means import classical_mean, ppi_mean, projected_precision
 
     y = np.ones(20)
     p = 20.5 / 21  # the Jeffreys mean of 20 of 20

@@ -1,4 +1,4 @@
-"""evalcore.ppi_curves: split studies (Boyeau et al., Sections 2.3-2.4, Figures 1-3, 6, Supplement C.2).
+"""evalcore.ppi.curves: split studies (Boyeau et al., Sections 2.3-2.4, Figures 1-3, 6, Supplement C.2).
 
 Known answers: the per-split sums reproduce ppi_mean / classical_mean on the same split; classical ESS = n; seeded
 results independent of the number of threads; a perfect annotator is worth (almost) the whole pool, a useless one
@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.ppi import classical_mean, ppi_mean
-from evalcore.ppi_curves import ALL_MODELS, _split_estimates, annotator_quality, default_grid, ess_curves
-from evalcore.reading import EvalDataError
+from evalcore.ppi.means import classical_mean, ppi_mean
+from evalcore.ppi.curves import ALL_MODELS, _split_estimates, annotator_quality, default_grid, ess_curves
+from evalcore.data.reading import EvalDataError
 
 
 def _population(rng, T, noise=(0.05, 0.2)):
@@ -191,13 +191,13 @@ def test_annotator_quality_orders_annotators():
 
 
 def _voted_battles(n_battles: int, seed: int = 0) -> pd.DataFrame:
-    from evalcore import demo
+    from evalcore.demo import synthetic as demo
 
     return demo.pairwise_battles(seed=seed, n_battles=n_battles, human_fraction=1.0).battles
 
 
 def test_bt_ess_curves_classical_is_n_and_an_informative_judge_helps():
-    from evalcore.ppi_curves import bt_ess_curves
+    from evalcore.ppi.curves import bt_ess_curves
 
     battles = _voted_battles(4000)
     curves = bt_ess_curves(battles, [300, 800], splits=60, alpha=0.1, seed=1)
@@ -214,7 +214,7 @@ def test_bt_ess_curves_classical_is_n_and_an_informative_judge_helps():
 
 
 def test_bt_ess_curves_count_splits_without_a_finite_classical_fit():
-    from evalcore.ppi_curves import bt_ess_curves
+    from evalcore.ppi.curves import bt_ess_curves
 
     curves = bt_ess_curves(_voted_battles(2000), [30, 400], splits=40, seed=0)
     failed = curves.groupby("n")["failed"].first()
@@ -223,7 +223,7 @@ def test_bt_ess_curves_count_splits_without_a_finite_classical_fit():
 
 
 def test_bt_ess_curves_need_every_vote():
-    from evalcore.ppi_curves import bt_ess_curves
+    from evalcore.ppi.curves import bt_ess_curves
 
     battles = _voted_battles(500)
     battles.loc[3, "outcome"] = np.nan

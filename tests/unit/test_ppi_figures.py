@@ -1,4 +1,4 @@
-"""evalcore.ppi_figures: pure plotly builders of the prediction-powered inference views."""
+"""evalcore.ppi.figures: pure plotly builders of the prediction-powered inference views."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evalcore import ppi_figures as pf
+from evalcore.ppi import figures as pf
 
 METRICS = ("ess", "mse", "width", "coverage")
 LABELS = [label for _, label in pf.METHOD_STYLE.values()]

@@ -1,12 +1,12 @@
-"""evalcore.proxy: expected metrics under the proxy's class distribution and cross-fitted isotonic calibration."""
+"""evalcore.sampling.proxy: expected metrics under the proxy's class distribution and cross-fitted isotonic calibration."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from evalcore.proxy import (CalibratedProxy, calibrate_crossfit, check_proxy, expected_metric, metric_range)
-from evalcore.reading import EvalDataError
+from evalcore.sampling.proxy import CalibratedProxy, calibrate_crossfit, check_proxy, expected_metric, metric_range
+from evalcore.data.reading import EvalDataError
 
 F = np.array([[0.7, 0.2, 0.1],
               [0.1, 0.3, 0.6]])

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from evalcore.publication import figure_bytes, ternary_static
-from evalcore.weighting import ternary_winner_map
+from evalcore.leaderboard.publication import figure_bytes, ternary_static
+from evalcore.leaderboard.weighting import ternary_winner_map
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalcore.data import EvalDataError, load_eval_log, read_table, report_of
-from evalcore import reading
-from evalcore.reading import sniff_delimiter
+from evalcore.data.validation import EvalDataError, load_eval_log, read_table, report_of
+from evalcore.data import reading
+from evalcore.data.reading import sniff_delimiter
 
 # A small log with everything a reader can get wrong: a quoted delimiter, a non-ASCII character, an empty value.
 ROWS = [

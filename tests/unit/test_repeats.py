@@ -1,4 +1,4 @@
-"""Repeated samples: the example is the unit of every method (evalcore.repeats and its users)."""
+"""Repeated samples: the example is the unit of every method (evalcore.data.repeats and its users)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import aggregate, calibration
-from evalcore.autoeval import estimate_table, log_matrices
-from evalcore.data import EvalDataError, report_of, validate
-from evalcore.intervals import wilson_interval
-from evalcore.repeats import N_REPEATS, has_repeats, kish_effective_n, per_example
-from evalcore.subgroups import direct_estimates, empirical_bayes
-from evalcore.summaries import mean_table
+from evalcore.leaderboard import bootstrap as aggregate
+from evalcore.calibration import estimators as calibration
+from evalcore.ppi.autoeval import estimate_table, log_matrices
+from evalcore.data.validation import EvalDataError, report_of, validate
+from evalcore.stats.intervals import wilson_interval
+from evalcore.data.repeats import N_REPEATS, has_repeats, kish_effective_n, per_example
+from evalcore.subgroups.estimates import direct_estimates, empirical_bayes
+from evalcore.stats.summaries import mean_table
 
 
 def _log(seed: int = 0, n: int = 60) -> pd.DataFrame:

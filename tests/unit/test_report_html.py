@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from evalcore import __version__
-from evalcore.data import validate
+from evalcore.data.validation import validate
 from evalcore.report import Settings, build_report, file_records
 
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)

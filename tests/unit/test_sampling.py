@@ -1,4 +1,4 @@
-"""evalcore.sampling: stratified sampling designs and estimators (Fogliato et al., Sections 3-4, Appendix A).
+"""evalcore.sampling.designs: stratified sampling designs and estimators (Fogliato et al., Sections 3-4, Appendix A).
 
 Known answers: hand-computed HT (eq. 1) and DF (eq. 2) estimates; the analytic design variances (eqs. 3-5, with
 the exact S_h) against Monte Carlo; Proposition 1's ordering; allocation rules; error messages.
@@ -10,20 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.reading import EvalDataError
-from evalcore.sampling import (
-    stratum_variance,
-    allocate_budget,
-    design_efficiency,
-    draw_sample,
-    estimate,
-    feature_strata,
-    group_strata,
-    kmeans_strata,
-    labels_needed,
-    monte_carlo,
-    predicted_mse,
-    stratum_spread,
+from evalcore.data.reading import EvalDataError
+from evalcore.sampling.designs import (
+    stratum_variance, allocate_budget, design_efficiency, draw_sample, estimate, feature_strata, group_strata, kmeans_strata, labels_needed, monte_carlo, predicted_mse, stratum_spread,
 )
 
 # ---------------------------------------------------------------------------------------------- tiny population
@@ -132,8 +121,8 @@ def test_design_variance_matches_monte_carlo(design, estimator):
     predicted = predicted_mse(proxy, strata, alloc, estimator, spread=spread)
     # fast vectorised Monte Carlo through monte_carlo's machinery is tested elsewhere; here 20,000 replicates of
     # the plain estimator with the design's allocation
-    from evalcore.parallel import random_subsets
-    from evalcore.sampling import _members, _combine
+    from evalcore.stats.parallel import random_subsets
+    from evalcore.sampling.designs import _members, _combine
 
     rng = np.random.default_rng(11)
     reps = 20000

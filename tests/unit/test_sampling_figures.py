@@ -1,4 +1,4 @@
-"""evalcore.sampling_figures: pure plotly builders of the labeling-budget page."""
+"""evalcore.sampling.figures: pure plotly builders of the labeling-budget page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalcore import sampling_figures as sf
+from evalcore.sampling import figures as sf
 
 
 def test_strata_histogram_counts_every_example_once():

@@ -1,4 +1,4 @@
-"""evalcore.sampling: predictions that do not overpromise, and intervals that are never zero-width short of a census.
+"""evalcore.sampling.designs: predictions that do not overpromise, and intervals that are never zero-width short of a census.
 
 Known answers: the recalibration family at hand-computed points; efficiency_range for a proxy that says nothing
 (constant true accuracy: the design effect of the allocation, and DF's extra residual variance); the Wilson
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.sampling import allocate_budget, draw_sample, efficiency_range, estimate, labels_needed, recalibrated
+from evalcore.sampling.designs import allocate_budget, draw_sample, efficiency_range, estimate, labels_needed, recalibrated
 
 Q95 = 1.959963984540054
 
@@ -95,7 +95,7 @@ def _subsample(proxy, z, size, seed):
 
 def test_default_prediction_is_honest_on_fully_labeled_pools(shared_file):
     from benchmarks.sampling import HONESTY_PAIRS, honesty_study
-    from evalcore.demo_sklearn import sklearn_models
+    from evalcore.demo.sklearn_models import sklearn_models
 
     frame = pd.read_csv(shared_file("imagenet_x_predictions.csv.gz"),
                         usecols=["model", "correct", "predicted_probability"])

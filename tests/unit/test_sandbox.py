@@ -8,9 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from evalcore.data import EvalDataError, read_and_validate
-from evalcore.limits import MB
-from evalcore.sandbox import WorkLimits, run_bounded
+from evalcore.data.validation import EvalDataError, read_and_validate
+from evalcore.data.limits import MB
+from evalcore.data.sandbox import WorkLimits, run_bounded
 
 
 def allocate(n_bytes: int) -> int:

@@ -5,7 +5,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evalcore import demo, figures, subgroups
+from evalcore.demo import synthetic as demo
+from evalcore.subgroups import figures as subgroups_figures
+from evalcore.subgroups import estimates as subgroups
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +47,9 @@ def _trace(fig, name):
 
 
 def test_forest_plot_draws_estimates_with_their_intervals_in_row_order(one_model):
-    fig = figures.forest_plot(one_model, level=0.9, title="m")
+    fig = subgroups_figures.forest_plot(one_model, level=0.9, title="m")
     assert isinstance(fig, go.Figure)
-    dt, eb, sr = (_trace(fig, figures.METHOD_NAMES[m]) for m in ("DT", "EB", "SR"))
+    dt, eb, sr = (_trace(fig, subgroups_figures.METHOD_NAMES[m]) for m in ("DT", "EB", "SR"))
     assert list(dt.x) == pytest.approx(one_model["direct"])
     assert list(dt.error_x.array) == pytest.approx(one_model["direct_high"] - one_model["direct"])
     assert list(dt.error_x.arrayminus) == pytest.approx(one_model["direct"] - one_model["direct_low"])
@@ -68,11 +70,11 @@ def test_forest_plot_draws_estimates_with_their_intervals_in_row_order(one_model
 
 
 def test_forest_plot_overall_line_and_truth_only_when_given(one_model):
-    plain = figures.forest_plot(one_model)
+    plain = subgroups_figures.forest_plot(one_model)
     assert not any("overall" in (t.name or "") for t in plain.data) and not plain.layout.shapes
     assert not any("truth" in (t.name or "") for t in plain.data)
     truth = pd.Series({"alpha": 0.81, "zeta": 0.55, "other": 0.1})  # any order; "mid" has no truth
-    fig = figures.forest_plot(one_model, overall=0.77, truth=truth)
+    fig = subgroups_figures.forest_plot(one_model, overall=0.77, truth=truth)
     line = next(t for t in fig.data if (t.name or "").startswith("overall"))
     assert list(line.x) == [0.77, 0.77] and line.line.dash == "dot"
     assert min(line.y) <= -0.5 and max(line.y) >= 2.5  # spans every row
@@ -83,20 +85,20 @@ def test_forest_plot_overall_line_and_truth_only_when_given(one_model):
 
 def test_forest_plot_grows_with_rows_and_keeps_page_order(eb_table):
     page = eb_table[eb_table["model"] == eb_table["model"].iloc[0]].sort_values("n", ascending=False)
-    small, big = figures.forest_plot(page.head(10)), figures.forest_plot(page)
-    assert big.layout.height - small.layout.height >= figures.FOREST_ROW_PX * (len(page) - 10)
+    small, big = subgroups_figures.forest_plot(page.head(10)), subgroups_figures.forest_plot(page)
+    assert big.layout.height - small.layout.height >= subgroups_figures.FOREST_ROW_PX * (len(page) - 10)
     assert big.layout.height >= 18 * len(page)
     labels = list(big.layout.yaxis.ticktext)
     assert labels == [f"{g} (n={n})" for g, n in zip(page["group"], page["n"])]
-    eb = _trace(big, figures.METHOD_NAMES["EB"])
+    eb = _trace(big, subgroups_figures.METHOD_NAMES["EB"])
     assert list(eb.x) == pytest.approx(page["eb"])
     assert list(eb.error_x.array) == pytest.approx(page["eb_high"] - page["eb"])
     assert list(eb.error_x.arrayminus) == pytest.approx(page["eb"] - page["eb_low"])
-    assert figures.forest_plot(page.head(0)).data  # an empty page draws empty traces, no error
+    assert subgroups_figures.forest_plot(page.head(0)).data  # an empty page draws empty traces, no error
 
 
 def test_shrinkage_plot_segments_go_from_direct_to_eb(eb_table):
-    fig = figures.shrinkage_plot(eb_table)
+    fig = subgroups_figures.shrinkage_plot(eb_table)
     models = list(eb_table["model"].unique())
     legend = [t.name for t in fig.data if t.showlegend is not False]
     assert legend == models  # one legend entry per model
@@ -117,8 +119,8 @@ def test_shrinkage_plot_segments_go_from_direct_to_eb(eb_table):
 
 
 def test_holdout_mse_chart_plots_the_ratios(summary):
-    fig = figures.holdout_mse_chart(summary)
-    assert [t.name for t in fig.data] == [figures.METHOD_NAMES["SR"], figures.METHOD_NAMES["EB"]]
+    fig = subgroups_figures.holdout_mse_chart(summary)
+    assert [t.name for t in fig.data] == [subgroups_figures.METHOD_NAMES["SR"], subgroups_figures.METHOD_NAMES["EB"]]
     sr, eb = fig.data
     assert list(sr.x) == [0.9, 1.3] and list(eb.x) == [0.7, 0.8]
     assert list(sr.y) == ["a", "b"] and list(eb.y) == ["a", "b"]
@@ -129,8 +131,8 @@ def test_holdout_mse_chart_plots_the_ratios(summary):
 
 
 def test_holdout_coverage_width_points_and_nominal_line(summary):
-    fig = figures.holdout_coverage_width(summary, level=0.9)
-    assert [t.name for t in fig.data] == [figures.METHOD_NAMES["DT"], figures.METHOD_NAMES["EB"]]
+    fig = subgroups_figures.holdout_coverage_width(summary, level=0.9)
+    assert [t.name for t in fig.data] == [subgroups_figures.METHOD_NAMES["DT"], subgroups_figures.METHOD_NAMES["EB"]]
     dt, eb = fig.data
     assert list(dt.x) == [0.30, 0.40] and list(dt.y) == [0.96, 0.94]
     assert list(eb.x) == [0.22, 0.31] and list(eb.y) == [0.93, 0.91]
@@ -142,5 +144,5 @@ def test_holdout_coverage_width_points_and_nominal_line(summary):
 
 def test_holdout_charts_accept_a_pooled_summary(summary):
     pooled = summary[summary["model"] == "a"].drop(columns="model")
-    assert list(figures.holdout_mse_chart(pooled).data[1].y) == ["all models"]
-    assert list(figures.holdout_coverage_width(pooled).data[0].y) == [0.96]
+    assert list(subgroups_figures.holdout_mse_chart(pooled).data[1].y) == ["all models"]
+    assert list(subgroups_figures.holdout_coverage_width(pooled).data[0].y) == [0.96]

@@ -12,24 +12,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.demo import synthetic_benchmark
-from evalcore.ebci import robust_critical_value
-from evalcore.reading import EvalDataError
-from evalcore.subgroups import (
-    MIN_UNITS,
-    REGRESSORS,
-    RESULT_COLUMNS,
-    direct_estimates,
-    empirical_bayes,
-    unit_variances,
-)
+from evalcore.demo.synthetic import synthetic_benchmark
+from evalcore.subgroups.robust_intervals import robust_critical_value
+from evalcore.data.reading import EvalDataError
+from evalcore.subgroups.estimates import MIN_UNITS, REGRESSORS, RESULT_COLUMNS, direct_estimates, empirical_bayes, unit_variances
 
 Z975 = 1.959963984540054  # standard normal 0.975 quantile
 T975 = {1: 12.706204736174698, 2: 4.302652729749464}  # Student-t 0.975 quantiles (1 and 2 df), from tables
 
 
 def canonical_log(model, group, values, metric="correct", **extra) -> pd.DataFrame:
-    """A canonical per-example log (the shape evalcore.data.validate returns) from per-row lists."""
+    """A canonical per-example log (the shape evalcore.data.validation.validate returns) from per-row lists."""
     model, group = list(map(str, model)), list(map(str, group))
     frame = pd.DataFrame({
         "model": model,
@@ -473,7 +466,7 @@ def test_mmlu_pro_subsample_eb_is_closer_to_the_full_data_truth_than_direct(shar
     Truth = direct estimate on all questions of the unit. Observed MSE ratio EB/DT per draw 0.594, 0.673,
     0.611 (SR/DT 0.88, 0.80, 0.84); EB coverage of the truth 0.921, 0.875, 0.943 (DT 0.965-0.971).
     """
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     log = load_eval_log(shared_file("mmlu_pro_per_question.csv.gz"))
     log = log[log["model"].isin(MMLU_MODELS)]
@@ -495,7 +488,7 @@ def test_mmlu_pro_subsample_eb_is_closer_to_the_full_data_truth_than_direct(shar
 
 
 def test_fit_summary_r2_by_hand():
-    from evalcore.subgroups import fit_summary
+    from evalcore.subgroups.estimates import fit_summary
 
     direct = np.array([0.2, 0.6, 0.5])
     table = pd.DataFrame({"model": ["m"] * 3, "group": ["a", "b", "c"], "n": [1, 1, 2],
@@ -510,7 +503,7 @@ def test_fit_summary_r2_by_hand():
 
 
 def test_fit_summary_r2_is_empty_where_it_means_nothing():
-    from evalcore.subgroups import fit_summary
+    from evalcore.subgroups.estimates import fit_summary
 
     direct = np.array([0.2, 0.6, 0.5])
     base = {"model": ["m"] * 3, "group": ["a", "b", "c"], "n": [1, 1, 2], "direct": direct,
@@ -535,7 +528,7 @@ def _units_log(shared: bool, n_models: int = 3, groups: int = 8, per_group: int 
 
 
 def test_group_difficulty_is_used_exactly_when_the_models_examples_are_disjoint():
-    from evalcore.subgroups import empirical_bayes, group_difficulty_default
+    from evalcore.subgroups.estimates import empirical_bayes, group_difficulty_default
 
     used, reason = group_difficulty_default(_units_log(shared=True))
     assert not used and "share labeled examples" in reason
@@ -550,7 +543,7 @@ def test_group_difficulty_is_used_exactly_when_the_models_examples_are_disjoint(
 
 
 def test_eb_estimates_lie_inside_their_intervals():
-    from evalcore.subgroups import empirical_bayes
+    from evalcore.subgroups.estimates import empirical_bayes
 
     log = _units_log(shared=True, groups=12, per_group=6, seed=3)
     log.loc[log["group"].isin(["g10", "g11"]), "correct"] = 1.0  # all correct: an unclipped fit can pass 1

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalcore.summaries import mean_table
+from evalcore.stats.summaries import mean_table
 
 
 def test_binary_metric_uses_wilson_and_counts_unlabeled():
@@ -72,7 +72,7 @@ def test_cell_without_labels_gets_nan_not_an_error():
 
 
 def test_summary_from_log_counts_labeled_rows():
-    from evalcore.summaries import summary_from_log
+    from evalcore.stats.summaries import summary_from_log
 
     log = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"], "task": ["t", "t", "u", "t", "t", "u"],
                         "category": ["c", "c", "d", "c", "c", "d"], "correct": [1, 0, np.nan, 1, 1, 0]})

@@ -1,4 +1,4 @@
-"""Weighted category aggregates and the ternary task-weighting map (evalcore.weighting, evalcore.figures).
+"""Weighted category aggregates and the ternary task-weighting map (evalcore.leaderboard.weighting, evalcore.stats.figures).
 
 Paper: "Statistical Uncertainty Quantification for Aggregate Performance Metrics in Machine Learning Benchmarks"
 (../shared/papers/aggregate-uncertainty-vtab.txt), Section 2.3, Section 3.3 (Figures 3, 4) and the Appendix.
@@ -13,16 +13,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from evalcore.data import load_eval_log
-from evalcore.figures import TERNARY_GRAY, ternary_figure
-from evalcore.reading import EvalDataError
-from evalcore.weighting import (
-    correlation_factor,
-    difference_se,
-    simplex_grid,
-    ternary_winner_map,
-    weighted_scores,
-)
+from evalcore.data.validation import load_eval_log
+from evalcore.leaderboard.figures import TERNARY_GRAY, ternary_figure
+from evalcore.data.reading import EvalDataError
+from evalcore.leaderboard.weighting import correlation_factor, difference_se, simplex_grid, ternary_winner_map, weighted_scores
 
 
 def _summary(rows):
@@ -87,7 +81,7 @@ def test_chance_and_ceiling_normalization_by_hand(tiny):
 
 
 def test_bayesian_standard_errors_come_from_the_posterior(tiny):
-    from evalcore.bayes import fit
+    from evalcore.leaderboard.bayes import fit
 
     draws = fit(tiny, draws=2000, chains=4, seed=3)
     m = ternary_winner_map(tiny, step=0.05, se_source="bayes", posterior=draws)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.data import EvalDataError, report_of
+from evalcore.data.validation import EvalDataError, report_of
 from evalcore.workspace import Workspace, access, catalog, storage
 
 CSV = b"model,example_id,correct\na,1,1\na,2,0\nb,1,1\nb,2,1\n"
@@ -122,7 +122,7 @@ def test_several_processes_writing_at_once_lose_nothing(tmp_path):
 def _slow_writer(root: str) -> None:
     big = pd.DataFrame({"model": np.repeat(["a", "b"], 1_000_000), "example_id": np.tile(np.arange(1_000_000), 2),
                         "correct": np.random.default_rng(0).integers(0, 2, 2_000_000)})
-    from evalcore.data import validate
+    from evalcore.data.validation import validate
     frame = validate(big)
     ws = Workspace(root)
     while True:
@@ -270,7 +270,7 @@ def test_an_old_catalogs_owners_are_migrated_once(tmp_path):
 
 
 def report_frame():
-    from evalcore.data import load_eval_log
+    from evalcore.data.validation import load_eval_log
 
     return load_eval_log(CSV)
 

@@ -1,0 +1,136 @@
+"""Resource limits on what a file may make the reader do, so that no input can exhaust a shared host.
+
+One :class:`ReadLimits` object carries every bound of :func:`evalcore.data.reading.read_table` and of validation: the
+size of the data after decompression (of all the files of one load together: a :class:`Budget` counts it), the
+number of rows and of columns, the length of one line (which also bounds one field), and the number of distinct
+models, tasks and groups (every view's cost grows with them). The defaults come from the environment, so that a
+hosted instance, the command line and the API share one configuration:
+
+=============================  ======================================================  =========
+variable                       bound                                                   default
+=============================  ======================================================  =========
+``EVALCORE_MAX_FILE_MB``       bytes after decompression (and of the files themselves)  200
+                               of all the files, archive members and Parquet pages
+                               of one load together
+``EVALCORE_MAX_ROWS``          rows of a table                                         10,000,000
+``EVALCORE_MAX_COLUMNS``       columns of a table                                      2,000
+``EVALCORE_MAX_LINE_KB``       bytes of one line of a text table or of JSON Lines      1,024
+                               (so of one value)
+``EVALCORE_MAX_MODELS``        distinct models of a log, summary or battles            1,000
+``EVALCORE_MAX_TASKS``         distinct tasks of a log or summary                      10,000
+``EVALCORE_MAX_GROUPS``        distinct groups of a log                                10,000
+=============================  ======================================================  =========
+
+200 MB is the dashboard's upload limit (``server.maxUploadSize``): a compressed upload may not expand beyond what
+an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
+larger logs belong in an engine that reduces them where they are stored. A thousand models is ten times the largest
+public leaderboards; beyond it the model column is usually an id column mapped by mistake.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from evalcore.errors import EvalDataError
+
+MB = 2**20
+KB = 2**10
+
+
+def env_number(name: str, default: int) -> int:
+    """A positive whole number from the environment; ``default`` when unset or not a positive number."""
+    try:
+        value = int(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Bounds on one load: ``max_bytes`` after decompression, ``max_rows``, ``max_columns``, ``max_line_bytes``,
+    and the distinct ``max_models``, ``max_tasks`` and ``max_groups``."""
+
+    max_bytes: int = 200 * MB
+    max_rows: int = 10_000_000
+    max_columns: int = 2000
+    max_line_bytes: int = 1024 * KB
+    max_models: int = 1000
+    max_tasks: int = 10_000
+    max_groups: int = 10_000
+
+    @classmethod
+    def from_env(cls) -> "ReadLimits":
+        """The limits configured by the environment variables above."""
+        return cls(max_bytes=env_number("EVALCORE_MAX_FILE_MB", 200) * MB,
+                   max_rows=env_number("EVALCORE_MAX_ROWS", 10_000_000),
+                   max_columns=env_number("EVALCORE_MAX_COLUMNS", 2000),
+                   max_line_bytes=env_number("EVALCORE_MAX_LINE_KB", 1024) * KB,
+                   max_models=env_number("EVALCORE_MAX_MODELS", 1000),
+                   max_tasks=env_number("EVALCORE_MAX_TASKS", 10_000),
+                   max_groups=env_number("EVALCORE_MAX_GROUPS", 10_000))
+
+    def raise_hint(self, what: str) -> str:
+        """How to raise the limit called ``what`` (``bytes``, ``rows``, ``columns``, ``line``, ``models``,
+        ``tasks`` or ``groups``)."""
+        variable, field = {"bytes": ("EVALCORE_MAX_FILE_MB", "max_bytes"),
+                           "rows": ("EVALCORE_MAX_ROWS", "max_rows"),
+                           "columns": ("EVALCORE_MAX_COLUMNS", "max_columns"),
+                           "line": ("EVALCORE_MAX_LINE_KB", "max_line_bytes"),
+                           "models": ("EVALCORE_MAX_MODELS", "max_models"),
+                           "tasks": ("EVALCORE_MAX_TASKS", "max_tasks"),
+                           "groups": ("EVALCORE_MAX_GROUPS", "max_groups")}[what]
+        return (f"To allow more, set the environment variable {variable} where evalcore runs (or pass "
+                f"limits=ReadLimits({field}=...) to read_table / load_eval_log).")
+
+
+def refuse_rows(n_rows: int, limits: ReadLimits, what: str = "The file has") -> None:
+    """Refuse a table of more than ``limits.max_rows`` rows (``what`` says whose rows they are)."""
+    if n_rows > limits.max_rows:
+        raise EvalDataError(
+            f"{what} {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} into memory. Upload a sample "
+            f"or a subset of the models. {limits.raise_hint('rows')}")
+
+
+def size_text(n_bytes: int) -> str:
+    """``'200 MB'``, ``'1,024 KB'``, ``'12 bytes'``: a byte count for a message."""
+    if n_bytes >= MB:
+        return f"{n_bytes / MB:,.0f} MB" if n_bytes % MB == 0 or n_bytes >= 10 * MB else f"{n_bytes / MB:,.1f} MB"
+    if n_bytes >= KB:
+        return f"{n_bytes / KB:,.0f} KB"
+    return f"{n_bytes:,} bytes"
+
+
+class Budget:
+    """The bytes one load may still produce: ``limits.max_bytes`` for every file, archive member and layer of
+    decompression of the load together, counted on the bytes actually produced (never on sizes a file declares).
+
+    Readers ask :attr:`room` before they expand anything and expand at most that much; :meth:`spend` counts what
+    they kept.
+    """
+
+    def __init__(self, limits: ReadLimits) -> None:
+        self.limits = limits
+        self.used = 0
+
+    @property
+    def room(self) -> int:
+        """Bytes that may still be produced."""
+        return self.limits.max_bytes - self.used
+
+    def spend(self, n_bytes: int, name: str) -> None:
+        """Count ``n_bytes`` produced for ``name`` (a file or member, named in the message); refuse them when they
+        pass the limit."""
+        if n_bytes > self.room:
+            raise self.refusal(name)
+        self.used += n_bytes
+
+    def refusal(self, name: str) -> EvalDataError:
+        """The error for ``name`` producing more than :attr:`room`."""
+        others = f" (with the {size_text(self.used)} read before it)" if self.used else ""
+        return EvalDataError(
+            f"{name}: expands beyond {size_text(self.limits.max_bytes)} after decompression{others}, the most "
+            f"evalcore reads into memory for one load (the limit max_bytes applies to all its files, archive "
+            f"members and compressed layers together). Upload fewer or smaller files, or a sample. "
+            f"{self.limits.raise_hint('bytes')}")

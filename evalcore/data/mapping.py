@@ -1,0 +1,143 @@
+"""Column-role mapping: which of the user's columns plays which role, and which data shape that makes.
+
+A mapping is a dict ``{user column: role}``. :func:`suggest_mapping` proposes one from the column names
+(exact synonyms first, then names that start with a synonym, e.g. ``n_correct_inferred``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from evalcore.data.reading import EvalDataError
+from evalcore.data.schema import BATTLES, KINDS, LOG, LOG_VALUE_ROLES, ROLES, SUMMARY
+
+#: Names recognised for each role, most specific first (compared after lower-casing and turning
+#: anything that is not a letter or digit into "_").
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "model": ("model", "model_name", "models", "system", "classifier", "method", "predictor", "llm"),
+    "example_id": (
+        "example_id", "example", "id", "item_id", "question_id", "sample_id", "uid", "instance_id",
+        "image_id", "file_name", "filename", "imagename", "doc_id", "row_id",
+    ),
+    "task": ("task", "task_name", "dataset", "benchmark", "subset"),
+    "category": ("category", "task_category", "domain", "task_type", "family"),
+    "group": ("group", "subgroup", "topic", "subject", "slice", "cohort", "segment", "stratum", "src"),
+    "repeat": ("repeat", "epoch", "sample", "attempt", "trial", "repetition", "replicate", "sample_index",
+               "attempt_index"),
+    "correct": ("correct", "is_correct", "correctness", "hit", "exact_match", "em", "label_correct"),
+    "score": ("score", "metric", "metric_value", "reward", "f1", "bleu", "rouge"),
+    "confidence": (
+        "confidence", "conf", "prob", "probability", "predicted_probability", "max_prob", "top1_prob",
+        "p_max", "softmax",
+    ),
+    "proxy": ("proxy", "judge_score", "surrogate", "annotator", "auto_label", "predicted_correct", "ai_label"),
+    "weight": ("weight", "weights", "importance_weight", "sample_weight"),
+    "n": ("n", "n_eval", "n_examples", "num_examples", "n_total", "count", "total", "test_size"),
+    "n_correct": ("n_correct", "correct_count", "num_correct", "hits"),
+    "accuracy": ("accuracy", "acc", "accuracy_percent", "top1"),
+    "model_a": ("model_a", "a", "model_1", "left", "model_left"),
+    "model_b": ("model_b", "b", "model_2", "right", "model_right"),
+    "outcome": ("outcome", "winner_b", "b_wins", "human", "human_vote", "vote", "preference"),
+    "judge": ("judge", "judge_prob", "ai_judge", "p_b", "judge_probability"),
+}
+
+#: roles recognised only by an exact synonym ('sample_id' is an example id, not a repeat)
+EXACT_ONLY = frozenset({"repeat"})
+
+
+def normalize(name: object) -> str:
+    """Lower-case name with every run of non-alphanumeric characters turned into one '_'."""
+    return re.sub(r"[^0-9a-z]+", "_", str(name).strip().lower()).strip("_")
+
+
+def _score(column: str, role: str) -> float | None:
+    """Rank of ``column`` as a name for ``role``: synonym index for exact matches, +0.5 for prefixes."""
+    name = normalize(column)
+    synonyms = SYNONYMS[role]
+    if name in synonyms:
+        return float(synonyms.index(name))
+    if role in EXACT_ONLY:
+        return None
+    for i, syn in enumerate(synonyms):
+        if len(syn) > 2 and name.startswith(syn + "_"):
+            return i + 0.5
+    return None
+
+
+def _suggest_roles(columns: list[str], roles: Iterable[str]) -> dict[str, str]:
+    taken: set[str] = set()
+    mapping: dict[str, str] = {}
+    for role in roles:
+        ranked = sorted(
+            (s, i, c) for i, c in enumerate(columns) if c not in taken and (s := _score(c, role)) is not None
+        )
+        if ranked:
+            column = ranked[0][2]
+            taken.add(column)
+            mapping[column] = role
+    return mapping
+
+
+def suggest_mapping(columns: Iterable[object], kind: str | None = None) -> dict[str, str]:
+    """Propose ``{column: role}`` for ``columns``; ``kind`` None detects the shape from the names."""
+    cols = [str(c) for c in columns]
+    if kind is None:
+        battles = _suggest_roles(cols, ROLES[BATTLES])
+        if {"model_a", "model_b"} <= set(battles.values()):
+            return battles
+        summary = _suggest_roles(cols, ROLES[SUMMARY])
+        log = _suggest_roles(cols, ROLES[LOG])
+        roles = set(summary.values())
+        has_example_values = any(r in log.values() for r in LOG_VALUE_ROLES if r != "correct") or (
+            "correct" in log.values() and "n_correct" not in roles
+        )
+        if "n" in roles and ({"n_correct", "accuracy"} & roles) and not has_example_values:
+            return summary
+        return log
+    if kind not in KINDS:
+        raise EvalDataError(f"Unknown data shape '{kind}': choose one of {', '.join(KINDS)}.")
+    return _suggest_roles(cols, ROLES[kind])
+
+
+def with_overrides(columns: Iterable[object], overrides: dict[str, str | None] | None,
+                   kind: str | None = None) -> dict[str, str | None]:
+    """The suggested mapping of ``columns`` with ``overrides`` (``{column: role}``, role None to leave the column
+    out) on top: a role the overrides give to one column is taken from the column suggested for it."""
+    given = {column: role for column, role in (overrides or {}).items() if column in {str(c) for c in columns}}
+    taken = set(given.values())
+    suggested = suggest_mapping(columns, kind)
+    return {**{c: r for c, r in suggested.items() if r not in taken and c not in given}, **given}
+
+
+def detect_kind(roles: Iterable[str]) -> str:
+    """The data shape implied by a set of mapped roles."""
+    roles = set(roles)
+    if {"model_a", "model_b"} & roles:
+        return BATTLES
+    if "n" in roles and ({"n_correct", "accuracy"} & roles) and not (set(LOG_VALUE_ROLES) & roles):
+        return SUMMARY
+    return LOG
+
+
+def check_mapping(mapping: dict[str, str], columns: Iterable[object], kind: str) -> None:
+    """Raise :class:`EvalDataError` when ``mapping`` names unknown columns or roles, or a role twice."""
+    cols = {str(c) for c in columns}
+    allowed = ROLES[kind]
+    seen: dict[str, str] = {}
+    for column, role in mapping.items():
+        if column not in cols:
+            raise EvalDataError(
+                f"The mapping names a column '{column}' that is not in the file; the file's columns are: "
+                f"{', '.join(sorted(cols))}."
+            )
+        if role not in allowed:
+            raise EvalDataError(
+                f"'{role}' (mapped from column '{column}') is not a role of a {kind} table; roles are: "
+                f"{', '.join(allowed)}."
+            )
+        if role in seen:
+            raise EvalDataError(
+                f"Columns '{seen[role]}' and '{column}' are both mapped to the role '{role}': map only one."
+            )
+        seen[role] = column

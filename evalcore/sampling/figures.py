@@ -1,0 +1,131 @@
+"""Pure plotly figures of the labeling-budget designs (data in, ``go.Figure`` out; no streamlit).
+
+Method: "A Framework for Efficient Model Evaluation through Stratification, Sampling, and Estimation"
+(``../shared/papers/stratified-sampling-evaluation.txt``): strata on the proxy (Section 4.2), the budget per
+stratum under proportional and Neyman allocation (Figure 3, right), relative efficiency against HT under simple
+random sampling (Figure 2, Table 1) and Monte Carlo MSE curves (Figure 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from evalcore.data.display import plotly_literal
+from evalcore.stats.figures import _TEMPLATE, _rgba, _title, color, percent
+
+#: (design, estimator) -> legend label, in drawing order
+DESIGN_LABELS = {
+    ("srs", "ht"): "SRS + HT (baseline)",
+    ("srs", "df"): "SRS + DF",
+    ("proportional", "ht"): "SSRS proportional + HT",
+    ("proportional", "df"): "SSRS proportional + DF",
+    ("neyman", "ht"): "SSRS Neyman + HT",
+    ("neyman", "df"): "SSRS Neyman + DF",
+}
+
+
+def strata_histogram(proxy: np.ndarray, strata: np.ndarray, bins: int = 50, title: str = "Strata on the proxy",
+                     basis: str = "exact 1-D k-means on the proxy") -> go.Figure:
+    """Histogram of the proxy with each stratum in its own colour (stacked bars of shared bins).
+
+    The data are binned here (``numpy.histogram`` on ``bins`` equal-width bins over the proxy's range), so the
+    figure stays small for pools of millions of examples.
+    """
+    proxy = np.asarray(proxy, dtype=float)
+    strata = np.asarray(strata)
+    edges = np.histogram_bin_edges(proxy, bins=bins)
+    mids, width = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
+    fig = go.Figure()
+    for h in np.unique(strata):
+        part = proxy[strata == h]
+        counts, _ = np.histogram(part, bins=edges)
+        fig.add_trace(go.Bar(
+            x=mids, y=counts, width=width, name=f"stratum {h + 1}", marker_color=color(int(h)),
+            customdata=np.full((len(mids), 3), [len(part), part.min(), part.max()]),
+            hovertemplate=(f"stratum {h + 1}: " + "%{customdata[0]:,} examples, proxy "
+                           "%{customdata[1]:.3f}–%{customdata[2]:.3f}<br>bin %{x:.3f}: %{y:,}<extra></extra>")))
+    fig.update_layout(template=_TEMPLATE, barmode="stack", bargap=0, height=340,
+                      title=_title(title, f"{len(np.unique(strata))} strata by {basis}"),
+                      xaxis_title="proxy (predicted probability of a correct answer)", yaxis_title="examples",
+                      margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def allocation_bars(table: pd.DataFrame, title: str = "Budget per stratum") -> go.Figure:
+    """Grouped bars of labels per stratum: one series per allocation column (the paper's Figure 3, right).
+
+    ``table`` has a ``stratum`` column (1-based labels) and one integer column per allocation, e.g.
+    ``proportional``, ``neyman (actual)`` and ``neyman (ideal)``; every other column is ignored except
+    ``N_h`` (pool size, shown on hover).
+    """
+    series = [c for c in table.columns if c not in ("stratum", "N_h", "proxy_mean")]
+    fig = go.Figure()
+    for i, column in enumerate(series):
+        name = plotly_literal(column)
+        fig.add_trace(go.Bar(
+            x=table["stratum"].astype(str), y=table[column], name=name, marker_color=color(i),
+            customdata=table[["N_h"]].to_numpy() if "N_h" in table else None,
+            hovertemplate=f"{name}<br>stratum %{{x}}: %{{y:,}} labels" +
+                          (" of %{customdata[0]:,}" if "N_h" in table else "") + "<extra></extra>"))
+    fig.update_layout(template=_TEMPLATE, barmode="group", height=340, xaxis_title="stratum (low to high proxy)",
+                      yaxis_title="labels", title=_title(title, "integer budgets: ≥ 2 per stratum, never above N_h"),
+                      margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def efficiency_curves(frame: pd.DataFrame, title: str = "Predicted relative efficiency") -> go.Figure:
+    """Relative efficiency (MSE / MSE of SRS + HT) against the budget, one line per (design, estimator).
+
+    ``frame``: :func:`evalcore.sampling.designs.design_efficiency` output over several budgets. Below 1 = more precise
+    than the plain average of a simple random sample; 0.5 = the same precision with half the labels.
+    """
+    fig = go.Figure()
+    for i, ((design, estimator), name) in enumerate(DESIGN_LABELS.items()):
+        part = frame[(frame["design"] == design) & (frame["estimator"] == estimator)].sort_values("budget")
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=part["budget"], y=part["relative_efficiency"], mode="lines", name=name,
+            line={"color": color(i), "dash": "solid" if estimator == "ht" else "dash"},
+            hovertemplate=f"{name}<br>n = %{{x:,}}: %{{y:.3f}}<extra></extra>"))
+    fig.add_hline(y=1.0, line={"color": "#a0aec0", "dash": "dot"})
+    fig.update_layout(template=_TEMPLATE, height=380, xaxis={"title": "labels (budget n)", "type": "log"},
+                      yaxis_title="MSE relative to SRS + HT", margin={"l": 50, "r": 20, "t": 70, "b": 40},
+                      title=_title(title, "design variance with the proxy in place of the labels (eqs. 3-5, 8)"),
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def monte_carlo_curves(frame: pd.DataFrame, level: float = 0.95,
+                       title: str = "Monte Carlo MSE by design") -> go.Figure:
+    """Empirical MSE against the budget with ±2 SE bands, and the predicted MSE as dotted lines (Figure 1).
+
+    ``frame``: :func:`evalcore.sampling.designs.monte_carlo` output (budget, design, estimator, mse, mse_se,
+    predicted_mse, coverage).
+    """
+    fig = go.Figure()
+    for i, ((design, estimator), name) in enumerate(DESIGN_LABELS.items()):
+        part = frame[(frame["design"] == design) & (frame["estimator"] == estimator)].sort_values("budget")
+        if part.empty:
+            continue
+        lo = np.maximum(part["mse"] - 2 * part["mse_se"], part["mse"] * 1e-3)
+        hi = part["mse"] + 2 * part["mse_se"]
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([part["budget"], part["budget"][::-1]]), y=np.concatenate([hi, lo[::-1]]),
+            fill="toself", fillcolor=_rgba(color(i), 0.15), line={"width": 0}, mode="lines", hoverinfo="skip",
+            legendgroup=name, showlegend=False))
+        fig.add_trace(go.Scatter(
+            x=part["budget"], y=part["mse"], mode="lines+markers", name=name, legendgroup=name,
+            line={"color": color(i)}, customdata=np.stack([part["mse_se"], part["coverage"]], axis=1),
+            hovertemplate=(f"{name}<br>n = %{{x:,}}: MSE %{{y:.3g}} ± %{{customdata[0]:.2g}}<br>"
+                           f"{percent(level)} interval coverage %{{customdata[1]:.3f}}<extra></extra>")))
+        fig.add_trace(go.Scatter(
+            x=part["budget"], y=part["predicted_mse"], mode="lines", legendgroup=name, showlegend=False,
+            line={"color": color(i), "dash": "dot", "width": 1}, hovertemplate="predicted %{y:.3g}<extra></extra>"))
+    fig.update_layout(template=_TEMPLATE, height=420, xaxis={"title": "labels (budget n)", "type": "log"},
+                      yaxis={"title": "mean squared error", "type": "log"},
+                      title=_title(title, "bands: ±2 Monte Carlo standard errors · dotted: predicted"),
+                      margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
+    return fig
