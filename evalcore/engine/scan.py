@@ -256,7 +256,7 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
         raise EvalDataError(f"{name}: battles need both a model_a and a model_b column; the mapping has "
                             f"{', '.join(sorted(roles))}.")
     out = {role: raw[roles[role]].cast("string") for role in ("model_a", "model_b")}
-    out |= {role: raw[roles[role]].cast("float64") for role in ("outcome", "judge") if role in roles}
+    out |= {role: _missing_nan(raw[roles[role]].cast("float64")) for role in ("outcome", "judge") if role in roles}
     table = raw.select(**out)
     checks = {"rows": table.count(),
               "no_model": (table.model_a.isnull() | table.model_b.isnull()).cast("int64").sum(),
@@ -298,8 +298,14 @@ def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Ta
         out.setdefault(role, ibis.literal(LOG_DEFAULT_LABELS[role]))
     for role in VALUE_ROLES:
         if role in roles:
-            out[role] = raw[roles[role]].cast("float64")
+            out[role] = _missing_nan(raw[roles[role]].cast("float64"))
     return raw.select(**out)
+
+
+def _missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
+    """NaN as a missing value (null), as pandas reads it in memory: writers from numpy arrays store NaN in Parquet
+    where pandas' writer stores null."""
+    return values.isnan().ifelse(ibis.null("float64"), values)
 
 
 def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list[str]) -> int:

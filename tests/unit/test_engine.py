@@ -343,3 +343,23 @@ def _frame(path, frame: pd.DataFrame):
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_parquet(path)
     return path
+
+
+def test_nan_in_a_value_column_means_missing_as_in_memory(tmp_path):
+    """A Parquet file written from numpy arrays keeps NaN as a float value, not as null (pandas' writer turns it into
+    null): NaN in ``correct``, ``confidence`` or ``proxy`` is a missing value in the engine as in memory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    raw = generated()
+    path = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({column: pa.array(raw[column].to_numpy(), from_pandas=False) for column in raw.columns}),
+                   path)
+    assert pq.read_table(path).column("correct").null_count == 0  # the NaN really are NaN in the file
+    lazy, frame = scan(path), validate(raw)
+    unlabeled = int(frame["correct"].isna().sum())
+    assert any(f"{unlabeled:,} of 1,800 rows have no 'correct' label" in note for note in lazy.notes)
+    for by in (["model"], ["model", "task"]):
+        pd.testing.assert_frame_equal(summaries.mean_table(lazy, by, "correct").reset_index(drop=True),
+                                      summaries.mean_table(frame, by, "correct").reset_index(drop=True),
+                                      check_dtype=False, rtol=1e-12, atol=1e-12)
