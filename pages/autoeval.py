@@ -36,15 +36,17 @@ kind = data.report.kind
 level = st.select_slider("Interval level", selection.LEVELS, value=0.90, format_func=percent, key="ae_level",
                          help="The paper reports 90% intervals.")
 alpha = 1 - level
-if data.lazy is not None:  # a dataset in the engine: estimates from moments and per-pair statistics
-    rows = selection.apply(data.lazy, sel, kind)
-    selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)
+rows = selection.apply(data.log, sel, kind)
+selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)  # a battle needs both its models selected
+examples = selection.examples(rows, "Effective-sample-size curves, stratified and weighted PPI and the annotator "
+                              "comparison", (data.key, sel.models, sel.tasks, sel.groups))
+if examples is None:  # beyond the memory bound: estimates from moments and per-pair statistics
     key = (data.key, sel.models, sel.tasks, sel.groups)
     try:
         if kind == BATTLES:
             reference = st.selectbox("Reference model (coefficient fixed at 0)", rows.models(), key="ae_reference")
-            table = ac.in_engine_battles(key, level, reference, rows)
-            st.caption(f"Computed in the engine from per-pair statistics. {percent(level)} intervals for each "
+            table = ac.battles_from_statistics(key, level, reference, rows)
+            st.caption(f"From per-pair statistics. {percent(level)} intervals for each "
                        "Bradley-Terry coefficient against the reference; PPI++ (with the judge) stays valid whatever "
                        "the judge's quality.")
             render.chart(figures.interval_dots(table.rename(columns={"coefficient": "estimate"}).assign(
@@ -57,8 +59,8 @@ if data.lazy is not None:  # a dataset in the engine: estimates from moments and
                 st.stop()
             annotator = st.radio("Annotator", annotators, format_func=ANNOTATOR_NAMES.get, horizontal=True,
                                  key="ae_annotator")
-            table = ac.in_engine(key, sel.metric, annotator, level, rows)
-            st.caption(f"Computed in the engine from moments. {percent(level)} intervals: PPI++ contains each "
+            table = ac.from_moments(key, sel.metric, annotator, level, rows)
+            st.caption(f"From moments. {percent(level)} intervals: PPI++ contains each "
                        "model's true mean that often whatever the annotator's quality; ESS is the number of labeled "
                        "examples a classical estimate would need for the same precision.")
             render.chart(figures.interval_dots(table.assign(label=table["model"] + " · " + table["method"]), "label",
@@ -68,11 +70,8 @@ if data.lazy is not None:  # a dataset in the engine: estimates from moments and
         st.error(literal(exc))
         st.stop()
     render.table(table, "estimates")
-    st.info("Effective-sample-size curves, stratified and weighted PPI and the annotator comparison need every "
-            "example in memory: this dataset is analysed in the engine, so they are not shown.")
     st.stop()
-rows = selection.apply(data.frame, sel, kind)
-selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)  # a battle needs both its models selected
+rows = examples
 
 
 def show_notes(notes) -> None:

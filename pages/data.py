@@ -145,7 +145,7 @@ if src["type"] == "upload":
         if c2.form_submit_button("Save to workspace", icon=":material/save:", disabled=locked is not None,
                                  help=locked and literal(locked)):
             try:
-                record = workspace_store.workspace().add_dataset(data.rows, name or src["filename"],
+                record = workspace_store.workspace().add_dataset(data.loaded, name or src["filename"],
                                                                  mapping=report.mapping,
                                                                  owner=workspace_store.viewer())
             except EvalDataError as exc:
@@ -170,5 +170,4 @@ if data.samples is None:
 else:
     st.caption("The first 200 rows of the validated data, every sample. The views see one row per (model, example): "
                "the mean over its samples.")
-preview = data.lazy.run(data.lazy.table.limit(200)) if data.lazy is not None else data.rows.head(200)
-render.table(preview, "data preview (first 200 rows)")
+render.table(data.head(200), "data preview (first 200 rows)")

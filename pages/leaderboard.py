@@ -30,10 +30,10 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
     st.info("The leaderboard needs per-example 0/1 correctness (`correct`) or a leaderboard summary "
             "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
     st.stop()
-rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, kind)
+rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
-tasks = rows.distinct("task") if data.lazy is not None else [str(t) for t in pd.unique(rows["task"].astype(str))]
+tasks = list(sel.tasks or selection.options(data).tasks)
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
     level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,

@@ -41,18 +41,16 @@ changed = selection.update(data, models=models, tasks=tasks, groups=groups,
 if changed != sel:
     st.rerun()  # app.py drew the sidebar's selection summary before this page ran: redraw it
 
-rows = selection.apply(data.lazy if data.lazy is not None else data.frame, sel, kind)
+rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
 st.subheader("Headline numbers")
-if kind == BATTLES and data.lazy is not None:
-    st.info("These battles are analysed in the engine: the AI-assisted evaluation and Report pages fit the "
-            "Bradley-Terry strengths of the selected models with their intervals.")
-    st.page_link("pages/report.py", label="Go to the Report page", icon=":material/description:")
-    st.stop()
 if kind == BATTLES:
     st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")
-    if "outcome" not in rows or rows["outcome"].notna().sum() == 0:
+    if "outcome" not in rows or rows.count("outcome") == 0:
         st.info("These battles carry no human votes: the win-rate table needs the 'outcome' column.")
+        st.stop()
+    rows = selection.examples(rows, "The win-rate table", (data.key, sel.models), ("model_a", "model_b", "outcome"))
+    if rows is None:
         st.stop()
     long = pd.concat([
         pd.DataFrame({"model": rows["model_a"], "win": 1 - rows["outcome"]}),

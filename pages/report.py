@@ -21,7 +21,7 @@ data = ds.try_active_data()
 if data is None:
     st.stop()
 sel = selection.current(data)
-rows = selection.apply(data.rows, sel, data.report.kind)
+rows = selection.apply(data.log, sel, data.report.kind)
 selection.require(sel, rows)
 
 c1, c2, c3 = st.columns([2, 1, 1])
@@ -30,7 +30,7 @@ seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="rp_seed", help="Seeds e
 n_boot = c3.select_slider("Bootstrap replicates", [200, 500, 1000, 2000], value=1000, key="rp_boot")
 settings = Settings(level=sel.level, seed=seed, n_boot=n_boot)
 scope = f"{data.label}; selection: {selection.describe(sel)}"  # plain text: the report escapes it
-n_rows = rows.n_rows if data.lazy is not None else len(rows)
+n_rows = selection.n_rows(rows)
 st.caption(f"Covers {n_rows:,} rows: {selection.describe(sel)} (change it on the Models page). "
            f"Seed {seed}.")
 

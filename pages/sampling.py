@@ -33,42 +33,35 @@ if data is None:
     st.stop()
 sel = selection.current(data)
 kind = data.report.kind
-if data.lazy is not None:  # a dataset in the engine: the designs' predicted efficiency from a proxy histogram
-    rows = selection.apply(data.lazy, sel, kind)
-    selection.require(sel, rows)
-    sources = [s for s in ("confidence", "proxy") if s in rows] if kind == LOG else []
-    if not sources:
-        st.info("This page needs a per-example log with a proxy of correctness (`confidence` or `proxy`).")
-        st.stop()
+rows = selection.apply(data.log, sel, kind)
+sources = [s for s in ("confidence", "proxy") if s in rows and rows.count(s)] if kind == LOG else []
+if kind != LOG or "correct" not in rows or not sources:
+    st.info("This page needs a per-example log with 0/1 correctness (`correct`, labeled or not) and a proxy of it: "
+            "the model's `confidence` or a surrogate's `proxy` column. Load a demo or upload such a log on the "
+            "Data page.")
+    st.stop()
+selection.require(sel, rows)
+examples = selection.examples(rows, "Drawing the sample to label, uploading the labels and the Monte Carlo check",
+                              (data.key, sel.models, sel.tasks, sel.groups))
+if examples is None:  # beyond the memory bound: the designs' predicted efficiency from a proxy histogram
     c1, c2, c3 = st.columns(3)
     model = c1.selectbox("Model", list(sel.models), key="sp_model")
     source = c2.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
     n_strata = c3.slider("Strata", 1, 20, 10, key="sp_strata")
     try:
-        curves = sc.in_engine((data.key, sel.models, sel.tasks, sel.groups), model, source, n_strata, rows)
+        curves = sc.from_histogram((data.key, sel.models, sel.tasks, sel.groups), model, source, n_strata, rows)
     except EvalDataError as exc:
         st.error(literal(exc))
         st.stop()
-    st.caption("Computed in the engine from a histogram of the proxy (4,096 bins; strata: optimal 1-D k-means "
-               "between bins). Predicted, not measured: the relative efficiency assumes the proxy is calibrated; "
-               "below 1 is more precise than a simple random sample of the same size.")
+    st.caption("From a histogram of the proxy (4,096 bins; strata: optimal 1-D k-means between bins). Predicted, "
+               "not measured: the relative efficiency assumes the proxy is calibrated; below 1 is more precise than "
+               "a simple random sample of the same size.")
     render.chart(sampling_figures.efficiency_curves(curves), "relative efficiency by budget")
     render.table(curves, "predicted design efficiency")
-    st.info("Drawing the sample to label, uploading the labels and the Monte Carlo check need every example in "
-            "memory: this dataset is analysed in the engine, so they are not offered here.")
-    st.stop()
-frame_cols = set(data.frame.columns)
-sources = [s for s in ("confidence", "proxy") if s in frame_cols and data.frame[s].notna().any()]
-if kind != LOG or "correct" not in frame_cols or not sources:
-    st.info("This page needs a per-example log with 0/1 correctness (`correct`, labeled or not) and a proxy of it: "
-            "the model's `confidence` or a surrogate's `proxy` column. Load a demo or upload such a log on the "
-            "Data page.")
     st.stop()
 if "confidence" in sources:
     sources.append("calibrated")
-
-rows = selection.apply(data.frame, sel, kind)
-selection.require(sel, rows)
+rows = examples
 c1, c2, c3 = st.columns(3)
 model = c1.selectbox("Model", [m for m in sel.models if (rows["model"] == m).any()], key="sp_model")
 tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())

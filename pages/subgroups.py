@@ -45,9 +45,11 @@ if data.report.kind != LOG or sel.metric is None:
             "synthetic or scikit-learn demo, or map those columns on the Data page.")
     st.stop()
 level = figures.percent(sel.level)
-if data.lazy is not None:  # a dataset in the engine: the units and covariates come from aggregate queries
-    rows = selection.apply(data.lazy, sel)
-    selection.require(sel, rows)
+rows = selection.apply(data.log, sel)
+selection.require(sel, rows)
+examples = selection.examples(rows, "The holdout study, automatic subgroups and extra feature columns",
+                              (data.key, sel.models, sel.tasks, sel.groups))
+if examples is None:  # beyond the memory bound: the units and covariates come from aggregate queries
     key = (data.key, sel.models, sel.tasks, sel.groups)
     with st.expander("Settings", icon=":material/settings:"):
         c1, c2 = st.columns(2)
@@ -58,7 +60,7 @@ if data.lazy is not None:  # a dataset in the engine: the units and covariates c
     except EvalDataError as exc:
         st.error(literal(exc))
         st.stop()
-    st.info(f"Computed in the engine. EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & "
+    st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & "
             f"Plagborg-Moller 2022): they cover the true subgroup values {level} of the time **on average across "
             f"subgroups**, not for each subgroup. DT intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) "
             f"cover each subgroup {level} of the time. Seed {seed}.", icon=":material/info:")
@@ -75,12 +77,9 @@ if data.lazy is not None:  # a dataset in the engine: the units and covariates c
     st.subheader("Shrinkage")
     render.chart(subgroups_figures.shrinkage_plot(table), "shrinkage")
     render.table(table, "subgroup estimates")
-    st.info("The holdout study, automatic subgroups and extra feature columns need every example in memory: this "
-            "dataset is analysed in the engine, so the synthetic regression uses the confidence and proxy means with "
-            "the model and task indicators.")
+    st.caption("The synthetic regression uses the confidence and proxy means with the model and task indicators.")
     st.stop()
-rows = selection.apply(data.frame, sel)
-selection.require(sel, rows)
+rows = examples
 key = (data.key, sel.models, sel.tasks, sel.groups)
 features = numeric_columns(rows)
 screen = sc.feature_screen(key, sel.metric, rows)

@@ -1,12 +1,15 @@
-"""Logs beyond one machine's memory: the methods' reductions run in the engine where the log is stored.
+"""Every log's reductions: a log stored in an engine and a frame in memory take one path.
 
 :mod:`.scan` opens a log (Parquet or CSV paths, a DuckDB table, an Ibis table expression on any backend) as a
-:class:`LazyLog`, validated in the engine; :mod:`.reductions` computes the small sufficient statistics the methods
-need; :mod:`.poisson` is the paired Poisson bootstrap with hashed weights. The public functions of evalcore accept a
-``LazyLog`` wherever they accept a canonical frame (``aggregate.leaderboard``, ``summaries.mean_table``,
-``calibration.calibration_by_model``, ``ppi.ppi_mean_by_model``).
+:class:`LazyLog`, validated in the engine; :mod:`.frames` wraps a validated frame in memory as a LazyLog that DuckDB
+reads in place; :mod:`.reductions` computes the small sufficient statistics the methods need; :mod:`.poisson` is the
+paired Poisson bootstrap with hashed weights; :mod:`.fetch` hands the per-example columns a view needs to memory
+within a bound. The public functions of evalcore accept a ``LazyLog`` wherever they accept a canonical frame.
 """
 
+from evalcore.engine.fetch import ExamplesTooLarge, fetch, fetch_bound_mb
+from evalcore.engine.frames import as_log, from_frame
 from evalcore.engine.scan import LazyLog, belongs_in_engine, duckdb_connection, is_lazy, scan
 
-__all__ = ["LazyLog", "belongs_in_engine", "duckdb_connection", "is_lazy", "scan"]
+__all__ = ["ExamplesTooLarge", "LazyLog", "as_log", "belongs_in_engine", "duckdb_connection", "fetch",
+           "fetch_bound_mb", "from_frame", "is_lazy", "scan"]

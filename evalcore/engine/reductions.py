@@ -22,10 +22,13 @@ from evalcore.engine.scan import LazyLog
 
 
 def cell_moments(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
-    """Per ``by`` cell (sorted): n (labeled rows), n_unlabeled, total (Σ y), total_sq (Σ y²)."""
+    """Per ``by`` cell (sorted): n (labeled rows), n_unlabeled, total (Σ y), total_sq (Σ y²); with repeated samples
+    averaged per example (an ``n_repeats`` column) also trials, the labeled rows' Σ n_repeats."""
     t = log.table
     y = t[metric]
-    out = log.run(t.group_by(by).aggregate(n=y.count(), rows=t.count(), total=y.sum(), total_sq=(y * y).sum()))
+    extra = {"trials": y.notnull().ifelse(t.n_repeats, 0.0).sum()} if "n_repeats" in t.columns else {}
+    out = log.run(t.group_by(by).aggregate(n=y.count(), rows=t.count(), total=y.sum(), total_sq=(y * y).sum(),
+                                           **extra))
     out["n_unlabeled"] = out.pop("rows") - out["n"]
     out[["total", "total_sq"]] = out[["total", "total_sq"]].fillna(0.0)
     return out.sort_values(by, ignore_index=True)

@@ -50,6 +50,10 @@ class LazyLog:
     n_rows: int
     notes: tuple[str, ...] = ()
     kind: str = LOG
+    #: the validated frame a log in memory wraps (:func:`evalcore.engine.frames.from_frame`); None in an engine
+    frame: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    #: the restriction applied by :meth:`restrict`: ((role, values), ...)
+    selected: tuple = ()
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def has(self, role: str) -> bool:
@@ -65,11 +69,16 @@ class LazyLog:
             self._cache[("count", role)] = int(self.run(t.aggregate(n=t[role].count()))["n"].iloc[0])
         return self._cache[("count", role)]
 
-    def where(self, condition: ir.BooleanValue) -> "LazyLog":
-        """The rows of this log where ``condition`` (an expression on :attr:`table`) holds, e.g. a selection."""
+    def restrict(self, **values) -> "LazyLog":
+        """The rows of this log whose role ``r`` holds one of ``values[r]`` for every role named, e.g. a selection
+        ``restrict(model=("a", "b"), task=("t1",))``; an empty sequence leaves the role unrestricted."""
+        chosen = tuple((role, tuple(map(str, v))) for role, v in values.items() if len(v))
+        if not chosen:
+            return self
+        condition = ibis.and_(*(self.table[role].isin(list(v)) for role, v in chosen))
         table = self.table.filter(condition)
         n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
-        return replace(self, table=table, n_rows=n_rows, _cache={})
+        return replace(self, table=table, n_rows=n_rows, selected=self.selected + chosen, _cache={})
 
     def require(self, *roles: str, method: str) -> None:
         """EvalDataError naming the roles ``method`` needs that this log lacks."""
@@ -256,7 +265,7 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
         raise EvalDataError(f"{name}: battles need both a model_a and a model_b column; the mapping has "
                             f"{', '.join(sorted(roles))}.")
     out = {role: raw[roles[role]].cast("string") for role in ("model_a", "model_b")}
-    out |= {role: _missing_nan(raw[roles[role]].cast("float64")) for role in ("outcome", "judge") if role in roles}
+    out |= {role: missing_nan(raw[roles[role]].cast("float64")) for role in ("outcome", "judge") if role in roles}
     table = raw.select(**out)
     checks = {"rows": table.count(),
               "no_model": (table.model_a.isnull() | table.model_b.isnull()).cast("int64").sum(),
@@ -298,11 +307,11 @@ def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Ta
         out.setdefault(role, ibis.literal(LOG_DEFAULT_LABELS[role]))
     for role in VALUE_ROLES:
         if role in roles:
-            out[role] = _missing_nan(raw[roles[role]].cast("float64"))
+            out[role] = missing_nan(raw[roles[role]].cast("float64"))
     return raw.select(**out)
 
 
-def _missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
+def missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
     """NaN as a missing value (null), as pandas reads it in memory: writers from numpy arrays store NaN in Parquet
     where pandas' writer stores null."""
     return values.isnan().ifelse(ibis.null("float64"), values)

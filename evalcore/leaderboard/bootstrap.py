@@ -18,23 +18,16 @@ overall = plain mean of all tasks. Intervals are bootstrap percentile intervals:
 (two non-overlapping 83.4% intervals ~ a difference significant at 0.05; Section 3.1). Point estimates are the
 values on the observed data.
 
-Paired bootstrap from per-example logs. ``data`` may also be the canonical per-example log of
-:mod:`evalcore.data.validation` (model, example_id, task, category, group, correct, ...); only labeled rows (``correct`` not
-missing) are used, and they are summarised per (model, task) into ``n`` / ``n_correct`` for the point estimates.
-When every model of a task has a label on exactly the same example ids (for every task), the bootstrap is
-*paired*: each replicate resamples the ``N_j`` examples of task ``j`` with replacement **once**, and the same
-resampled examples score every model, so the correlation between models on shared examples is kept. This is
-exact in distribution: replicate ``b`` draws ``N_j`` example indices uniformly (``Generator.integers``), counts
-them (``w_b``, a multinomial count vector over the examples) and sets ``p*_bij = (C_j w_b)_i / N_j`` with
-``C_j`` the (n_models, N_j) 0/1 correctness matrix; a chunk of replicates is one float32 matrix product
-``C_j @ W.T``, exact because all its terms and partial sums are integers below 2**24 (float64 is used above).
-Work units (task, chunk of replicates) have their own random streams ``SeedSequence(seed, spawn_key=(j, c))``,
-so results depend only on ``seed`` and the data, not on the number of threads.
-When some task does not have the same labeled examples for every model the paired bootstrap is impossible; the
-functions then *fall back* to the binomial bootstrap of the summaries built from the log (identical to passing
-that summary), emit a ``UserWarning`` saying so and mark it: ``Replicates.paired`` is False and
-``Replicates.note`` names the task(s); the frames returned by ``leaderboard`` / ``rank_intervals`` /
-``pairwise_differences`` carry the same in ``attrs["paired"]`` / ``attrs["bootstrap_note"]``.
+Paired bootstrap from per-example logs. ``data`` may also be a per-example log: the canonical frame of
+:mod:`evalcore.data.validation` (model, example_id, task, category, correct, ...) or a log in an engine
+(:class:`evalcore.engine.LazyLog`, from :func:`evalcore.engine.scan`). Both take one path: a frame is read in place
+by DuckDB (:func:`evalcore.engine.as_log`; repeated samples averaged per example first, so the bootstrap resamples
+examples with all their samples), the engine returns the labeled counts per (model, task) and the per-(model, task,
+bucket) sums of ``correct``, and the replicates are the paired Poisson bootstrap of :mod:`evalcore.engine.poisson`:
+examples hashed into random buckets with Poisson(1) weights, the same weight for every model of an example, so the
+correlation between models on shared examples is kept whether or not every model answered every example. Only
+labeled rows (``correct`` not missing) count; ``values[b, i, j]`` is model i's weighted accuracy on task j in
+replicate b. Results depend only on ``seed`` and the data, not on the engine, the threads or the file layout.
 
 Cells with all answers correct (or all wrong). The plain bootstrap of a (model, task) whose ``Y_ij`` is 0 or
 ``N_ij`` is constant, so its interval (and, if every cell is so, the category and overall intervals, the pairwise
@@ -47,11 +40,6 @@ bootstrap loses nothing by drawing it alone. Simulated coverage of the task inte
 with known truth (``tests/unit/test_aggregate_small_n.py``): p = 0.9 and 0.99 at N = 1, 5 and 20 all at least
 91%, where the plain bootstrap covers 0.99 at N = 20 only 18% of the time (its interval is the point 1 when all 20
 are right). The point estimate stays the observed ``Y_ij / N_ij``.
-
-A log in an engine (:class:`evalcore.engine.LazyLog`, from :func:`evalcore.engine.scan`) is accepted wherever a
-log is: its counts come from the engine and its replicates from the paired Poisson bootstrap of
-:mod:`evalcore.engine.poisson` (examples hashed into random buckets with Poisson(1) weights, the same for every
-model), so point estimates equal the in-memory ones and intervals agree within Monte Carlo error.
 
 All accuracies are fractions in [0, 1].
 
@@ -71,9 +59,6 @@ overall layout shared with :mod:`evalcore.leaderboard.bayes`;
 
 from __future__ import annotations
 
-import os
-import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -81,9 +66,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from evalcore.engine import LazyLog, is_lazy, reductions
+from evalcore.engine import LazyLog, as_log, is_lazy, reductions
 from evalcore.data.reading import EvalDataError, listed
-from evalcore.data.repeats import N_REPEATS, per_example
 
 __all__ = [
     "Replicates",
@@ -113,9 +97,8 @@ class Replicates:
     ``models`` and ``tasks`` in order of first appearance in the data; ``categories[j]`` is the category of
     ``tasks[j]``; ``n`` and ``observed`` are (n_models, n_tasks) arrays of counts and observed accuracies;
     ``values`` is (n_boot, n_models, n_tasks), ``values[b, i, j] = Y*_bij / N_ij``.
-    ``paired`` is True when the replicates come from the paired bootstrap of a per-example log (same resampled
-    examples for every model of a task), False for the binomial bootstrap (summaries, or the fallback for a log
-    whose tasks do not have the same examples for every model); ``note`` says why a log fell back ("" otherwise).
+    ``paired`` is True when the replicates come from the paired bootstrap of a per-example log (the same weight
+    for every model of an example), False for the binomial bootstrap of summaries; ``note`` names the bootstrap.
     """
 
     models: tuple[str, ...]
@@ -198,9 +181,9 @@ def _matrices(data: pd.DataFrame, fractional: bool = False
             + "; ".join(lines) + ". Add the missing rows or drop the task(s)."
         )
     n_mat = np.zeros((len(models), len(tasks)), dtype=np.int64)
-    k_mat = np.zeros_like(n_mat)
+    k_mat = np.zeros((len(models), len(tasks)), dtype=float if fractional else np.int64)
     n_mat[mi, ti] = n.astype(np.int64)
-    k_mat[mi, ti] = k.astype(np.int64)
+    k_mat[mi, ti] = k if fractional else k.astype(np.int64)
     categories = tuple(cats[t][0] for t in tasks)
     return models, tasks, categories, n_mat, k_mat
 
@@ -244,184 +227,19 @@ def _smooth_degenerate(values: np.ndarray, n: np.ndarray, k: np.ndarray, seed: i
 
 # ---------------------------------------------------------------------------------------------- per-example logs
 
-#: random draws per work unit of the paired bootstrap (a chunk of replicates of one task)
-_CHUNK_DRAWS = 2**22
-_FLOAT32_EXACT = 2**24
-
 
 def _is_log(data: object) -> bool:
     return isinstance(data, pd.DataFrame) and "example_id" in data.columns and "n_correct" not in data.columns
 
 
-@dataclass(frozen=True)
-class _Log:
-    """A per-example log reduced to what the bootstrap needs."""
-
-    summary: pd.DataFrame  # model, task, category, n, n_correct of the labeled rows
-    unpaired: tuple[str, ...]  # tasks whose models do not share the same labeled example ids
-    task_code: np.ndarray  # per labeled row: task index (order of first appearance)
-    model_code: np.ndarray  # per labeled row: model index
-    example_code: np.ndarray  # per labeled row: index of its example within its task
-    correct: np.ndarray  # per labeled row: 0/1 (the mean over its samples when fractional)
-    n_examples: np.ndarray  # per task: distinct labeled example ids
-    model_names: tuple[str, ...]  # names of the model codes
-    task_names: tuple[str, ...]  # names of the task codes
-    fractional: bool = False  # correct holds per-example means of repeated samples
-
-
-def _read_log(data: pd.DataFrame) -> _Log:
-    """Labeled rows of a canonical log, their per-(model, task) summary and the pairing check; or EvalDataError.
-    Repeated samples are averaged per example first (:func:`evalcore.data.repeats.per_example`): the bootstrap then
-    resamples examples with all their samples."""
-    data = per_example(data)
-    fractional = N_REPEATS in data.columns
-    missing = [c for c in ("model", "example_id", "task", "category", "correct") if c not in data.columns]
-    if missing:
-        raise EvalDataError(
-            f"The per-example log lacks the column(s) {', '.join(repr(c) for c in missing)}: the bootstrap needs "
-            "model, example_id, task, category and correct (0/1) — load it with evalcore.data.validation.load_eval_log."
-        )
-    correct = pd.to_numeric(data["correct"], errors="coerce").to_numpy(dtype=float)
-    given = data["correct"].notna().to_numpy()
-    bad = given & ~(((correct >= 0) & (correct <= 1)) if fractional else ((correct == 0) | (correct == 1)))
-    if bad.any():
-        rows = listed(np.flatnonzero(bad) + 1)
-        raise EvalDataError(f"Column 'correct' must be 0 or 1 (or empty for unlabeled rows); row(s) {rows} are not.")
-    keep = given
-    if not keep.any():
-        raise EvalDataError("The per-example log has no labeled rows (column 'correct' is empty everywhere).")
-    codes = {}
-    names = {}
-    for col in ("model", "task", "category", "example_id"):
-        values = data[col] if keep.all() else data[col][keep]
-        code, uniq = values.factorize(sort=False)
-        if (code < 0).any():
-            rows = listed(np.flatnonzero(keep)[code < 0] + 1)
-            raise EvalDataError(f"Column '{col}' is empty in row(s) {rows}.")
-        codes[col] = code.astype(np.int64, copy=False)
-        names[col] = uniq if col == "example_id" else tuple(str(u) for u in uniq)
-    y = correct[keep] if fractional else correct[keep].astype(np.int64)
-    n_models, n_tasks, n_cats = len(names["model"]), len(names["task"]), len(names["category"])
-    model_code, task_code = codes["model"], codes["task"]
-    # one category per task
-    tc = np.bincount(task_code * n_cats + codes["category"], minlength=n_tasks * n_cats).reshape(n_tasks, n_cats)
-    split = np.flatnonzero((tc > 0).sum(axis=1) > 1)
-    if len(split):
-        cats = [names["category"][c] for c in np.flatnonzero(tc[split[0]])]
-        raise EvalDataError(
-            f"Task '{names['task'][split[0]]}' is listed under several categories ({', '.join(cats)}): expected one."
-        )
-    # index of every row's example within its task, 0 .. N_j - 1 (sorted keys: tasks are contiguous)
-    width = max(len(names["example_id"]), 1)
-    pair_code, uniq = pd.factorize(task_code * width + codes["example_id"], sort=True)
-    uniq_task = np.asarray(uniq) // width
-    n_examples = np.bincount(uniq_task, minlength=n_tasks).astype(np.int64)
-    starts = np.concatenate([[0], np.cumsum(n_examples)[:-1]])
-    example_code = pair_code - starts[task_code]
-    per_cell = np.bincount(pair_code * n_models + model_code, minlength=len(uniq) * n_models)
-    if per_cell.max() > 1:
-        first = np.flatnonzero(per_cell[pair_code * n_models + model_code] > 1)
-        rows = listed(np.flatnonzero(keep)[first] + 1)
-        i = first[0]
-        raise EvalDataError(
-            f"Model '{names['model'][model_code[i]]}' has several labeled rows for example "
-            f"'{names['example_id'][int(codes['example_id'][i])]}' of task '{names['task'][task_code[i]]}' "
-            f"(rows {rows}): expected one."
-        )
-    cell = model_code * n_tasks + task_code
-    n = np.bincount(cell, minlength=n_models * n_tasks)
-    k = np.bincount(cell, weights=y, minlength=n_models * n_tasks)
-    k = k if fractional else k.astype(np.int64)
-    mi, ti = np.divmod(np.flatnonzero(n), n_tasks)
-    task_cat = tc.argmax(axis=1)
-    summary = pd.DataFrame({
-        "model": [names["model"][i] for i in mi],
-        "task": [names["task"][j] for j in ti],
-        "category": [names["category"][task_cat[j]] for j in ti],
-        "n": n[n > 0],
-        "n_correct": k[n > 0],
-    })
-    # first-appearance order of models and tasks, as for summaries
-    summary = summary.iloc[np.lexsort((ti, mi))].reset_index(drop=True)
-    full = np.bincount(task_code, minlength=n_tasks) == n_examples * n_models  # no duplicates: every model, every example
-    unpaired = tuple(names["task"][j] for j in np.flatnonzero(~full))
-    return _Log(
-        summary, unpaired, task_code, model_code, example_code, y, n_examples, names["model"], names["task"],
-        fractional,
-    )
-
-
-def _paired_values(log: _Log, models: tuple[str, ...], tasks: tuple[str, ...], n_boot: int, seed: int) -> np.ndarray:
-    """Paired bootstrap replicates (n_boot, n_models, n_tasks) of a log whose tasks are all paired."""
-    m_idx = pd.Index(models).get_indexer(log.model_names)
-    t_idx = pd.Index(tasks).get_indexer(log.task_names)
-    model_code = m_idx[log.model_code]
-    task_code = t_idx[log.task_code]
-    n_ex = np.empty(len(tasks), dtype=np.int64)
-    n_ex[t_idx] = log.n_examples
-    order = np.argsort(task_code, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_code, minlength=len(tasks)))])
-    mats = []
-    for j in range(len(tasks)):
-        rows = order[bounds[j]:bounds[j + 1]]
-        dtype = np.float32 if n_ex[j] < _FLOAT32_EXACT and not log.fractional else np.float64
-        c = np.zeros((len(models), int(n_ex[j])), dtype=dtype)
-        c[model_code[rows], log.example_code[rows]] = log.correct[rows]
-        mats.append(c)
-    values = np.empty((n_boot, len(models), len(tasks)))
-    units = []
-    for j in range(len(tasks)):
-        step = max(1, _CHUNK_DRAWS // int(n_ex[j]))
-        units += [(j, c, start, min(start + step, n_boot)) for c, start in enumerate(range(0, n_boot, step))]
-
-    def run(unit: tuple[int, int, int, int]) -> None:
-        j, c, start, stop = unit
-        n = int(n_ex[j])
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(j, c))))
-        idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int64)
-        w = np.empty((stop - start, n), dtype=mats[j].dtype)
-        for r in range(stop - start):
-            w[r] = np.bincount(idx[r], minlength=n)
-        values[start:stop, :, j] = (w @ mats[j].T) / n
-
-    workers = min(len(units), os.cpu_count() or 1)
-    if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(run, units))
-    else:
-        for unit in units:
-            run(unit)
-    return values
-
-
-def _log_replicates(data: pd.DataFrame, n_boot: int, seed: int) -> Replicates:
-    log = _read_log(data)
-    models, tasks, categories, n, k = _matrices(log.summary, log.fractional)
-    observed = k / n
-    if log.unpaired:
-        shown = listed(log.unpaired, fmt=lambda t: f"'{t}'")
-        note = (
-            f"Paired bootstrap impossible: task(s) {shown} do not have the same labeled examples for every model, "
-            "so the examples cannot be resampled jointly. Fell back to the binomial bootstrap of the per-model "
-            "summaries (model, task, n, n_correct), which ignores the correlation between models; for a paired "
-            "bootstrap keep only the examples every model answered."
-        )
-        warnings.warn(note, UserWarning, stacklevel=3)
-        rng = np.random.default_rng(seed)
-        values = _smooth_degenerate(rng.binomial(n, observed, size=(int(n_boot),) + n.shape) / n, n, k, seed)
-        return Replicates(models, tasks, categories, n, observed, values, paired=False, note=note)
-    values = _smooth_degenerate(_paired_values(log, models, tasks, int(n_boot), seed), n, k, seed)
-    return Replicates(models, tasks, categories, n, observed, values, paired=True, note="")
-
-
-def _lazy_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
-    """The paired Poisson bootstrap of a log in an engine (:mod:`evalcore.engine.poisson`): the engine returns
+def _log_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
+    """The paired Poisson bootstrap of a per-example log (:mod:`evalcore.engine.poisson`): the engine returns
     per-cell counts and per-(cell, bucket) sums; ``values[b, i, j]`` is model i's weighted accuracy on task j in
     replicate b (the observed accuracy in the rare replicate that gives a cell no weight)."""
     log.require("correct", method="The leaderboard (0/1 accuracy)")
     cells = reductions.cell_moments(log, ["model", "category", "task"], "correct")
     summary = cells[cells["n"] > 0].rename(columns={"total": "n_correct"})
-    models, tasks, categories, n, k = _matrices(summary)
+    models, tasks, categories, n, k = _matrices(summary, fractional="n_repeats" in log)
     observed = k / n
     index = pd.MultiIndex.from_product([models, tasks], names=["model", "task"])
     t = log.table
@@ -430,8 +248,8 @@ def _lazy_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
     with np.errstate(invalid="ignore", divide="ignore"):
         values = (reps["correct"] / reps["rows"]).reshape(n_boot, len(models), len(tasks))
     values = np.where(np.isfinite(values), values, observed)
-    note = ("Poisson bootstrap in the engine: examples hashed into random buckets with Poisson(1) weights, the same "
-            "for every model of an example.")
+    note = ("Poisson bootstrap: examples hashed into random buckets with Poisson(1) weights, the same for every "
+            "model of an example.")
     return Replicates(models, tasks, categories, n, observed, _smooth_degenerate(values, n, k, seed), paired=True,
                       note=note)
 
@@ -448,9 +266,8 @@ def _mark(frame: pd.DataFrame, rep: Replicates) -> pd.DataFrame:
 def bootstrap_replicates(data: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> Replicates:
     """Binomial bootstrap of a summary leaderboard (paper, Section 2.1), paired bootstrap of a per-example log.
 
-    A per-example log (has ``example_id``, no ``n_correct``) gets the paired bootstrap described in the module
-    docstring (``paired=True``), or the binomial fallback (``paired=False``, ``note`` says why, UserWarning) when
-    some task does not have the same labeled examples for every model. For summaries:
+    A per-example log (a frame with ``example_id`` and no ``n_correct``, or a LazyLog) gets the paired Poisson
+    bootstrap described in the module docstring (``paired=True``). For summaries:
 
     ``Y*_bij ~ Binomial(N_ij, Y_ij / N_ij)`` independently for every replicate ``b``, model ``i`` and task ``j``
     (exactly the distribution of the proportion correct after resampling the ``N_ij`` instances with
@@ -461,10 +278,8 @@ def bootstrap_replicates(data: pd.DataFrame, n_boot: int = 2000, seed: int = 0) 
     task has several categories or a count is invalid.
     """
     _check_n_boot(n_boot)
-    if is_lazy(data):
-        return _lazy_replicates(data, int(n_boot), seed)
-    if _is_log(data):
-        return _log_replicates(data, int(n_boot), seed)
+    if is_lazy(data) or _is_log(data):
+        return _log_replicates(as_log(data), int(n_boot), seed)
     models, tasks, categories, n, k = _matrices(data)
     observed = k / n
     rng = np.random.default_rng(seed)

@@ -13,9 +13,8 @@ import pandas as pd
 
 from evalcore.data.validation import report_of
 from evalcore.errors import EvalDataError
-from evalcore.engine import LazyLog, is_lazy
-from evalcore.data.schema import BATTLES
-from evalcore.report import engine_sections
+from evalcore.engine import LazyLog, as_log
+from evalcore.data.schema import BATTLES, SUMMARY
 from evalcore.report import html as html_layer
 from evalcore.report import sections as sec
 from evalcore.report.summary import sentences
@@ -31,13 +30,6 @@ SECTIONS = (
      "unlabeled examples and an annotator (`proxy`, or `confidence` for 0/1) on every example"),
     ("battles", "Pairwise battles", sec.battles, "pairwise battles with human `outcome` votes"),
 )
-#: the sections that differ for a log in an engine (:mod:`.engine_sections`)
-ENGINE_SECTIONS = {
-    "calibration": lambda log, kind, s: engine_sections.calibration_section(log, s),
-    "labeling": lambda log, kind, s, top: engine_sections.labeling(log, s, top),
-    "ppi": lambda log, kind, s: engine_sections.prediction_powered(log, sec.metric_of(log), s),
-    "battles": lambda log, kind, s: engine_sections.battles(log, s),
-}
 #: sections that use the top model of the accuracy section
 USES_TOP = {"subgroups", "labeling"}
 
@@ -113,10 +105,13 @@ def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), 
     which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
-    kind, mapping = (log.kind, log.mapping) if is_lazy(log) else (report_of(log).kind, report_of(log).mapping)
+    rows = log.n_rows if isinstance(log, LazyLog) else len(log)
+    if isinstance(log, LazyLog):
+        kind, mapping = log.kind, log.mapping
+    else:
+        kind, mapping = report_of(log).kind, report_of(log).mapping
+        log = log if kind == SUMMARY else as_log(log, scope or "the log")
     wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)]
-    if is_lazy(log):
-        wanted = [(key, name, ENGINE_SECTIONS.get(key, fn), needs) for key, name, fn, needs in wanted]
     done, skipped, timings, top = {}, [], {}, None
     for i, (key, name, fn, needs) in enumerate(wanted):
         if progress:
@@ -138,6 +133,5 @@ def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), 
     if progress:
         progress(len(wanted), len(wanted), "done")
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-    rows = log.n_rows if is_lazy(log) else len(log)
     provenance = Provenance(tuple(files), rows, len(sec.models_of(log, kind)), kind, dict(mapping), created, scope)
     return Report(title, settings, list(done.values()), sentences(done, settings), skipped, provenance, timings)

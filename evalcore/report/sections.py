@@ -1,10 +1,12 @@
 """The report's sections, one per method: a validated log in, its tables, figures and key facts out.
 
-Each section function takes the canonical frame (one row per model and example, or per model and task, or per
-battle; repeated samples averaged per example by the methods themselves) and the report's :class:`Settings`, and
-returns a :class:`Section`, or None when the log does not support the method (e.g. no ``confidence`` column for
-calibration). The numbers are the API's own: each section calls the same functions as the dashboard's pages, with
-the report's level and seed, so a table in the report equals that function's output.
+Each section function takes the log — a per-example log or battles as a :class:`~evalcore.engine.LazyLog` (a frame
+in memory wrapped by :func:`evalcore.engine.as_log`, or a log stored in an engine: the same reductions either way), a
+leaderboard summary as its frame — and the report's :class:`Settings`, and returns a :class:`Section`, or None when
+the log does not support the method (e.g. no ``confidence`` column for calibration). The numbers are the API's own:
+each section calls the same functions as the dashboard's pages, with the report's level and seed, so a table in the
+report equals that function's output. Parts that need per-example arrays (selective prediction, the labeling plan)
+fetch them within the memory bound (:func:`evalcore.engine.fetch`) and say so when they do not fit.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from evalcore.subgroups import figures as subgroups_figures
 from evalcore.sampling import designs as sampling
 from evalcore.stats.figures import percent
 from evalcore.stats.intervals import wilson_interval
-from evalcore.engine import LazyLog, is_lazy
-from evalcore.data.repeats import per_example
+from evalcore.engine import ExamplesTooLarge, LazyLog, fetch
+from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from evalcore.subgroups.estimates import empirical_bayes
 from evalcore.stats.summaries import mean_table
@@ -72,20 +74,16 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
-def metric_of(log: pd.DataFrame | LazyLog) -> str | None:
+def metric_of(log: LazyLog) -> str | None:
     """The labeled metric of a per-example log: ``correct`` when present, else ``score``."""
-    for metric in ("correct", "score"):
-        if metric in log and (log.count(metric) if is_lazy(log) else log[metric].notna().any()):
-            return metric
-    return None
+    return next((m for m in ("correct", "score") if m in log and log.count(m)), None)
 
 
 def models_of(log: pd.DataFrame | LazyLog, kind: str) -> list[str]:
-    if is_lazy(log):
-        return log.models()
-    if kind == BATTLES:
-        return sorted(set(log["model_a"].astype(str)) | set(log["model_b"].astype(str)))
-    return sorted(log["model"].astype(str).unique())
+    """The sorted models of a log (of either side of battles) or of a summary."""
+    if kind == SUMMARY:
+        return sorted(log["model"].astype(str).unique())
+    return log.models()
 
 
 def _quietly(fn, *args, **kwargs):
@@ -112,7 +110,7 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
             return None
         table = mean_table(log, ["model"], metric, s.alpha)
         interval = ("Wilson score interval" if metric == "correct" else "Student-t interval") + (
-            " on the per-example means (repeated samples: Kish's effective n for 0/1)" if "repeat" in log else "")
+            " on the per-example means (repeated samples: Kish's effective n for 0/1)" if "n_repeats" in log else "")
     table = table.sort_values("estimate", ascending=False, ignore_index=True)
     what = "accuracy" if metric in ("correct", "accuracy") else f"mean {metric}"
     fig = figures.interval_dots(table.assign(label=table["model"].astype(str)), "label",
@@ -201,62 +199,72 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
         notes)
 
 
-def _labeled_groups(log: pd.DataFrame | LazyLog, metric: str) -> list[str]:
-    if is_lazy(log):
-        return log.distinct("group", where=log.table[metric].notnull())
-    return sorted(log.loc[log[metric].notna(), "group"].astype(str).unique())
+def _labeled_groups(log: LazyLog, metric: str) -> list[str]:
+    return log.distinct("group", where=log.table[metric].notnull())
 
 
 # ------------------------------------------------------------------------------------------------ calibration
-def calibration_section(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """ECE with its bootstrap interval, reliability diagrams and selective prediction per model."""
-    if kind != LOG or "confidence" not in log or "correct" not in log:
+def calibration_section(log: LazyLog, kind: str, s: Settings) -> Section | None:
+    """ECE with its bootstrap interval and reliability diagrams per model (the log's bin sums,
+    :func:`evalcore.calibration.estimators.calibration_by_model`), and selective prediction when the confidences fit
+    in memory."""
+    if kind != LOG or "confidence" not in log or "correct" not in log or not log.count("confidence"):
         return None
-    rows = per_example(log)
-    rows = rows[rows["correct"].notna() & rows["confidence"].notna()]
-    if rows.empty:
+    ece = calibration.calibration_by_model(log, s.n_bins, s.n_boot, s.level, s.seed)
+    if ece.empty:
         return None
-    results, tables, curves = [], {}, {}
-    for model, part in rows.groupby("model", observed=True, sort=True):
-        conf, corr = part["confidence"].to_numpy(float), part["correct"].to_numpy(float)
-        ece = calibration.ece_interval(conf, corr, s.n_bins, "uniform", s.n_boot, s.level, s.seed)
-        tables[str(model)] = calibration.reliability_table(conf, corr, s.n_bins, "uniform", s.alpha)
-        curves[str(model)] = calibration.selective_prediction_curve(conf, corr, s.alpha)
-        results.append({"model": str(model), "n": ece.n, "ece": ece.ece, "ci_low": ece.ci_low,
-                        "ci_high": ece.ci_high, "ece_debiased": ece.debiased, "p_calibrated": ece.p_value,
-                        "mean_confidence": float(conf.mean()), "accuracy": float(corr.mean())})
-    table = pd.DataFrame(results).sort_values("ece", ascending=False, ignore_index=True)
-    worst = table.iloc[0]
-    shown = list(table["model"].head(RELIABILITY_FIGURES))
+    tables = calibration.reliability_by_model(log, s.n_bins, s.alpha)
+    totals = pd.DataFrame({m: {"n": t["count"].sum(), "conf": (t["count"] * t["mean_confidence"]).sum(),
+                               "correct": (t["count"] * t["accuracy"]).sum()} for m, t in tables.items()}).T
+    table = ece.rename(columns={"debiased": "ece_debiased", "p_value": "p_calibrated"}).assign(
+        mean_confidence=(totals["conf"] / totals["n"]).reindex(ece["model"]).to_numpy(),
+        accuracy=(totals["correct"] / totals["n"]).reindex(ece["model"]).to_numpy())
+    table = table.sort_values("ece", ascending=False, ignore_index=True)
     figs = [calibration_figures.reliability_diagram(tables[m], m, s.level,
-                                        ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}") for m in shown]
-    figs.append(calibration_figures.selective_curves({m: curves[m] for m in table["model"].tail(SELECTIVE_MODELS)}, s.level))
+                                                    ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")
+            for m in table["model"].head(RELIABILITY_FIGURES)]
+    notes = []
+    shown = list(table["model"].tail(SELECTIVE_MODELS))
+    try:
+        rows = fetch(log.restrict(model=shown), "Selective prediction", ["model", "correct", "confidence"])
+    except ExamplesTooLarge as exc:
+        notes.append(f"Selective prediction is not in this report: {exc}")
+    else:
+        rows = rows[rows["correct"].notna() & rows["confidence"].notna()]
+        curves = {str(m): calibration.selective_prediction_curve(p["confidence"].to_numpy(float),
+                                                                 p["correct"].to_numpy(float), s.alpha)
+                  for m, p in rows.groupby("model", observed=True, sort=True)}
+        figs.append(calibration_figures.selective_curves({m: curves[m] for m in shown if m in curves}, s.level))
+    worst = table.iloc[0]
     return Section(
         "calibration", "Calibration",
         f"Does each model's confidence mean what it says? Expected calibration error (ECE, {s.n_bins} equal-width "
         "bins) per model, reliability diagrams of the least calibrated models, and selective prediction (accuracy "
         "among the most confident examples).",
-        f"ECE intervals ({s.n_boot:,} bootstrap replicates, seed {s.seed}): over repeated samples of this size the "
-        f"interval contains the model's ECE for these bins {percent(s.level)} of the time; it excludes 0 only when "
-        "the calibration test (p_calibrated) rejects. Reliability and selective bands are Wilson intervals.",
+        f"ECE intervals (paired bootstrap, {s.n_boot:,} replicates, seed {s.seed}): over repeated samples of this "
+        f"size the interval contains the model's ECE for these bins {percent(s.level)} of the time; it excludes 0 "
+        "only when the calibration test (p_calibrated) rejects. Reliability and selective bands are Wilson "
+        "intervals.",
         {"ece by model": table}, figs,
         {"worst": str(worst["model"]), "ece": float(worst["ece"]), "ci_low": float(worst["ci_low"]),
          "ci_high": float(worst["ci_high"]), "p": float(worst["p_calibrated"]),
          "overconfident": bool(worst["mean_confidence"] > worst["accuracy"]),
-         "miscalibrated": int((table["ci_low"] > 0).sum()), "n_models": len(table)})
+         "miscalibrated": int((table["ci_low"] > 0).sum()), "n_models": len(table)},
+        notes)
 
 
 # ------------------------------------------------------------------------------------------------ labeling budget
-def labeling(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) -> Section | None:
-    """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling.designs`)."""
+def labeling(log: LazyLog, kind: str, s: Settings, top: str | None = None) -> Section | None:
+    """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling.designs`), from
+    the top model's proxy values (fetched: one number per example)."""
     if kind != LOG:
         return None
-    source = next((c for c in ("proxy", "confidence") if c in log and log[c].notna().all()), None)
+    source = next((c for c in ("proxy", "confidence") if c in log and log.count(c) == log.n_rows), None)
     if source is None:
         return None
-    rows = per_example(log)
-    model = top if top in set(rows["model"].astype(str)) else str(rows["model"].iloc[0])
-    proxy = rows.loc[rows["model"].astype(str) == model, source].to_numpy(float)
+    models = models_of(log, kind)
+    model = top if top in models else models[0]
+    proxy = fetch(log.restrict(model=(model,)), "The labeling plan", [source])[source].to_numpy(float)
     if len(proxy) < 4 * s.n_strata or not ((proxy >= 0) & (proxy <= 1)).all():
         return None
     strata = sampling.kmeans_strata(proxy, s.n_strata, seed=s.seed)
@@ -285,60 +293,55 @@ def labeling(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) 
 
 
 # ------------------------------------------------------------------------------------------------ PPI
-def prediction_powered(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Classical, PPI and PPI++ means when part of the log is labeled and an annotator scores every example."""
+def prediction_powered(log: LazyLog, kind: str, s: Settings) -> Section | None:
+    """Classical and PPI++ means per model (:func:`evalcore.ppi.autoeval.moment_table`, from the log's moments) when
+    part of the log is labeled and an annotator scores every example."""
     metric = metric_of(log) if kind == LOG else None
-    if metric is None or log[metric].notna().all():
+    if metric is None or log.count(metric) == log.n_rows:
         return None
-    annotator = next((a for a in ("proxy", "confidence") if a in log and log[a].notna().all()
+    annotator = next((a for a in ("proxy", "confidence") if a in log and log.count(a) == log.n_rows
                       and (a == "proxy" or metric == "correct")), None)
     if annotator is None:
         return None
-    data = autoeval.log_matrices(per_example(log), metric, [annotator])
-    table = autoeval.estimate_table(data, annotator, alpha=s.alpha, n_boot=200, seed=s.seed)
-    names = autoeval.METHOD_NAMES
-    tuned = table[table["method"] == names["ppi++"]].sort_values("estimate", ascending=False, ignore_index=True)
-    shown = table[table["method"].isin([names["classical"], names["ppi++"]])].assign(
-        label=lambda t: t["model"].astype(str) + " · " + t["method"])
+    table = autoeval.moment_table(log, annotator, metric, s.alpha)
+    tuned = table[table["method"] == autoeval.METHOD_NAMES["ppi++"]]
+    shown = table.assign(label=lambda t: t["model"].astype(str) + " · " + t["method"])
+    n, N = int(tuned["n"].sum()), int(tuned["N"].sum())
     fig = figures.interval_dots(shown, "label", f"Mean {metric}: classical vs PPI++", metric,
-                                f"{percent(s.level)} intervals; {data.n:,} labeled, {data.N:,} annotator-only",
-                                by="method")
-    best = tuned.iloc[0]
+                                f"{percent(s.level)} intervals; {n:,} labeled, {N:,} annotator-only", by="method")
+    best = tuned.sort_values("estimate", ascending=False, ignore_index=True).iloc[0]
     return Section(
         "ppi", "AI-assisted evaluation (prediction-powered inference)",
-        f"{data.n:,} examples carry a human label and {data.N:,} only the annotator's ({annotator}) estimate. "
-        "PPI++ combines both: the annotator's estimate on every example, corrected by its measured error on the "
-        "labeled ones.",
+        f"{n:,} examples carry a human label and {N:,} only the annotator's ({annotator}) estimate. PPI++ combines "
+        "both: the annotator's estimate on every example, corrected by its measured error on the labeled ones.",
         f"PPI++ intervals (Angelopoulos et al. 2023) contain each model's true mean {percent(s.level)} of the time "
         "whatever the annotator's quality; ESS is the number of labeled examples a classical estimate would need for "
         "the same precision.",
         {"estimates": table}, [fig],
-        {"annotator": annotator, "n": data.n, "N": data.N, "top": str(best["model"]),
+        {"annotator": annotator, "n": n, "N": N, "top": str(best["model"]),
          "estimate": float(best["estimate"]), "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"]),
-         "ess_ratio": float(tuned["ess_ratio"].median())},
-        list(table.attrs.get("notes", [])))
+         "ess_ratio": float(tuned["ess_ratio"].median())})
 
 
 # ------------------------------------------------------------------------------------------------ battles
-def battles(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Bradley-Terry coefficients of pairwise battles, classical and prediction-powered."""
-    if kind != BATTLES or "outcome" not in log or log["outcome"].notna().sum() == 0:
+def battles(log: LazyLog, kind: str, s: Settings) -> Section | None:
+    """Bradley-Terry coefficients of pairwise battles from per-pair statistics, prediction-powered with a judge
+    (:func:`evalcore.ppi.bradley_terry.bradley_terry_of_log`)."""
+    if kind != BATTLES or "outcome" not in log or not log.count("outcome"):
         return None
-    table = autoeval.bradley_terry_table(log, alpha=s.alpha, judge="probability")
-    chosen = table[table["method"] == table["method"].iloc[-1]].sort_values(  # PPI++ when there is a judge
-        "coefficient", ascending=False, ignore_index=True)
-    shown = table.rename(columns={"coefficient": "estimate"}).assign(
-        label=lambda t: t["model"].astype(str) + " · " + t["method"])
-    fig = figures.interval_dots(shown, "label", "Bradley-Terry strength", "coefficient (reference model = 0)",
-                                f"{percent(s.level)} intervals", by="method")
-    best = chosen.iloc[0]
+    table = bradley_terry_of_log(log, alpha=s.alpha).sort_values("coefficient", ascending=False, ignore_index=True)
+    method = "PPI++" if table["lam"].iloc[0] > 0 else "classical"
+    fig = figures.interval_dots(table.rename(columns={"coefficient": "estimate"}).assign(
+        label=lambda t: t["model"].astype(str)), "label", "Bradley-Terry strength",
+        "coefficient (reference model = 0)", f"{percent(s.level)} intervals")
+    best = table.iloc[0]
     return Section(
         "battles", "Pairwise battles (Bradley-Terry)",
-        f"Strength of each model from {table.attrs['n']:,} human-judged battles"
-        + (f" and {table.attrs['N']:,} judged by the AI judge only" if table.attrs["N"] else "") + ".",
+        f"Strength of each model from {table.attrs.get('n', 0):,} human-judged battles"
+        + (f" and {table.attrs['N']:,} judged by the AI judge only" if table.attrs.get("N") else "") + ".",
         f"{percent(s.level)} intervals for each coefficient against the reference model "
-        f"({table.attrs.get('reference')}); the prediction-powered rows stay valid whatever the judge's quality.",
+        f"({table.attrs.get('reference')}); {method} intervals stay valid whatever the judge's quality.",
         {"coefficients": table}, [fig],
-        {"top": str(best["model"]), "method": str(best["method"]), "estimate": float(best["coefficient"]),
+        {"top": str(best["model"]), "method": method, "estimate": float(best["coefficient"]),
          "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"])},
         list(table.attrs.get("notes", [])))

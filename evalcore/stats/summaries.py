@@ -49,7 +49,7 @@ def mean_table(
     """
     by = list(by)
     if is_lazy(frame):
-        out, repeats = _lazy_cells(frame, by, metric), False
+        out, repeats = _lazy_cells(frame, by, metric), "n_repeats" in frame
     else:
         frame = per_example(frame)
         values = frame[metric]
@@ -108,7 +108,7 @@ def _lazy_cells(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
         var0 = np.where(n > 0, np.maximum(cells["total_sq"] / n - mean**2, 0.0), np.nan)
         sd = np.where(n > 1, np.sqrt(var0 * n / (n - 1)), np.nan)
     return cells[by].assign(n=cells["n"], n_unlabeled=cells["n_unlabeled"], estimate=mean, sd=sd, var0=var0,
-                            trials=n)
+                            trials=cells["trials"] if "trials" in cells else n)
 
 
 def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame:

@@ -92,13 +92,14 @@ def bt_curves(key: tuple, grid: tuple[int, ...], splits: int, alpha: float, seed
                                  [("bt_curves", job)])[0]
 
 
-@cached("Computing PPI++ in the engine...")
-def in_engine(key: tuple, metric: str, annotator: str, level: float, _log) -> pd.DataFrame:
-    """Classical and PPI++ means per model of a log in the engine."""
+@cached("Computing PPI++ from moments...")
+def from_moments(key: tuple, metric: str, annotator: str, level: float, _log) -> pd.DataFrame:
+    """Classical and PPI++ means per model from the log's moments (its examples do not fit in memory)."""
     return autoeval.moment_table(_log, annotator, metric, 1 - level)
 
 
-@cached("Fitting Bradley-Terry in the engine...")
-def in_engine_battles(key: tuple, level: float, reference: str, _log) -> pd.DataFrame:
-    """Bradley-Terry coefficients of battles in the engine (PPI++ with the judge when there is one)."""
+@cached("Fitting Bradley-Terry from per-pair statistics...")
+def battles_from_statistics(key: tuple, level: float, reference: str, _log) -> pd.DataFrame:
+    """Bradley-Terry coefficients from per-pair statistics (PPI++ with the judge when there is one), for battles
+    that do not fit in memory."""
     return bradley_terry_of_log(_log, alpha=1 - level, reference=reference)

@@ -19,7 +19,8 @@ import streamlit as st
 from evalcore.demo import synthetic as demo
 from evalcore.data.validation import EvalDataError, LoadedTable, ValidationReport, read_and_validate, report_of, validate
 from evalcore.data.display import literal
-from evalcore.engine import LazyLog
+from evalcore.data.schema import SUMMARY
+from evalcore.engine import LazyLog, from_frame
 from evalcore.data.limits import ReadLimits, env_number
 from evalcore.data.reading import read_table
 from evalcore.data.repeats import has_repeats, per_example
@@ -45,23 +46,37 @@ DEFAULT_DEMO = "synthetic"
 class ActiveData:
     """The validated data of this session and the key that identifies its content.
 
-    ``frame`` is what every view analyses: with repeated samples, one row per (model, example) holding the mean
-    over its samples (:func:`evalcore.data.repeats.per_example`); ``samples`` is the validated log as loaded."""
+    ``frame`` is the per-example frame: with repeated samples, one row per (model, example) holding the mean over its
+    samples (:func:`evalcore.data.repeats.per_example`); ``samples`` is the validated log as loaded; ``stored`` a
+    workspace dataset too large to load (more than ``EVALCORE_ENGINE_ROWS`` rows), which stays in its Parquet file
+    (then ``frame`` has its columns and no row). Every view reads :attr:`log`."""
 
     key: str
     label: str
     frame: pd.DataFrame
     report: ValidationReport
     samples: pd.DataFrame | None = None
-    #: a workspace dataset too large to load (more than ``EVALCORE_ENGINE_ROWS`` rows): analysed in the engine
-    lazy: LazyLog | None = None
+    stored: LazyLog | None = None
+
+    @functools.cached_property
+    def log(self) -> LazyLog | pd.DataFrame:
+        """What every view analyses: a per-example log or battles as a :class:`LazyLog` (the stored dataset, or
+        DuckDB reading :attr:`frame` in place), so every method runs the same reductions wherever the log lives;
+        a leaderboard summary (a few rows per model) stays a frame."""
+        if self.stored is not None:
+            return self.stored
+        if self.report.kind == SUMMARY:
+            return self.frame
+        return from_frame(self.frame, self.label, self.report.kind)
 
     @property
-    def rows(self) -> pd.DataFrame | LazyLog:
-        """The validated rows as loaded (every sample), or the log in the engine."""
-        if self.lazy is not None:
-            return self.lazy
+    def loaded(self) -> pd.DataFrame:
+        """The validated rows as loaded (every sample): what saving the dataset stores."""
         return self.frame if self.samples is None else self.samples
+
+    def head(self, n: int) -> pd.DataFrame:
+        """The first ``n`` rows as loaded (every sample; of a stored dataset, as the engine returns them)."""
+        return self.loaded.head(n) if self.stored is None else self.stored.run(self.stored.table.limit(n))
 
 
 def digest(files: tuple[tuple[str, bytes], ...]) -> str:
@@ -197,7 +212,7 @@ def engine_rows() -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _lazy(root: str, dataset_id: str) -> LazyLog:
+def _stored(root: str, dataset_id: str) -> LazyLog:
     """The engine's view of a stored dataset (a few small objects; the data stays in its Parquet file)."""
     from .workspace_store import workspace
 
@@ -207,14 +222,14 @@ def _lazy(root: str, dataset_id: str) -> LazyLog:
 def _in_engine(dataset_id: str, name: str, record) -> ActiveData:
     from .workspace_store import root
 
-    log = _lazy(str(root()), dataset_id)
+    log = _stored(str(root()), dataset_id)
     report = ValidationReport(kind=log.kind, n_rows=record.rows, n_models=record.models,
                               mapping={role: role for role in log.mapping},
                               notes=(f"{record.rows:,} rows: more than this dashboard loads into memory "
                                      f"(EVALCORE_ENGINE_ROWS = {engine_rows():,}), so the dataset is analysed in the "
                                      "engine (DuckDB) where it is stored.", *log.notes))
     return ActiveData(f"saved:{dataset_id}", f"workspace · {name}", log.table.limit(0).to_pandas(), report,
-                      lazy=log)
+                      stored=log)
 
 
 def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
@@ -226,8 +241,7 @@ def _with_units(key: str, label: str, frame: pd.DataFrame) -> ActiveData:
 
 
 def try_active_data(link: bool = True) -> ActiveData | None:
-    """The session's data, or None after showing why it cannot be used (with a link to the Data page). A dataset
-    analysed in the engine comes with ``lazy`` set: every page reads it through the engine."""
+    """The session's data, or None after showing why it cannot be used (with a link to the Data page)."""
     try:
         return active_data()
     except EvalDataError as exc:

@@ -131,10 +131,10 @@ def monte_carlo(key: tuple, n_strata: int, seed: int, budgets: tuple[int, ...], 
                                  f"Monte Carlo: {reps:,} samples per design and budget...", [("mc", job)])[0]
 
 
-@cached("Planning the designs in the engine...")
-def in_engine(key: tuple, model: str, proxy: str, n_strata: int, _log) -> pd.DataFrame:
+@cached("Planning the designs from a histogram of the proxy...")
+def from_histogram(key: tuple, model: str, proxy: str, n_strata: int, _log) -> pd.DataFrame:
     """Predicted relative efficiency of the designs over budgets from 2 labels per stratum to half the pool, for one
-    model of a log in the engine (:func:`evalcore.sampling.designs.design_efficiency_of_log`)."""
-    pool = _log.where(_log.table.model == model).n_rows
+    model of a log whose examples do not fit in memory (:func:`evalcore.sampling.designs.design_efficiency_of_log`)."""
+    pool = _log.restrict(model=(model,)).n_rows
     budgets = np.unique(np.geomspace(max(2 * n_strata, 2), max(pool // 2, 2 * n_strata + 1), 15).astype(int))
     return sampling.design_efficiency_of_log(_log, model, [int(b) for b in budgets if b <= pool], proxy, n_strata)

@@ -81,7 +81,7 @@ def dataset_for(data: ds.ActiveData) -> tuple[str, str]:
     saved = st.session_state.setdefault(SAVED_DATA, {})
     if data.key not in saved:
         name = src["filename"] if src["type"] == "upload" else f"demo · {src['name']}"
-        record = workspace_store.workspace().add_dataset(data.rows, name, mapping=data.report.mapping,
+        record = workspace_store.workspace().add_dataset(data.loaded, name, mapping=data.report.mapping,
                                                          owner=workspace_store.viewer())
         saved[data.key] = (record.id, record.name)
     return saved[data.key]

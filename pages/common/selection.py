@@ -11,11 +11,13 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
-from evalcore.engine import is_lazy
+from evalcore.data.display import literal
+from evalcore.engine import ExamplesTooLarge, LazyLog, fetch
 from evalcore.stats.figures import percent
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 
 from .data_source import ActiveData
+from .store import cached
 
 SELECTION = "selection"
 LEVELS = (0.80, 0.834, 0.90, 0.95, 0.99)
@@ -49,24 +51,13 @@ class Options:
 
 
 def options(data: ActiveData) -> Options:
-    if data.lazy is not None:  # a log in the engine: distinct values from the engine
-        log = data.lazy
-        if log.kind == BATTLES:
-            return Options(tuple(log.models()), (), (), tuple(m for m in ("outcome", "judge") if m in log))
-        metrics = tuple(m for m in ("correct", "score") if m in log and log.count(m))
-        return Options(tuple(log.distinct("model")), tuple(log.distinct("task")), tuple(log.distinct("group")),
-                       metrics)
-    frame, kind = data.frame, data.report.kind
-    if kind == BATTLES:
-        models = tuple(sorted(set(frame["model_a"]) | set(frame["model_b"])))
-        return Options(models, (), (), tuple(m for m in ("outcome", "judge") if m in frame))
-    models = tuple(sorted(frame["model"].unique()))
-    tasks = tuple(sorted(frame["task"].unique()))
-    if kind == SUMMARY:
-        return Options(models, tasks, (), ("accuracy",))
-    groups = tuple(sorted(frame["group"].unique()))
-    metrics = tuple(m for m in ("correct", "score") if m in frame and frame[m].notna().any())
-    return Options(models, tasks, groups, metrics)
+    log = data.log
+    if data.report.kind == SUMMARY:
+        return Options(tuple(sorted(log["model"].unique())), tuple(sorted(log["task"].unique())), (), ("accuracy",))
+    if log.kind == BATTLES:
+        return Options(tuple(log.models()), (), (), tuple(m for m in ("outcome", "judge") if m in log))
+    metrics = tuple(m for m in ("correct", "score") if m in log and log.count(m))
+    return Options(tuple(log.distinct("model")), tuple(log.distinct("task")), tuple(log.distinct("group")), metrics)
 
 
 def current(data: ActiveData) -> Selection:
@@ -87,37 +78,41 @@ def update(data: ActiveData, **changes) -> Selection:
     return sel
 
 
-def apply(frame: pd.DataFrame, sel: Selection, kind: str = LOG) -> pd.DataFrame:
-    """Rows of ``frame`` (or of a log in the engine) inside the selection."""
-    if is_lazy(frame):
-        t = frame.table
-        if frame.kind == BATTLES:
-            return frame.where(t.model_a.isin(list(sel.models)) & t.model_b.isin(list(sel.models)))
-        keep = t.model.isin(list(sel.models))
-        if sel.tasks:
-            keep &= t.task.isin(list(sel.tasks))
-        if sel.groups:
-            keep &= t.group.isin(list(sel.groups))
-        return frame.where(keep)
-    if kind == BATTLES:
-        keep = frame["model_a"].isin(sel.models) & frame["model_b"].isin(sel.models)
-        return frame[keep]
-    keep = frame["model"].isin(sel.models)
-    if sel.tasks:
-        keep &= frame["task"].isin(sel.tasks)
-    if sel.groups and "group" in frame:
-        keep &= frame["group"].isin(sel.groups)
-    return frame[keep]
+def apply(log: LazyLog | pd.DataFrame, sel: Selection, kind: str = LOG) -> LazyLog | pd.DataFrame:
+    """The rows of the session's log (:attr:`ActiveData.log`) inside the selection; a summary's rows of the
+    chosen models and tasks."""
+    if isinstance(log, pd.DataFrame):
+        keep = log["model"].isin(sel.models) & (log["task"].isin(sel.tasks) if sel.tasks else True)
+        return log[keep]
+    if log.kind == BATTLES:
+        return log.restrict(model_a=sel.models, model_b=sel.models)
+    return log.restrict(model=sel.models, task=sel.tasks, group=sel.groups)
 
 
-def require(sel: Selection, rows: pd.DataFrame, min_models: int = 1, link: bool = True) -> None:
+def examples(rows: LazyLog, view: str, key: tuple, columns: tuple[str, ...] | None = None) -> pd.DataFrame | None:
+    """The selected rows' per-example ``columns`` (all by default) for ``view``, e.g. "Selective prediction"
+    (:func:`evalcore.engine.fetch`, cached under ``key``); None after saying what to do when they do not fit in
+    memory (``EVALCORE_FETCH_MB``)."""
+    try:
+        return _fetched(key, view, columns, rows)
+    except ExamplesTooLarge as exc:
+        st.info(literal(exc), icon=":material/memory:")
+        return None
+
+
+@cached("Reading the selected examples...")
+def _fetched(key: tuple, view: str, columns: tuple[str, ...] | None, _rows: LazyLog) -> pd.DataFrame:
+    return fetch(_rows, view, columns)
+
+
+def require(sel: Selection, rows: LazyLog | pd.DataFrame, min_models: int = 1, link: bool = True) -> None:
     """Stop the page with a warning saying what to choose on the Models page when the selection holds fewer than
     ``min_models`` (1 or 2) models or no row at all (e.g. chosen tasks and groups without an example in common);
     ``link`` adds a link to the Models page (off on the Models page itself)."""
     if len(sel.models) < min_models:
         st.warning("Choose at least one model on the Models page." if min_models == 1 else
                    "Choose at least two models on the Models page: this view compares models.")
-    elif (rows.n_rows == 0 if is_lazy(rows) else rows.empty):
+    elif n_rows(rows) == 0:
         st.warning("No row of the data lies in the selection: the chosen models, tasks and groups have no example "
                    "in common. Widen the selection on the Models page.")
     else:
@@ -125,6 +120,11 @@ def require(sel: Selection, rows: pd.DataFrame, min_models: int = 1, link: bool 
     if link:
         st.page_link("pages/models.py", label="Go to the Models page", icon=":material/tune:")
     st.stop()
+
+
+def n_rows(rows: LazyLog | pd.DataFrame) -> int:
+    """Rows of a selection."""
+    return len(rows) if isinstance(rows, pd.DataFrame) else rows.n_rows
 
 
 def describe(sel: Selection) -> str:
