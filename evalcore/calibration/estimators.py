@@ -274,7 +274,8 @@ def _ece_result(ece: float, sums: np.ndarray, variance: np.ndarray, deviations: 
 def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float = 0.95,
                          seed: int = 0) -> pd.DataFrame:
     """One row per model (sorted): model, n, ece, debiased, ci_low, ci_high, p_value — :func:`ece_interval` with
-    ``n_bins`` uniform bins over the model's labeled rows that have a confidence.
+    ``n_bins`` uniform bins over the model's labeled rows that have a confidence — and the same rows' accuracy and
+    mean_confidence (above the accuracy: overconfident).
 
     ``log`` is a canonical frame or a log in an engine (:class:`evalcore.engine.LazyLog`). For the latter the
     engine returns per-bin counts and sums of the residual r = y - c (the same bins, so the same ECE); the bootstrap
@@ -290,10 +291,10 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
         usable = log[log["correct"].notna() & log["confidence"].notna()]
         rows = []
         for model, part in usable.groupby("model", sort=True, observed=True):
-            r = ece_interval(part["confidence"].to_numpy(), part["correct"].to_numpy(), n_bins, "uniform", n_boot,
-                             level, seed)
-            rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value))
-        return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
+            conf, correct = part["confidence"].to_numpy(), part["correct"].to_numpy()
+            r = ece_interval(conf, correct, n_bins, "uniform", n_boot, level, seed)
+            rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value, correct.mean(), conf.mean()))
+        return pd.DataFrame(rows, columns=_BY_MODEL)
     log.require("correct", "confidence", method="Calibration")
     table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
     rng = np.random.default_rng([int(seed), 3])
@@ -306,8 +307,13 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
         deviations = reps["residual"][:, cells] / reps["model_rows"][:, [i]] - sums
         null = np.abs(rng.normal(0.0, np.sqrt(part["spread"].to_numpy()), size=(n_boot, len(part)))).sum(axis=1) / n
         r = _ece_result(float(np.abs(sums).sum()), sums, variance, deviations, null, level, seed, n)
-        rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value))
-    return pd.DataFrame(rows, columns=["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value"])
+        mean_conf = part["sum_conf"].sum() / n
+        rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value,
+                     part["residual"].sum() / n + mean_conf, mean_conf))
+    return pd.DataFrame(rows, columns=_BY_MODEL)
+
+
+_BY_MODEL = ["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value", "accuracy", "mean_confidence"]
 
 
 def reliability_by_model(log, n_bins: int = 10, alpha: float = 0.05) -> dict[str, pd.DataFrame]:

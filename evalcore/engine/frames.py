@@ -3,7 +3,7 @@
 :func:`from_frame` hands a validated canonical frame (:func:`evalcore.data.validation.validate`) to an in-process
 DuckDB, which reads the pandas columns in place (a registered view: DuckDB's replacement scan of the frame's
 arrays, no copy into the database), so the methods run the same reductions (:mod:`.reductions`, :mod:`.poisson`)
-on a frame as on a log stored in an engine. The LazyLog keeps the frame: :func:`evalcore.engine.fetch.fetch` hands
+on a frame as on a log stored in an engine. The LazyLog keeps the frame: :func:`evalcore.engine.examples.fetch` hands
 a restriction of it back without a round trip.
 
 Only the roles and ``n_repeats`` are registered (value roles as float64 with NaN read as missing, text roles as
@@ -20,7 +20,7 @@ import pandas as pd
 from evalcore.data.repeats import N_REPEATS, per_example
 from evalcore.data.schema import BATTLES, LOG
 from evalcore.errors import EvalDataError
-from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, duckdb_connection, missing_nan
+from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, duckdb_connection, missing_nan, scan
 
 #: text and value roles of a battles log
 BATTLE_TEXT = ("model_a", "model_b")
@@ -54,11 +54,23 @@ def from_frame(frame: pd.DataFrame, source: str, kind: str = LOG) -> LazyLog:
 
 
 def as_log(data, source: str = "the log") -> LazyLog:
-    """``data`` as a LazyLog: itself if it is one, else :func:`from_frame` of a canonical frame (its kind from the
-    validation report it carries, battles when it has ``model_a``, else a per-example log), with repeated samples
-    averaged per example first (:func:`evalcore.data.repeats.per_example`: the example is the unit)."""
+    """``data`` as a LazyLog: itself if it is one; :func:`from_frame` of a validated frame (its kind from the
+    validation report it carries), with repeated samples averaged per example first
+    (:func:`evalcore.data.repeats.per_example`: the example is the unit); any other frame is validated in the
+    engine as :func:`evalcore.engine.scan` validates a file."""
     if isinstance(data, LazyLog):
         return data
     report = data.attrs.get("report")
-    kind = report.get("kind", LOG) if isinstance(report, dict) else (BATTLES if "model_a" in data else LOG)
+    if not isinstance(report, dict):  # not validated: checked in the engine as a scanned file is
+        return _scanned(data)
+    kind = report.get("kind", LOG)
     return from_frame(per_example(data) if kind == LOG else data, source, kind)
+
+
+def _scanned(frame: pd.DataFrame) -> LazyLog:
+    """A frame that did not come from :func:`evalcore.data.validation.validate`, validated in the engine
+    (:func:`evalcore.engine.scan`: roles from the column names, values, identities, repeated rows)."""
+    con = duckdb_connection()
+    name = f"evalcore_frame_{next(_names)}"
+    con.con.register(name, frame)
+    return scan(con.table(name))

@@ -150,6 +150,11 @@ def _matrices(data: pd.DataFrame, fractional: bool = False
         )
     models = tuple(str(m) for m in pd.unique(frame["model"].astype(str)))
     tasks = tuple(str(t) for t in pd.unique(frame["task"].astype(str)))
+    cats = frame.groupby(frame["task"].astype(str), sort=False)["category"].agg(lambda s: sorted(set(map(str, s))))
+    split = {t: c for t, c in cats.items() if len(c) > 1}
+    if split:
+        t, c = next(iter(split.items()))
+        raise EvalDataError(f"Task '{t}' is listed under several categories ({', '.join(c)}): expected one.")
     key = frame["model"].astype(str) + "\x00" + frame["task"].astype(str)
     dup = key.duplicated(keep=False).to_numpy()
     if dup.any():
@@ -159,11 +164,6 @@ def _matrices(data: pd.DataFrame, fractional: bool = False
             f"Model '{first['model']}' has more than one row for task '{first['task']}' (rows {rows}): "
             "expected one row per model and task."
         )
-    cats = frame.groupby(frame["task"].astype(str), sort=False)["category"].agg(lambda s: sorted(set(map(str, s))))
-    split = {t: c for t, c in cats.items() if len(c) > 1}
-    if split:
-        t, c = next(iter(split.items()))
-        raise EvalDataError(f"Task '{t}' is listed under several categories ({', '.join(c)}): expected one.")
     if len(models) < 2:
         raise EvalDataError(f"Only one model found ('{models[0]}'): aggregation compares at least two models.")
     mi = pd.Index(models).get_indexer(frame["model"].astype(str))
@@ -239,6 +239,9 @@ def _log_replicates(log: LazyLog, n_boot: int, seed: int) -> Replicates:
     log.require("correct", method="The leaderboard (0/1 accuracy)")
     cells = reductions.cell_moments(log, ["model", "category", "task"], "correct")
     summary = cells[cells["n"] > 0].rename(columns={"total": "n_correct"})
+    if summary.empty:
+        raise EvalDataError(f"{log.source}: the per-example log has no labeled rows (column 'correct' is empty "
+                            "everywhere).")
     models, tasks, categories, n, k = _matrices(summary, fractional="n_repeats" in log)
     observed = k / n
     index = pd.MultiIndex.from_product([models, tasks], names=["model", "task"])

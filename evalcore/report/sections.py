@@ -214,11 +214,7 @@ def calibration_section(log: LazyLog, kind: str, s: Settings) -> Section | None:
     if ece.empty:
         return None
     tables = calibration.reliability_by_model(log, s.n_bins, s.alpha)
-    totals = pd.DataFrame({m: {"n": t["count"].sum(), "conf": (t["count"] * t["mean_confidence"]).sum(),
-                               "correct": (t["count"] * t["accuracy"]).sum()} for m, t in tables.items()}).T
-    table = ece.rename(columns={"debiased": "ece_debiased", "p_value": "p_calibrated"}).assign(
-        mean_confidence=(totals["conf"] / totals["n"]).reindex(ece["model"]).to_numpy(),
-        accuracy=(totals["correct"] / totals["n"]).reindex(ece["model"]).to_numpy())
+    table = ece.rename(columns={"debiased": "ece_debiased", "p_value": "p_calibrated"})
     table = table.sort_values("ece", ascending=False, ignore_index=True)
     figs = [calibration_figures.reliability_diagram(tables[m], m, s.level,
                                                     ece=f"ECE {table.set_index('model').loc[m, 'ece']:.3f}")

@@ -537,11 +537,9 @@ def test_subgroups_on_one_group_with_a_feature():
     assert any("units with labels" in e for e in texts(at.error))
 
 
-@pytest.mark.parametrize("binning", ["uniform", "quantile"])
-def test_calibration_settings_on_one_row(binning):
+def test_calibration_settings_on_one_row():
     at = loaded(generated_log(1, 1, labeled=1.0))
     visit(at, "calibration")
-    at.radio(key="cal_binning").set_value(binning)
     at.slider(key="cal_bins").set_value(30)
     at.slider(key="cal_coverage").set_value(0.05)
     rerun(at)

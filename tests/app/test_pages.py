@@ -242,10 +242,12 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
 
     goto(at, "calibration")
     assert not texts(at.error) and not texts(at.warning)
-    summary = table_with(at, "model", "ece", "ece_low", "ece_high", "accuracy", "area")
+    summary = table_with(at, "model", "ece", "ci_low", "ci_high", "accuracy", "mean_confidence")
     models = sorted(models_table["model"])
     assert sorted(summary["model"]) == models
-    assert ((summary["ece_low"] <= summary["ece"] + 1e-12) & (summary["ece"] >= 0)).all()
+    assert ((summary["ci_low"] <= summary["ece"] + 1e-12) & (summary["ece"] >= 0)).all()
+    selective = table_with(at, "model", "area", "area_low", "area_high", "accuracy_at_coverage")
+    assert sorted(selective["model"]) == models
     assert [shown(t.label) for t in at.tabs] == list(summary["model"])  # one reliability diagram tab per model
     # ECE by model, one reliability diagram per model, selective prediction, ECE breakdown
     assert_lazy_reliability_tab(at)

@@ -1,8 +1,9 @@
-"""evalcore.leaderboard.bootstrap: the paired bootstrap of per-example logs (same resampled examples for every model of a task).
+"""evalcore.leaderboard.bootstrap: the paired bootstrap of per-example logs (the same Poisson weight for every model of
+an example), one path for a frame in memory and a log in an engine.
 
-Known answers: resampling the n examples of a task with replacement makes the replicated accuracies of models a
-and b have covariance ``(mean(c_a c_b) - mean(c_a) mean(c_b)) / n`` and variance ``p(1-p)/n`` (plug-in moments of
-the mean of n i.i.d. draws from the empirical distribution).
+Known answers: resampling the n examples of a task (to first order, Poisson(1) weights per example) makes the
+replicated accuracies of models a and b have covariance ``(mean(c_a c_b) - mean(c_a) mean(c_b)) / n`` and variance
+``p(1-p)/n`` (plug-in moments of the mean of n i.i.d. draws from the empirical distribution).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def test_paired_covariance_and_variance_match_the_analytic_values():
     n = 250
     c = _correlated(rng, n)
     rep = bootstrap_replicates(_log(c), n_boot=20000, seed=1)
-    assert rep.paired and rep.note == ""
+    assert rep.paired and "Poisson" in rep.note
     va, vb = rep.values[:, 0, 0], rep.values[:, 1, 0]
     cov_true = (np.mean(c[0] * c[1]) - c[0].mean() * c[1].mean()) / n
     assert cov_true > 0
@@ -80,7 +81,7 @@ def test_paired_covariance_per_task_and_zero_across_tasks():
     assert abs(r) < 0.05
 
 
-def test_replicates_are_exact_counts_and_reproducible_by_seed():
+def test_replicates_are_reproducible_by_seed_and_paired():
     rng = np.random.default_rng(0)
     c = (rng.random((3, 137)) < 0.5).astype(int)
     log = _log(c)
@@ -90,11 +91,13 @@ def test_replicates_are_exact_counts_and_reproducible_by_seed():
     assert a.shape == (300, 3, 1)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, d)
-    counts = a * 137
-    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
-    # a model identical to another gives identical replicates (same resampled examples)
+    assert ((a >= 0) & (a <= 1)).all()
+    # a model identical to another gives identical replicates (the same weights on the same examples)
     same = bootstrap_summary(_log(np.vstack([c[0], c[0]])), n_boot=50, seed=1)
     np.testing.assert_array_equal(same[:, 0], same[:, 1])
+    # the weights belong to the examples, not to the rows' order
+    shuffled = log.sample(frac=1.0, random_state=3)
+    np.testing.assert_allclose(bootstrap_summary(shuffled, n_boot=300, seed=7), a, atol=1e-12)
 
 
 def test_unlabeled_rows_are_excluded():
@@ -111,20 +114,23 @@ def test_unlabeled_rows_are_excluded():
     np.testing.assert_allclose(rep.observed[:, 0], c.mean(axis=1))
 
 
-def test_different_example_sets_fall_back_to_the_summary_bootstrap():
+def test_different_example_sets_stay_paired_on_the_shared_examples():
+    """A model that lacks one example of a task no longer forces the unpaired bootstrap: the weights belong to the
+    examples, so the examples both models answered keep their correlation (known covariance, as above)."""
     rng = np.random.default_rng(2)
-    c = (rng.random((2, 80)) < 0.6).astype(float)
-    log = _log(c, tasks=["a"] * 40 + ["b"] * 40)
-    log = log[~((log["model"] == "m1") & (log["example_id"] == "e41"))]  # m1 lacks one example of task b
-    with pytest.warns(UserWarning, match="Paired bootstrap impossible.*'b'"):
-        rep = bootstrap_replicates(log, n_boot=200, seed=4)
-    assert not rep.paired and "'b'" in rep.note and "'a'" not in rep.note
-    expected = bootstrap_replicates(_summary_of(log), n_boot=200, seed=4)
-    np.testing.assert_array_equal(rep.values, expected.values)
-    np.testing.assert_array_equal(rep.n, [[40, 40], [40, 39]])
-    with pytest.warns(UserWarning):
-        board = leaderboard(log, n_boot=200, seed=4)
-    assert board.attrs["paired"] is False and "fell back" in board.attrs["bootstrap_note"].lower()
+    c = _correlated(rng, 400)
+    log = _log(c, tasks=["a"] * 200 + ["b"] * 200)
+    log = log[~((log["model"] == "m1") & (log["example_id"] == "e241"))]  # m1 lacks one example of task b
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no fallback warning any more
+        rep = bootstrap_replicates(log, n_boot=20000, seed=4)
+    assert rep.paired
+    np.testing.assert_array_equal(rep.n, [[200, 200], [200, 199]])
+    shared = c[:, 200:]
+    keep = np.arange(200) != 41
+    cov_true = (np.mean(shared[0, keep] * shared[1, keep]) - shared[0].mean() * shared[1, keep].mean()) * 199 / 200 ** 2
+    assert np.cov(rep.values[:, 0, 1], rep.values[:, 1, 1])[0, 1] == pytest.approx(cov_true, rel=0.15)
+    assert leaderboard(log, n_boot=200, seed=4).attrs["paired"] is True
 
 
 def test_log_equals_its_summary_in_leaderboard_estimates():
@@ -187,14 +193,14 @@ def test_bad_logs_are_refused():
     c = np.array([[1, 0, 1], [0, 0, 1]])
     log = _log(c)
     dup = pd.concat([log, log.iloc[[0]]], ignore_index=True)
-    with pytest.raises(EvalDataError, match="several labeled rows"):
+    with pytest.raises(EvalDataError, match="must appear once"):
         bootstrap_replicates(dup, n_boot=10)
     empty = log.assign(correct=np.nan)
     with pytest.raises(EvalDataError, match="no labeled rows"):
         bootstrap_replicates(empty, n_boot=10)
     with pytest.raises(EvalDataError, match="0 or 1"):
         bootstrap_replicates(log.assign(correct=0.5), n_boot=10)
-    with pytest.raises(EvalDataError, match="'correct'"):
+    with pytest.raises(EvalDataError, match="correct"):
         bootstrap_replicates(log.drop(columns="correct"), n_boot=10)
     split = log.copy()
     split.loc[0, "category"] = "other"

@@ -178,8 +178,24 @@ def test_the_report_of_a_lazy_log_holds_the_in_memory_point_estimates(pair):
     ece = pd.DataFrame(numbers["calibration"]["tables"]["ece by model"]).set_index("model").sort_index()
     memory = calibration.calibration_by_model(frame, n_bins=10, n_boot=50).set_index("model")
     np.testing.assert_allclose(ece["ece"], memory["ece"], atol=1e-12)
-    assert any("Selective prediction is not in this report" in n for s in report.sections for n in s.notes)
+    section = next(s for s in report.sections if s.key == "calibration")
+    assert len(section.figures) == 3 + 1 and not section.notes  # 3 reliability diagrams and the selective curves
     assert "Top model: model-2" in report.summary[0]
+    # one path: the report of the frame in memory holds the same numbers, intervals included
+    same = build_report(frame, settings=Settings(n_boot=200)).numbers()["sections"]
+    for key in ("accuracy", "leaderboard", "calibration", "labeling", "ppi"):
+        assert same[key]["tables"] == numbers[key]["tables"], key
+
+
+def test_sections_beyond_the_memory_bound_say_what_they_leave_out(pair, monkeypatch):
+    from evalcore.report import Settings, build_report
+
+    monkeypatch.setattr("evalcore.engine.examples.fetch_bound_mb", lambda: 0)
+    _, lazy = pair
+    report = build_report(lazy, settings=Settings(n_boot=200))
+    notes = [n for s in report.sections for n in s.notes]
+    assert any(n.startswith("Selective prediction is not in this report") and "EVALCORE_FETCH_MB" in n for n in notes)
+    assert any(line.startswith("Labeling budget:") and "EVALCORE_FETCH_MB" in line for line in report.skipped)
 
 
 def test_bradley_terry_from_per_pair_statistics_equals_the_in_memory_fit(tmp_path):
