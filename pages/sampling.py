@@ -33,13 +33,13 @@ if data is None:
     st.stop()
 sel = selection.current(data)
 kind = data.report.kind
-rows = selection.apply(data.log, sel, kind)
-sources = [s for s in ("confidence", "proxy") if s in rows and rows.count(s)] if kind == LOG else []
-if kind != LOG or "correct" not in rows or not sources:
+sources = [s for s in ("confidence", "proxy") if s in data.log and data.log.count(s)] if kind == LOG else []
+if kind != LOG or "correct" not in data.log or not sources:
     st.info("This page needs a per-example log with 0/1 correctness (`correct`, labeled or not) and a proxy of it: "
             "the model's `confidence` or a surrogate's `proxy` column. Load a demo or upload such a log on the "
             "Data page.")
     st.stop()
+rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows)
 examples = selection.examples(rows, "Drawing the sample to label, uploading the labels and the Monte Carlo check",
                               (data.key, sel.models, sel.tasks, sel.groups))

@@ -89,10 +89,13 @@ def apply(log: LazyLog | pd.DataFrame, sel: Selection, kind: str = LOG) -> LazyL
     return log.restrict(model=sel.models, task=sel.tasks, group=sel.groups)
 
 
-def examples(rows: LazyLog, view: str, key: tuple, columns: tuple[str, ...] | None = None) -> pd.DataFrame | None:
+def examples(rows: LazyLog | pd.DataFrame, view: str, key: tuple,
+             columns: tuple[str, ...] | None = None) -> pd.DataFrame | None:
     """The selected rows' per-example ``columns`` (all by default) for ``view``, e.g. "Selective prediction"
     (:func:`evalcore.engine.fetch`, cached under ``key``); None after saying what to do when they do not fit in
-    memory (``EVALCORE_FETCH_MB``)."""
+    memory (``EVALCORE_FETCH_MB``). A summary's rows are already a frame."""
+    if isinstance(rows, pd.DataFrame):
+        return rows
     try:
         return _fetched(key, view, columns, rows)
     except ExamplesTooLarge as exc:
