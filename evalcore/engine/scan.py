@@ -253,8 +253,8 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     notes: list[str] = []
     table = _role_table(raw, roles, notes)
     n_rows = _check_values(table, roles, name, notes)
-    _refuse_duplicates(table, roles, name, n_rows)
     table = table.mutate(**{r: table[r].clip(0.0, 1.0) for r in ("confidence", "proxy") if r in roles})
+    table, n_rows = _per_example(table, roles, name, notes, n_rows)
     return LazyLog(table, name, roles, n_rows, tuple(notes))
 
 
@@ -294,7 +294,8 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
 
 
 def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Table:
-    """The role-named columns; a missing task is the category (else "all"), a missing category or group "all"."""
+    """The role-named columns; a missing task is the category (else "all"), a missing category or group "all"; a
+    ``repeat`` column as it is stored (it only tells the samples of an example apart, :func:`_per_example`)."""
     out: dict[str, ir.Value] = {}
     for role in ("model", "example_id", "task", "category", "group"):
         if role in roles:
@@ -308,6 +309,8 @@ def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Ta
     for role in VALUE_ROLES:
         if role in roles:
             out[role] = missing_nan(raw[roles[role]].cast("float64"))
+    if "repeat" in roles:
+        out["repeat"] = raw[roles["repeat"]]
     return raw.select(**out)
 
 
@@ -318,19 +321,23 @@ def missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
 
 
 def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list[str]) -> int:
-    """One aggregate query: row count, missing identities, 0/1 and [0, 1] ranges; EvalDataError listing every
-    problem (the columns, how many rows, example values, what to do)."""
+    """One aggregate query over the rows as stored (every sample, before :func:`_per_example` averages them, so a
+    fractional mean never hides a bad 0/1 label): row count, missing identities and repeat numbers, 0/1 and [0, 1]
+    ranges; the rows, or EvalDataError listing every problem (the columns, how many rows, example values, what to
+    do)."""
     checks = {"rows": table.count(), "no_model": table.model.isnull().sum(),
               "no_id": table.example_id.isnull().sum(),
               **{f"{role}_names": table[role].approx_nunique() for role in _NAME_LIMITS}}
+    if "repeat" in roles:
+        checks["no_repeat"] = table.repeat.isnull().sum()
     for metric in ("correct", "score"):
         if metric in roles:
             checks[f"unlabeled_{metric}"] = table[metric].isnull().sum()
     if "correct" in roles:
         c = table.correct
-        bad = c.notnull() & ~c.isin([0.0, 1.0])
+        bad = (c != 0.0) & (c != 1.0)  # null where c is missing: not counted
         checks |= {"bad_correct": bad.sum(), "bad_correct_low": c.min(where=bad), "bad_correct_high": c.max(where=bad),
-                   "probability_like": (bad & (c > 0) & (c < 1)).sum()}
+                   "probability_like": ((c > 0) & (c < 1)).sum()}
     for role in ("confidence", "proxy"):
         if role in roles and (role == "confidence" or "correct" in roles):
             v = table[role]
@@ -345,8 +352,8 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
     if rows == 0:
         raise EvalDataError(f"{name}: the table has a header but no data rows.")
     problems = []
-    for role, key in (("model", "no_model"), ("example_id", "no_id")):
-        if found[key]:
+    for role, key in (("model", "no_model"), ("example_id", "no_id"), ("repeat", "no_repeat")):
+        if found.get(key):
             problems.append(f"{_where(roles[role], role)} is empty in {int(found[key]):,} rows: every row needs one.")
     for role, what in _NAME_LIMITS.items():
         estimate = int(found[f"{role}_names"])
@@ -402,27 +409,80 @@ def _many_names(table: ir.Table, columns: dict[str, str], what: str, low: int, h
             f"the examples), or scan a subset. {limits.raise_hint(what)}"]
 
 
-def _refuse_duplicates(table: ir.Table, roles: dict[str, str], name: str, n_rows: int) -> None:
-    """Refuse repeated (model, task, example) rows. The check groups every row, so a large log is checked in
-    parts of about :data:`DUPLICATE_PART_ROWS` rows (split by a hash of the example), each within the engine's
-    memory; a repeated row is always in one part with its copy."""
-    keys = ["model", "task", "example_id"]
-    parts = max(1, -(-n_rows // DUPLICATE_PART_ROWS))
-    pairs, first = 0, None
-    for part in range(parts):
-        rows = table if parts == 1 else table.filter(table.example_id.hash() % parts == part)
-        repeated = rows.group_by(keys).aggregate(copies=rows.count()).filter(lambda t: t.copies > 1)
-        found = repeated.aggregate(pairs=repeated.count(), model=repeated.model.min()).to_pandas().iloc[0]
-        if found["pairs"]:
-            pairs += int(found["pairs"])
-            if first is None:
-                first = repeated.filter(repeated.model == found["model"]).limit(1).to_pandas().iloc[0]
-    if pairs:
-        example = ", ".join(f"{k}={first[k]!r}" for k in keys)
-        cols = ", ".join(f"'{roles.get(k, k)}'" for k in keys if k in roles)
-        raise EvalDataError(f"{name}: each (model, task, example) must appear once, but {pairs:,} "
-                            f"repeat ({cols}), e.g. {example}. Remove the duplicates or check the column mapping "
-                            "(repeated samples are not supported by the engine yet: average them per example).")
+#: the roles that name one example of one model: the unit of every method
+EXAMPLE_KEYS = ("model", "task", "example_id")
+
+
+def _per_example(table: ir.Table, roles: dict[str, str], name: str, notes: list[str],
+                 n_rows: int) -> tuple[ir.Table, int]:
+    """The log with one row per (model, task, example) and its number of rows (of the table returned).
+
+    Without a ``repeat`` role a repeated (model, task, example) is refused; with one, a repeated (model, task,
+    example, repeat), and the samples of each example are averaged (:func:`_averaged`), with a note; the rows are
+    then the examples, counted on the averaged table."""
+    if "repeat" not in roles:
+        _refuse_duplicates(table, EXAMPLE_KEYS, roles, name,
+                           " If they are repeated samples of one example (epochs, attempts, re-judged answers), map "
+                           "the column that numbers them to the role 'repeat' (column=repeat in the mapping).")
+        return table, n_rows
+    _refuse_duplicates(table, (*EXAMPLE_KEYS, "repeat"), roles, name)
+    averaged = _averaged(table, roles)
+    found = _first_row(averaged.aggregate(examples=averaged.count(), several=(averaged.n_repeats > 1).sum(),
+                                          most=averaged.n_repeats.max()), name)
+    if found["several"]:
+        notes.append(f"{int(found['several']):,} of {int(found['examples']):,} (model, task, example) have several "
+                     f"samples (column '{roles['repeat']}', up to {int(found['most'])} each). The example is the "
+                     "unit: each example's samples are averaged first (n_repeats counts them), so means get "
+                     "cluster-robust intervals, bootstraps resample examples with all their samples, and methods that "
+                     "need one value per example use the per-example mean.")
+    return averaged, int(found["examples"])
+
+
+def _averaged(table: ir.Table, roles: dict[str, str]) -> ir.Table:
+    """One row per (model, task, example), as :func:`evalcore.data.repeats.per_example` makes in memory: category
+    and group the example's (the least, should its samples disagree), each value role the mean Σ_s v_s / m over the
+    m samples s that have a value (null if none), and ``n_repeats`` (float) the number of samples averaged."""
+    values = [role for role in VALUE_ROLES if role in roles]
+    averaged = table.group_by(list(EXAMPLE_KEYS)).aggregate(
+        category=table.category.min(), group=table.group.min(), **{role: table[role].mean() for role in values},
+        n_repeats=table.count().cast("float64"))
+    return averaged.select(*TEXT_ROLES, *values, "n_repeats")
+
+
+def _refuse_duplicates(table: ir.Table, keys: tuple[str, ...], roles: dict[str, str], name: str,
+                       hint: str = "") -> None:
+    """EvalDataError when a combination of ``keys`` appears in more than one row, naming the columns, how many
+    combinations repeat and one of them.
+
+    One pass groups every row by a hash of its keys (DuckDB: 64 bits, a small hash table that spills to the
+    ``temp_directory`` beyond the ``memory_limit``, so time and memory grow linearly with the rows); only when some
+    hash is shared (a duplicate, or among n distinct keys a collision, with probability about n²/2⁶⁵) does a second
+    pass group the rows of the shared hashes by the keys themselves."""
+    hashed = table.mutate(key_hash=ibis.struct({k: table[k] for k in keys}).hash())
+    counted = hashed.group_by("key_hash").aggregate(copies=hashed.count())
+    shared = counted.filter(counted.copies > 1)
+    if not int(_first_row(shared.aggregate(n=shared.count()), name)["n"]):
+        return
+    rows = hashed.semi_join(shared, "key_hash")
+    repeated = rows.group_by(list(keys)).aggregate(copies=rows.count()).filter(lambda t: t.copies > 1)
+    found = _first_row(repeated.aggregate(pairs=repeated.count(), model=repeated.model.min()), name)
+    if not found["pairs"]:
+        return
+    first = repeated.filter(repeated.model == found["model"])
+    first = _first_row(first.select(**{k: first[k].cast("string") for k in keys}).limit(1), name)
+    what = ", ".join("example" if k == "example_id" else k for k in keys)
+    example = ", ".join(f"{k}={first[k]!r}" for k in keys)
+    cols = ", ".join(f"'{roles.get(k, k)}'" for k in keys if k in roles)
+    raise EvalDataError(f"{name}: each ({what}) must appear once, but {int(found['pairs']):,} repeat ({cols}), "
+                        f"e.g. {example}. Remove the duplicates or check the column mapping.{hint}")
+
+
+def _first_row(expr: ir.Table, name: str) -> pd.Series:
+    """The first row of ``expr``'s result (an aggregate's only row); EvalDataError naming the source on failure."""
+    try:
+        return expr.to_pandas().iloc[0]
+    except Exception as exc:  # the engine's own error types differ (duckdb, py4j, google.api_core, ...)
+        raise EvalDataError(f"{name}: the engine failed: {_first_line(exc)}") from exc
 
 
 def _rows(count) -> str:
