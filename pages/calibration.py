@@ -43,8 +43,10 @@ table, reliability = cc.by_model(key, params, rows)
 if table.empty:
     st.warning("No labeled row with a confidence in the selection: widen the selection on the Models page.")
     st.stop()
-st.caption(f"Using {int(table['n'].sum()):,} labeled rows with a confidence from {len(table)} model(s); rows without "
-           "a `correct` label or a confidence are left out.")
+labeled = rows.count("correct")
+st.caption(f"Using {int(table['n'].sum()):,} labeled rows with a confidence from {len(table)} model(s). Left out: "
+           f"{rows.n_rows - labeled:,} unlabeled rows (no `correct`), {labeled - int(table['n'].sum()):,} labeled rows "
+           "without a confidence.")
 
 st.subheader("Calibration error by model")
 st.caption(f"ECE intervals (paired bootstrap, {n_boot:,} replicates, seed {seed}): over repeated samples of this size, "

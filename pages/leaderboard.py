@@ -33,7 +33,7 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
 rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
-tasks = list(sel.tasks or selection.options(data).tasks)
+tasks = selection.tasks(rows)
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
     level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,

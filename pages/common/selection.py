@@ -130,6 +130,13 @@ def n_rows(rows: LazyLog | pd.DataFrame) -> int:
     return len(rows) if isinstance(rows, pd.DataFrame) else rows.n_rows
 
 
+def tasks(rows: LazyLog | pd.DataFrame) -> list[str]:
+    """The tasks of a selection in the leaderboard's order: a summary's in order of appearance, a log's sorted."""
+    if isinstance(rows, pd.DataFrame):
+        return [str(t) for t in pd.unique(rows["task"].astype(str))]
+    return rows.distinct("task")
+
+
 def describe(sel: Selection) -> str:
     """One line for the sidebar."""
     tasks = "all tasks" if not sel.tasks else f"{len(sel.tasks)} task(s)"

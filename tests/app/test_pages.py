@@ -401,7 +401,8 @@ def test_csv_upload_validates_and_drives_models_and_calibration():
         rows = log[log["model"] == model]
         assert row["ece"] == pytest.approx(hand_ece(list(rows["confidence"]), list(rows["correct"])), abs=1e-12)
     assert_tables_downloadable(at)
-    assert len(at.get("download_button")) == 1 + 1 + 1  # summary, the open tab's reliability table, ECE breakdown
+    # ECE by model, the open tab's reliability table, selective prediction, ECE breakdown
+    assert len(at.get("download_button")) == 1 + 1 + 1 + 1
 
 
 @pytest.mark.parametrize("filename, encode, mime", [
