@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalcore.engine import is_lazy, reductions
+from evalcore.engine import as_log, reductions
 from evalcore.stats.intervals import wilson_interval
 
 BINNINGS = ("uniform", "quantile")
@@ -277,24 +277,15 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
     ``n_bins`` uniform bins over the model's labeled rows that have a confidence — and the same rows' accuracy and
     mean_confidence (above the accuracy: overconfident).
 
-    ``log`` is a canonical frame or a log in an engine (:class:`evalcore.engine.LazyLog`). For the latter the
-    engine returns per-bin counts and sums of the residual r = y - c (the same bins, so the same ECE); the bootstrap
-    deviations come from the paired Poisson bootstrap of :mod:`evalcore.engine.poisson`, normalised by the
-    replicate's total weight (the multinomial bootstrap's fixed n); and the calibration test's null, which in memory
-    redraws every label as Bernoulli(c), draws each bin's sum of (y° - c) as Normal(0, Σ c(1 - c)), its
-    distribution for bins of more than a few dozen examples (the engine's case), from ``default_rng([seed, 3])``.
+    ``log`` is a canonical frame or a log in an engine (:class:`evalcore.engine.LazyLog`); either way (one path,
+    :func:`evalcore.engine.as_log`) the engine returns per-bin counts and sums of the residual r = y - c (the bins
+    of :func:`bin_index`, so the ECE of :func:`ece_interval`); the bootstrap deviations come from the paired Poisson
+    bootstrap of :mod:`evalcore.engine.poisson`, normalised by the replicate's total weight (the multinomial
+    bootstrap's fixed n); and the calibration test's null, which :func:`ece_interval` draws by redrawing every label
+    as Bernoulli(c), draws each bin's sum of (y° - c) as Normal(0, Σ c(1 - c)), its distribution for bins of more
+    than a few dozen examples, from ``default_rng([seed, 3])``.
     """
-    if not is_lazy(log):
-        missing = [c for c in ("correct", "confidence") if c not in log]
-        if missing:
-            raise ValueError(f"calibration_by_model needs the column(s) {', '.join(missing)}.")
-        usable = log[log["correct"].notna() & log["confidence"].notna()]
-        rows = []
-        for model, part in usable.groupby("model", sort=True, observed=True):
-            conf, correct = part["confidence"].to_numpy(), part["correct"].to_numpy()
-            r = ece_interval(conf, correct, n_bins, "uniform", n_boot, level, seed)
-            rows.append((model, r.n, r.ece, r.debiased, r.ci_low, r.ci_high, r.p_value, correct.mean(), conf.mean()))
-        return pd.DataFrame(rows, columns=_BY_MODEL)
+    log = as_log(log)
     log.require("correct", "confidence", method="Calibration")
     table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
     rng = np.random.default_rng([int(seed), 3])
@@ -318,12 +309,9 @@ _BY_MODEL = ["model", "n", "ece", "debiased", "ci_low", "ci_high", "p_value", "a
 
 def reliability_by_model(log, n_bins: int = 10, alpha: float = 0.05) -> dict[str, pd.DataFrame]:
     """{model: :func:`reliability_table`} with uniform bins over each model's labeled rows that have a confidence,
-    for a canonical frame or a log in an engine (from the engine's per-bin counts and sums: count, Σc and
-    Σy = Σ(y - c) + Σc, the same bins)."""
-    if not is_lazy(log):
-        usable = log[log["correct"].notna() & log["confidence"].notna()]
-        return {str(m): reliability_table(p["confidence"].to_numpy(), p["correct"].to_numpy(), n_bins, "uniform", alpha)
-                for m, p in usable.groupby("model", sort=True, observed=True)}
+    for a canonical frame or a log in an engine, from the per-bin counts and sums (count, Σc and Σy = Σ(y - c) + Σc,
+    the same bins)."""
+    log = as_log(log)
     log.require("correct", "confidence", method="Calibration")
     bins, _ = reductions.calibration_bins(log, n_bins, 1, 0)
     edges = np.arange(n_bins + 1) / n_bins

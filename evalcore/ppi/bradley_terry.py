@@ -67,7 +67,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from scipy.stats import norm
 
-from evalcore.engine import is_lazy, reductions
+from evalcore.engine import as_log, reductions
 from evalcore.leaderboard.ranks import bonferroni_z, rank_with_ties
 from evalcore.data.reading import EvalDataError, listed
 
@@ -152,14 +152,11 @@ def bradley_terry_of_log(log, alpha: float = 0.1, lam: float | None = None,
     """:func:`ppi_bradley_terry` of a battles log: the battles with a human ``outcome`` are labeled, those with only
     the ``judge``'s probability unlabeled (classical, λ = 0, without a judge column).
 
-    ``log`` is a canonical battles frame or a log in an engine (:class:`evalcore.engine.LazyLog` of battles), for
-    which the engine returns the per-pair statistics the estimator needs (counts, Σy, Σy², Σŷ, Σŷ², Σyŷ of the
+    ``log`` is a canonical battles frame or a log in an engine (:class:`evalcore.engine.LazyLog` of battles); either
+    way (one path, :func:`evalcore.engine.as_log`) the engine returns the per-pair statistics the estimator needs (counts, Σy, Σy², Σŷ, Σŷ², Σyŷ of the
     labeled battles and counts, Σŷ, Σŷ² of the judge-only ones per ordered pair) and the fit is the same."""
+    log = as_log(log)
     judged = "judge" in log
-    if not is_lazy(log):
-        labeled = log[log["outcome"].notna()] if "outcome" in log else log.iloc[:0]
-        unlabeled = log[log["outcome"].isna() & log["judge"].notna()] if judged and "outcome" in log else log.iloc[:0]
-        return ppi_bradley_terry(labeled, unlabeled, alpha, lam if judged else 0.0, reference)
     if not 0 < alpha < 1:
         raise EvalDataError(f"alpha must be in (0, 1), got {alpha!r}.")
     pairs = reductions.pair_statistics(log, judged)

@@ -64,7 +64,7 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from evalcore.ppi.bradley_terry import ppi_bradley_terry
-from evalcore.engine import is_lazy, reductions
+from evalcore.engine import as_log, is_lazy, reductions
 from evalcore.stats.intervals import binomial_variance
 from evalcore.leaderboard.ranks import bonferroni_z, rank_with_ties
 from evalcore.data.reading import EvalDataError, listed
@@ -316,20 +316,13 @@ def ppi_mean_by_model(log, annotator: str = "proxy", metric: str = "correct", al
     value) and its unlabeled rows (the annotator's value only). One row per model (sorted): model, n, N, estimate,
     ci_low, ci_high, se, lam, ess.
 
-    ``log`` is a canonical frame (:func:`ppi_mean` per model) or a log in an engine (:class:`evalcore.engine.LazyLog`),
-    for which the same estimate comes from the moments n, Σy, Σŷ, Σy², Σŷ², Σyŷ (labeled) and N, Σŷ, Σŷ²
+    ``log`` is a canonical frame or a log in an engine (:class:`evalcore.engine.LazyLog`); either way (one path,
+    :func:`evalcore.engine.as_log`) the estimate comes from the moments n, Σy, Σŷ, Σy², Σŷ², Σyŷ (labeled) and N, Σŷ, Σŷ²
     (unlabeled): means, ``ddof = 1`` variances and covariance, λ = :func:`tuned_lambda`, estimate
     ``λ mean(ŷ_u) + mean(y - λ ŷ)``
     and variance :func:`ppi_variance`; a constant 0/1 label gets the floor of :func:`binary_floor`."""
     columns = ["model", "n", "N", "estimate", "ci_low", "ci_high", "se", "lam", "ess"]
-    if not is_lazy(log):
-        rows = []
-        for model, part in log[log[annotator].notna()].groupby("model", sort=True, observed=True):
-            labeled = part[metric].notna()
-            r = ppi_mean(part.loc[labeled, metric].to_numpy(float), part.loc[labeled, annotator].to_numpy(float),
-                         part.loc[~labeled, annotator].to_numpy(float), alpha)
-            rows.append((model, r.n, r.N, r.estimate, r.ci_low, r.ci_high, r.se, r.lam, r.ess))
-        return pd.DataFrame(rows, columns=columns)
+    log = as_log(log)
     log.require(metric, annotator, method="Prediction-powered inference")
     m = reductions.ppi_moments(log, annotator, metric)
     n, N = m["n"].to_numpy(float), m["N"].to_numpy(float)
