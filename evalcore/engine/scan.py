@@ -24,7 +24,8 @@ import pandas as pd
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits, env_number
 from evalcore.data.mapping import check_mapping, detect_kind, with_overrides
-from evalcore.data.schema import BATTLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
+from evalcore.data.repeats import N_REPEATS
+from evalcore.data.schema import BATTLES, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, SUMMARY
 
 #: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
 TEXT_ROLES = ("model", "example_id", "task", "category", "group")
@@ -311,7 +312,16 @@ def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Ta
             out[role] = missing_nan(raw[roles[role]].cast("float64"))
     if "repeat" in roles:
         out["repeat"] = raw[roles["repeat"]]
-    return raw.select(**out)
+    return raw.select(**out, **_features(raw, roles, out))
+
+
+def _features(raw: ir.Table, roles: dict[str, str], taken) -> dict[str, ir.Value]:
+    """The other numeric columns, as float64 (NaN missing): the feature columns a user may choose on the Subgroups
+    page, kept under their names (unless a name is a role's or already taken)."""
+    used = set(roles.values())
+    return {c: missing_nan(raw[c].cast("float64")) for c in raw.columns
+            if c not in used and c not in taken and c not in (*LOG_ROLES, N_REPEATS)
+            and raw[c].type().is_numeric() and not raw[c].type().is_boolean()}
 
 
 def missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
@@ -441,8 +451,10 @@ def _per_example(table: ir.Table, roles: dict[str, str], name: str, notes: list[
 def _averaged(table: ir.Table, roles: dict[str, str]) -> ir.Table:
     """One row per (model, task, example), as :func:`evalcore.data.repeats.per_example` makes in memory: category
     and group the example's (the least, should its samples disagree), each value role the mean Σ_s v_s / m over the
-    m samples s that have a value (null if none), and ``n_repeats`` (float) the number of samples averaged."""
+    m samples s that have a value (null if none), feature columns likewise, and ``n_repeats`` (float) the number of
+    samples averaged."""
     values = [role for role in VALUE_ROLES if role in roles]
+    values += [c for c in table.columns if c not in (*TEXT_ROLES, *values, "repeat")]  # feature columns
     averaged = table.group_by(list(EXAMPLE_KEYS)).aggregate(
         category=table.category.min(), group=table.group.min(), **{role: table[role].mean() for role in values},
         n_repeats=table.count().cast("float64"))

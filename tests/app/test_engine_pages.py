@@ -155,6 +155,7 @@ def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
     raw = big_log()
     raw["group"] = [f"g{i % 8}" for i in range(len(raw))]
+    raw["length"] = np.random.default_rng(3).gamma(2.0, 50.0, len(raw)).round()  # a feature column
     raw.to_parquet(tmp_path / "groups.parquet")
     Workspace(tmp_path / "ws").add_log(tmp_path / "groups.parquet", "grouped")
     at = open_app()
@@ -164,12 +165,18 @@ def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
     goto(at, "subgroups")
     assert not texts(at.error)
     shown = next(d.value for d in at.dataframe if "eb" in d.value.columns)
-    expected = empirical_bayes(validate(raw), seed=0, features=[], alpha=0.05)
+    expected = empirical_bayes(validate(raw), seed=0, features=["length"], alpha=0.05)
     pd.testing.assert_frame_equal(shown.reset_index(drop=True)[expected.columns], expected, check_dtype=False,
                                   atol=1e-9)
     assert not [t for t in texts(at.info) if "memory" in t]
     assert at.button(key="sg_run") is not None  # the holdout study is offered
-    assert at.checkbox(key="sg_auto") is not None  # and automatic subgroups
+    assert "length" in at.multiselect(key="sg_features").options  # the stored feature column reaches the page
+    at.checkbox(key="sg_auto").set_value(True)  # automatic subgroups: k-means on the features
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    groups = next(d.value for d in at.dataframe if "eb" in d.value.columns)["group"]
+    assert set(groups) != {f"g{i}" for i in range(8)}  # the groups were formed from the features
 
 
 def test_the_ai_assisted_page_works_in_the_engine(tmp_path, monkeypatch):
