@@ -30,19 +30,26 @@ def big_log(n: int = 600, seed: int = 2) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-@pytest.fixture()
-def opened(tmp_path, monkeypatch):
-    """A session on a saved 1,200-row dataset with EVALCORE_ENGINE_ROWS = 1,000: it opens in the engine."""
+def open_saved(tmp_path, monkeypatch, raw: pd.DataFrame, name: str):
+    """A session on ``raw`` saved to a fresh workspace with EVALCORE_ENGINE_ROWS = 1,000: it opens in the engine.
+    Returns the app and the dataset's record."""
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
-    raw = big_log()
-    raw.to_parquet(tmp_path / "big.parquet")
-    record = Workspace(tmp_path / "ws").add_log(tmp_path / "big.parquet", "big run")
+    raw.to_parquet(tmp_path / f"{name}.parquet")
+    record = Workspace(tmp_path / "ws").add_log(tmp_path / f"{name}.parquet", name)
     at = open_app()
     goto(at, "workspace")
     at.button(key="ws_open").click()
     at.run()
     assert_no_exception(at)
+    return at, record
+
+
+@pytest.fixture()
+def opened(tmp_path, monkeypatch):
+    """A session on a saved 1,200-row dataset with EVALCORE_ENGINE_ROWS = 1,000: it opens in the engine."""
+    raw = big_log()
+    at, record = open_saved(tmp_path, monkeypatch, raw, "big run")
     return at, validate(raw), record
 
 
@@ -81,20 +88,13 @@ def test_beyond_the_memory_bound_the_views_say_what_to_do(tmp_path, monkeypatch)
     says so once, with the bound and what to do, and shows what the reductions give."""
     from evalcore.sampling.designs import design_efficiency_of_log
 
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
     monkeypatch.setenv("EVALCORE_FETCH_MB", "1")
     raw = big_log(n=3000)
     raw["example_id"] = raw["example_id"] + "-" + "x" * 300
     raw["group"] = [f"g{i % 8}" for i in range(len(raw))]
     raw["proxy"] = raw["confidence"]
     raw.loc[raw.index % 3 != 0, "correct"] = np.nan
-    raw.to_parquet(tmp_path / "long.parquet")
-    Workspace(tmp_path / "ws").add_log(tmp_path / "long.parquet", "long ids")
-    at = open_app()
-    goto(at, "workspace")
-    at.button(key="ws_open").click()
-    at.run()
+    at, _ = open_saved(tmp_path, monkeypatch, raw, "long ids")
     for page, view in (("calibration", "Selective prediction"), ("sampling", "Drawing the sample"),
                        ("subgroups", "The holdout study"), ("autoeval", "Effective-sample-size curves")):
         at.switch_page(f"pages/{page}.py")
@@ -151,17 +151,10 @@ def test_the_calibration_page_works_in_the_engine(opened):
 def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
     from evalcore.subgroups.estimates import empirical_bayes
 
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
     raw = big_log()
     raw["group"] = [f"g{i % 8}" for i in range(len(raw))]
     raw["length"] = np.random.default_rng(3).gamma(2.0, 50.0, len(raw)).round()  # a feature column
-    raw.to_parquet(tmp_path / "groups.parquet")
-    Workspace(tmp_path / "ws").add_log(tmp_path / "groups.parquet", "grouped")
-    at = open_app()
-    goto(at, "workspace")
-    at.button(key="ws_open").click()
-    at.run()
+    at, _ = open_saved(tmp_path, monkeypatch, raw, "grouped")
     goto(at, "subgroups")
     assert not texts(at.error)
     shown = next(d.value for d in at.dataframe if "eb" in d.value.columns)
@@ -182,17 +175,10 @@ def test_the_subgroups_page_works_in_the_engine(tmp_path, monkeypatch):
 def test_the_ai_assisted_page_works_in_the_engine(tmp_path, monkeypatch):
     from evalcore.ppi.means import ppi_mean_by_model
 
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
     raw = big_log()
     raw["proxy"] = np.clip(raw["correct"] * 0.6 + 0.2 + np.random.default_rng(1).normal(0, 0.1, len(raw)), 0, 1)
     raw.loc[raw["example_id"].str[1:].astype(int) % 3 != 0, "correct"] = np.nan  # a third of the examples labeled
-    raw.to_parquet(tmp_path / "judged.parquet")
-    Workspace(tmp_path / "ws").add_log(tmp_path / "judged.parquet", "judged")
-    at = open_app()
-    goto(at, "workspace")
-    at.button(key="ws_open").click()
-    at.run()
+    at, _ = open_saved(tmp_path, monkeypatch, raw, "judged")
     at.switch_page("pages/autoeval.py")
     at.run()
     at.selectbox(key="ae_annotator").set_value("proxy")
@@ -222,15 +208,8 @@ def test_the_report_page_builds_the_report_in_the_engine(opened):
 def test_battles_in_the_engine_get_their_report(tmp_path, monkeypatch):
     from evalcore.demo.synthetic import pairwise_battles
 
-    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
-    monkeypatch.setenv("EVALCORE_ENGINE_ROWS", "1000")
     battles = pairwise_battles(0, n_models=4, n_battles=1500).battles
-    battles.to_parquet(tmp_path / "battles.parquet")
-    Workspace(tmp_path / "ws").add_log(tmp_path / "battles.parquet", "arena")
-    at = open_app()
-    goto(at, "workspace")
-    at.button(key="ws_open").click()
-    at.run()
+    at, _ = open_saved(tmp_path, monkeypatch, battles, "arena")
     goto(at, "models")
     assert any("win rate" in t for t in texts(at.caption))
     at.switch_page("pages/autoeval.py")
