@@ -252,10 +252,10 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
         raise EvalDataError(f"{name}: no column for the role(s) {', '.join(need)}; the table's columns are: "
                             f"{', '.join(columns)}. Name them in the mapping (column=role).")
     notes: list[str] = []
-    table = _role_table(raw, roles, notes)
-    n_rows = _check_values(table, roles, name, notes)
-    table = table.mutate(**{r: table[r].clip(0.0, 1.0) for r in ("confidence", "proxy") if r in roles})
-    table, n_rows = _per_example(table, roles, name, notes, n_rows)
+    if "task" not in roles and "category" in roles:
+        notes.append(f"No task column: each category ('{roles['category']}') is treated as one task.")
+    n_rows = _check_values(_role_table(raw, roles), roles, name, notes)
+    table, n_rows = _per_example(_role_table(raw, roles, clipped=True), roles, name, notes, n_rows)
     return LazyLog(table, name, roles, n_rows, tuple(notes))
 
 
@@ -294,22 +294,22 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
     return LazyLog(table, name, roles, int(found["rows"]), (), BATTLES)
 
 
-def _role_table(raw: ir.Table, roles: dict[str, str], notes: list[str]) -> ir.Table:
+def _role_table(raw: ir.Table, roles: dict[str, str], clipped: bool = False) -> ir.Table:
     """The role-named columns; a missing task is the category (else "all"), a missing category or group "all"; a
-    ``repeat`` column as it is stored (it only tells the samples of an example apart, :func:`_per_example`)."""
+    ``repeat`` column as it is stored (it only tells the samples of an example apart, :func:`_per_example`). With
+    ``clipped`` the probabilities validation checks (:func:`_unit_roles`) are clipped to [0, 1] (:func:`_clipped`)."""
     out: dict[str, ir.Value] = {}
     for role in ("model", "example_id", "task", "category", "group"):
         if role in roles:
             out[role] = raw[roles[role]].cast("string")
     if "task" not in out:
         out["task"] = out.get("category", ibis.literal(LOG_DEFAULT_LABELS["task"]))
-        if "category" in out:
-            notes.append(f"No task column: each category ('{roles['category']}') is treated as one task.")
     for role in ("category", "group"):
         out.setdefault(role, ibis.literal(LOG_DEFAULT_LABELS[role]))
     for role in VALUE_ROLES:
         if role in roles:
-            out[role] = missing_nan(raw[roles[role]].cast("float64"))
+            values = raw[roles[role]].cast("float64")
+            out[role] = _clipped(values) if clipped and role in _unit_roles(roles) else missing_nan(values)
     if "repeat" in roles:
         out["repeat"] = raw[roles["repeat"]]
     return raw.select(**out, **_features(raw, roles, out))
@@ -322,6 +322,17 @@ def _features(raw: ir.Table, roles: dict[str, str], taken) -> dict[str, ir.Value
     return {c: missing_nan(raw[c].cast("float64")) for c in raw.columns
             if c not in used and c not in taken and c not in (*LOG_ROLES, N_REPEATS)
             and raw[c].type().is_numeric() and not raw[c].type().is_boolean()}
+
+
+def _unit_roles(roles: dict[str, str]) -> list[str]:
+    """The probabilities that must lie in [0, 1], as in memory: confidence, and proxy where there is a label."""
+    return [role for role in ("confidence", "proxy") if role in roles and (role == "confidence" or "correct" in roles)]
+
+
+def _clipped(values: ir.FloatingColumn) -> ir.FloatingColumn:
+    """v ↦ null where v is NaN, else min(max(v, 0), 1), as one CASE on the stored value (Ibis' clip wraps each bound
+    in a null test around the NaN test, which DuckDB evaluates on every row of every pass that reads the column)."""
+    return ibis.cases((values.isnan(), ibis.null("float64")), (values < 0.0, 0.0), (values > 1.0, 1.0), else_=values)
 
 
 def missing_nan(values: ir.FloatingColumn) -> ir.FloatingColumn:
@@ -348,11 +359,10 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
         bad = (c != 0.0) & (c != 1.0)  # null where c is missing: not counted
         checks |= {"bad_correct": bad.sum(), "bad_correct_low": c.min(where=bad), "bad_correct_high": c.max(where=bad),
                    "probability_like": ((c > 0) & (c < 1)).sum()}
-    for role in ("confidence", "proxy"):
-        if role in roles and (role == "confidence" or "correct" in roles):
-            v = table[role]
-            out = (v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)
-            checks |= {f"{role}_out": out.sum(), f"{role}_min": v.min(where=out), f"{role}_max": v.max(where=out)}
+    for role in _unit_roles(roles):
+        v = table[role]
+        out = (v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)
+        checks |= {f"{role}_out": out.sum(), f"{role}_min": v.min(where=out), f"{role}_max": v.max(where=out)}
     try:
         found = table.aggregate(**checks).to_pandas().iloc[0]
     except Exception as exc:
@@ -374,8 +384,8 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
         problems.append(f"{_where(roles['correct'], 'correct')} must be 0 or 1 (or true/false); "
                         f"{_rows(found['bad_correct'])} other values (from {found['bad_correct_low']:.10g} to "
                         f"{found['bad_correct_high']:.10g}).{hint}")
-    for role in ("confidence", "proxy"):
-        if f"{role}_out" in found and found[f"{role}_out"]:
+    for role in _unit_roles(roles):
+        if found[f"{role}_out"]:
             high = found[f"{role}_max"]
             hint = " They look like percentages: divide the column by 100." if 2 <= high <= 100 else ""
             problems.append(f"{_where(roles[role], role)} must lie in [0, 1]; {_rows(found[f'{role}_out'])} "

@@ -161,3 +161,18 @@ def test_the_benchmarks_bare_duckdb_passes_are_the_engines_statistics(tmp_path):
     mine = replicate_totals(bare["bin_buckets"], cells, ["model", "bin"], ["rows", "residual"], weights)
     for column in ("rows", "residual"):
         np.testing.assert_allclose(mine[column], reps[column], rtol=1e-12, atol=1e-9)
+
+
+def test_probabilities_are_clipped_as_in_memory(tmp_path):
+    """Within rounding of [0, 1] a confidence, or a proxy beside a label, is clipped; NaN is missing; a proxy of a
+    log without labels is neither checked nor clipped (as :func:`evalcore.data.validation.validate` does)."""
+    labeled = pd.DataFrame({"model": "a", "example_id": [1, 2, 3, 4], "correct": [1.0, 0.0, 1.0, np.nan],
+                            "confidence": [-1e-7, 1 + 1e-7, np.nan, 0.5], "proxy": [1 + 1e-7, 0.2, -1e-7, np.nan]})
+    labeled.to_parquet(tmp_path / "labeled.parquet")
+    got = scan(tmp_path / "labeled.parquet").table.to_pandas().sort_values("example_id", ignore_index=True)
+    expected = load_eval_log(tmp_path / "labeled.parquet").sort_values("example_id", ignore_index=True)
+    pd.testing.assert_frame_equal(got[["confidence", "proxy"]], expected[["confidence", "proxy"]], rtol=0, atol=0)
+    assert got["confidence"].tolist()[:2] == [0.0, 1.0] and np.isnan(got["confidence"][2])
+    labeled.drop(columns=["correct", "confidence"]).assign(score=[0.1, 0.2, 0.3, 0.4], proxy=[50.0, 0.2, -3.0, 1.0]
+                                                           ).to_parquet(tmp_path / "scores.parquet")
+    assert scan(tmp_path / "scores.parquet").table.to_pandas()["proxy"].sort_values().tolist() == [-3.0, 0.2, 1.0, 50.0]
