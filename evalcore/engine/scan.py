@@ -76,10 +76,13 @@ class LazyLog:
         chosen = tuple((role, tuple(map(str, v))) for role, v in values.items() if len(v))
         if not chosen:
             return self
-        condition = ibis.and_(*(self.table[role].isin(list(v)) for role, v in chosen))
-        table = self.table.filter(condition)
-        n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
-        return replace(self, table=table, n_rows=n_rows, selected=self.selected + chosen, _cache={})
+        if ("restrict", chosen) not in self._cache:  # kept: a page asks for the same selection on every rerun
+            condition = ibis.and_(*(self.table[role].isin(list(v)) for role, v in chosen))
+            table = self.table.filter(condition)
+            n_rows = int(self.run(table.aggregate(n=table.count()))["n"].iloc[0])
+            self._cache[("restrict", chosen)] = replace(self, table=table, n_rows=n_rows,
+                                                        selected=self.selected + chosen, _cache={})
+        return self._cache[("restrict", chosen)]
 
     def require(self, *roles: str, method: str) -> None:
         """EvalDataError naming the roles ``method`` needs that this log lacks."""
@@ -95,9 +98,14 @@ class LazyLog:
         return self.distinct("model")
 
     def distinct(self, role: str, where=None) -> list[str]:
-        """The sorted distinct values of a text role (where ``where`` holds)."""
+        """The sorted distinct values of a text role (where ``where`` holds; cached without a condition)."""
+        if where is None and ("distinct", role) in self._cache:
+            return self._cache[("distinct", role)]
         t = self.table if where is None else self.table.filter(where)
-        return sorted(self.run(t.select(role).distinct())[role].astype(str))
+        values = sorted(self.run(t.select(role).distinct())[role].astype(str))
+        if where is None:
+            self._cache[("distinct", role)] = values
+        return values
 
     def run(self, expr: ir.Expr) -> pd.DataFrame:
         """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back."""

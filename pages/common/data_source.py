@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import pandas as pd
@@ -67,7 +69,7 @@ class ActiveData:
             return self.stored
         if self.report.kind == SUMMARY:
             return self.frame
-        return from_frame(self.frame, self.label, self.report.kind)
+        return _wrapped(self.key, self.label, self.report.kind, self.frame)
 
     @property
     def loaded(self) -> pd.DataFrame:
@@ -77,6 +79,25 @@ class ActiveData:
     def head(self, n: int) -> pd.DataFrame:
         """The first ``n`` rows as loaded (every sample; of a stored dataset, as the engine returns them)."""
         return self.loaded.head(n) if self.stored is None else self.stored.run(self.stored.table.limit(n))
+
+
+#: the LazyLogs of the latest frames in memory, by data key (a few: each holds its frame)
+_LOGS: OrderedDict = OrderedDict()
+_LOGS_KEPT = 4
+_LOGS_LOCK = threading.Lock()
+
+
+def _wrapped(key: str, label: str, kind: str, frame: pd.DataFrame) -> LazyLog:
+    """:func:`evalcore.engine.from_frame` of a session's frame, made once per data key and kept for the next reruns
+    (its counts and the selections' row counts are cached inside it)."""
+    with _LOGS_LOCK:
+        log = _LOGS.get(key)
+        if log is None or log.frame is not frame:
+            log = _LOGS[key] = from_frame(frame, label, kind)
+        _LOGS.move_to_end(key)
+        while len(_LOGS) > _LOGS_KEPT:
+            _LOGS.popitem(last=False)
+        return log
 
 
 def digest(files: tuple[tuple[str, bytes], ...]) -> str:
