@@ -1,8 +1,8 @@
 """A log in memory as a :class:`~evalcore.engine.scan.LazyLog`: one path for every log.
 
 :func:`from_frame` hands a validated canonical frame (:func:`evalcore.data.validation.validate`) to an in-process
-DuckDB, which reads the pandas columns in place (a registered view: DuckDB's replacement scan of the frame's
-arrays, no copy into the database), so the methods run the same reductions (:mod:`.reductions`, :mod:`.poisson`)
+DuckDB, which reads the columns in place (a registered Arrow view of the frame's arrays: pandas' strings are
+Arrow-backed, so no copy into the database, and DuckDB scans Arrow in parallel), so the methods run the same reductions (:mod:`.reductions`, :mod:`.poisson`)
 on a frame as on a log stored in an engine. The LazyLog keeps the frame: :func:`evalcore.engine.examples.fetch` hands
 a restriction of it back without a round trip.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import itertools
 
-import ibis
 import pandas as pd
+import pyarrow as pa
 
 from evalcore.data.repeats import N_REPEATS, per_example
 from evalcore.data.schema import BATTLES, LOG
@@ -27,6 +27,8 @@ BATTLE_TEXT = ("model_a", "model_b")
 BATTLE_VALUES = ("outcome", "judge")
 
 _names = itertools.count()
+#: rows per Arrow batch of a registered frame: DuckDB scans batches in parallel
+CHUNK_ROWS = 122_880
 
 
 def from_frame(frame: pd.DataFrame, source: str, kind: str = LOG) -> LazyLog:
@@ -43,7 +45,8 @@ def from_frame(frame: pd.DataFrame, source: str, kind: str = LOG) -> LazyLog:
                             "evalcore.data.validation.load_eval_log.")
     con = duckdb_connection()
     name = f"evalcore_frame_{next(_names)}"
-    con.con.register(name, frame[present])
+    arrow = pa.Table.from_pandas(frame[present], preserve_index=False)
+    con.con.register(name, pa.Table.from_batches(arrow.to_batches(max_chunksize=CHUNK_ROWS), arrow.schema))
     raw = con.table(name)
     table = raw.select(**{c: raw[c].cast("string") for c in text},
                        **{c: missing_nan(raw[c].cast("float64")) for c in values if c in present})

@@ -3,9 +3,10 @@ r"""The paired Poisson bootstrap of a log in an engine, with examples hashed int
 Each example :math:`e` (a task and an ``example_id``) is hashed into one of :math:`H` buckets,
 :math:`h(e) = \text{MD5}(\text{seed} \,\|\, \text{task} \,\|\, \text{example\_id}) \bmod H` (the first four
 hexadecimal digits, read with portable string arithmetic, so every engine computes the same bucket), and in replicate
-:math:`b` every example of bucket :math:`h` gets the weight :math:`W_{bh} \sim \text{Poisson}(1)`, bucket :math:`h`'s
-column drawn from its own stream ``numpy.random.default_rng([seed, 2, h])`` (so only the buckets a log occupies are
-drawn, and a bucket's weights do not depend on which other buckets are occupied). A replicate's weighted sums are
+:math:`b` every example of bucket :math:`h` gets the weight :math:`W_{bh} \sim \text{Poisson}(1)`, drawn a block of
+:data:`BLOCK` buckets at a time: block :math:`k` (buckets :math:`kB` to :math:`kB + B - 1`) from
+``numpy.random.default_rng([seed, 2, k])`` (so only the blocks a log occupies are drawn, memory stays at n_boot x B
+numbers, and a bucket's weights do not depend on which other buckets are occupied). A replicate's weighted sums are
 then
 
 .. math:: \sum_e W_{b\,h(e)}\, v_e = \sum_h W_{bh}\, S_h, \qquad S_h = \sum_{e : h(e) = h} v_e ,
@@ -55,23 +56,22 @@ def bucket_sums(table: ir.Table, by: list[str], values: dict[str, ir.Value], see
     return run(sums)
 
 
+#: buckets per block of weights
+BLOCK = 512
+#: the largest block of bucket sums (BLOCK x cells numbers) multiplied as a dense matrix; sparse above
+DENSE_CELLS = 2**22
+
+
 class BucketWeights:
-    """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}`, drawn a block of buckets at a time (module
-    docstring): memory n_boot x :data:`BLOCK` numbers, whatever the number of replicates and buckets."""
+    """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}`, drawn a block of :data:`BLOCK` buckets at a time
+    (module docstring)."""
 
     def __init__(self, n_boot: int, seed: int):
         self.n_boot, self.seed = int(n_boot), int(seed)
 
-    def columns(self, buckets: np.ndarray) -> np.ndarray:
-        """(n_boot, len(buckets)) weights of the given buckets."""
-        out = np.empty((self.n_boot, len(buckets)))
-        for i, h in enumerate(buckets):
-            out[:, i] = np.random.default_rng([self.seed, 2, int(h)]).poisson(1.0, self.n_boot)
-        return out
-
-
-#: buckets whose weights are held at once
-BLOCK = 512
+    def block(self, k: int) -> np.ndarray:
+        """(n_boot, BLOCK) weights of buckets k·BLOCK ... k·BLOCK + BLOCK - 1."""
+        return np.random.default_rng([self.seed, 2, int(k)]).poisson(1.0, size=(self.n_boot, BLOCK)).astype(float)
 
 
 def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
@@ -82,18 +82,24 @@ def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
 def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str], columns: list[str],
                      weights: BucketWeights) -> dict[str, np.ndarray]:
     """For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
-    :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0); the
-    occupied buckets' weights are drawn :data:`BLOCK` buckets at a time."""
+    :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), one block
+    of buckets at a time."""
     keys = pd.MultiIndex.from_frame(sums[by]) if len(by) > 1 else pd.Index(sums[by[0]])
     cell = cells.get_indexer(keys)
     if (cell < 0).any():
         raise ValueError("bucket sums hold a cell that is not in cells")
-    occupied, bucket = np.unique(sums["bucket"].to_numpy(dtype=np.int64), return_inverse=True)
-    matrices = {column: sparse.csr_matrix((sums[column].to_numpy(dtype=float), (bucket, cell)),
-                                          shape=(len(occupied), len(cells))) for column in columns}
+    bucket = sums["bucket"].to_numpy(dtype=np.int64)
+    blocks, offset = np.divmod(bucket, BLOCK)
     out = {column: np.zeros((weights.n_boot, len(cells))) for column in columns}
-    for start in range(0, len(occupied), BLOCK):
-        block = weights.columns(occupied[start:start + BLOCK])
-        for column, matrix in matrices.items():
-            out[column] += np.asarray((matrix[start:start + BLOCK].T @ block.T).T)
+    for k in np.unique(blocks):
+        rows = blocks == k
+        w = weights.block(k)
+        for column in columns:
+            values = sums[column].to_numpy(dtype=float)[rows]
+            if BLOCK * len(cells) <= DENSE_CELLS:  # a dense (BLOCK, cells) block: one BLAS product
+                flat = offset[rows] * len(cells) + cell[rows]
+                out[column] += w @ np.bincount(flat, values, BLOCK * len(cells)).reshape(BLOCK, len(cells))
+            else:
+                block = sparse.csr_matrix((values, (offset[rows], cell[rows])), shape=(BLOCK, len(cells)))
+                out[column] += np.asarray((block.T @ w.T).T)
     return out
