@@ -15,8 +15,8 @@ the paths taking turns within each repeat, and reads its peak resident memory (`
   calibration per (model, bin) n, Σr, Σr², Σc(1 - c) and Σc of the residual r = y - c, and per (model, bin,
   bucket) the rows and Σr. The bucket is the engine's h(e) = first four hex digits of MD5(seed ‖ task ‖
   example_id) mod 8192 (:mod:`evalcore.engine.poisson`), computed once per row; the bin is the engine's uniform bin
-  with its edge corrections (:func:`evalcore.engine.reductions._uniform_bin`). NaN is a missing value, as in the
-  engine. The results equal the engine's (:func:`bare_passes`);
+  with its edge corrections (:func:`evalcore.engine.reductions._uniform_bin`). NaN is a missing value and the
+  confidence is clipped to [0, 1], as in the engine. The results equal the engine's (:func:`bare_passes`);
 * ``memory`` (1 and 10 million rows only): ``pandas.read_parquet`` + ``evalcore.data.validation.validate`` and the same two
   calls on the canonical frame.
 
@@ -110,12 +110,13 @@ def log_path(millions: int) -> Path:
 
 
 def bare_sql(path: str, seed: int = SEED, n_bins: int = N_BINS) -> tuple[str, dict[str, dict[str, str]]]:
-    """The baseline's view of the Parquet file (the engine's roles: example_id as text, NaN as null) and its passes,
-    by step. h(e) reads the first four hex digits of one MD5 per row; the bin is b0 = min(floor(c M), M - 1), raised
-    by one where c >= (b0 + 1) / M (b0 < M - 1) and lowered by one where c < b / M, as the engine bins."""
+    """The baseline's view of the Parquet file (the engine's roles: example_id as text, NaN as null, confidence
+    clipped to [0, 1]) and its passes by step. h(e) reads the first four hex digits of one MD5 per row; the bin, as
+    the engine's: b0 = min(floor(c M), M - 1), b1 = b0 + [c >= (b0 + 1) / M and b0 < M - 1], bin = b1 - [c < b1 / M]."""
     view = (f"CREATE OR REPLACE VIEW log AS SELECT model, task, category, CAST(example_id AS VARCHAR) AS example_id, "
             "CASE WHEN isnan(correct) THEN NULL ELSE CAST(correct AS DOUBLE) END AS y, "
-            "CASE WHEN isnan(confidence) THEN NULL ELSE CAST(confidence AS DOUBLE) END AS c "
+            "CASE WHEN isnan(confidence) THEN NULL WHEN confidence < 0 THEN 0.0 WHEN confidence > 1 THEN 1.0 "
+            "ELSE CAST(confidence AS DOUBLE) END AS c "
             f"FROM read_parquet('{path}')")
     bucket = (f"CAST('0x' || substr(md5('{int(seed)}' || chr(31) || task || chr(31) || example_id), 1, 4) AS INTEGER)"
               " % 8192")

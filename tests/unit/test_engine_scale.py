@@ -137,7 +137,9 @@ def test_the_benchmarks_bare_duckdb_passes_are_the_engines_statistics(tmp_path):
     """benchmarks/engine.py times hand-written SQL against the engine: it must compute the same cell moments,
     calibration bins and bucket sums (hence the same replicates)."""
     path = tmp_path / "log.parquet"
-    generated(n_examples=900).assign(correct=lambda f: f["correct"].astype("float32")).to_parquet(path)
+    raw = generated(n_examples=900).assign(correct=lambda f: f["correct"].astype("float32"))
+    raw.loc[:2, "confidence"] = [-1e-7, 1 + 1e-7, np.nan]  # clipped, clipped, missing
+    raw.to_parquet(path)
     log, bare = scan(path), {name: t.to_pandas() for name, t in bare_passes(str(path)).items()}
     weights = bucket_weights(50, 0)
 
