@@ -38,13 +38,24 @@ HEX = "0123456789abcdef"
 
 
 def example_bucket(table: ir.Table, seed: int, buckets: int = BUCKETS) -> ir.IntegerValue:
-    """:math:`h(e)` in [0, ``buckets``): the first four hex digits of MD5(seed ‖ task ‖ example_id) mod buckets."""
+    """:math:`h(e)` in [0, ``buckets``): the first four hex digits of MD5(seed ‖ task ‖ example_id) mod buckets.
+    DuckDB reads the four digits with one cast of '0x....' (a third faster); other engines, whose casts do not read
+    hexadecimal, with portable string arithmetic — the same number either way."""
     digest = ibis.literal(f"{int(seed)}\x1f").concat(table.task, "\x1f", table.example_id).hexdigest("md5")
+    if _backend(table) == "duckdb":
+        return ibis.literal("0x").concat(digest.substr(0, 4)).cast("int64") % buckets
     digits = ibis.literal(HEX)
     value = ibis.literal(0, "int64")
     for i in range(4):
         value = value * 16 + digits.find(digest.substr(i, 1)).cast("int64")
     return value % buckets
+
+
+def _backend(table: ir.Table) -> str | None:
+    try:
+        return table.get_backend().name
+    except Exception:  # an unbound expression: no backend to ask
+        return None
 
 
 def bucket_sums(table: ir.Table, by: list[str], values: dict[str, ir.Value], seed: int, run,
