@@ -5,8 +5,10 @@ database or an Ibis table expression (so PySpark, BigQuery, Snowflake and the ot
 Nothing is loaded into memory: validation is a few aggregate queries (value ranges, missing identities, the
 number of distinct models, tasks and groups within :class:`~evalcore.data.limits.ReadLimits`, duplicated (model, task,
 example) rows), and the methods later run their reductions on the same expression
-(:mod:`.reductions`, :mod:`.poisson`). Only per-example logs are supported (``model``, ``example_id`` and a
-``correct`` or ``score`` metric; optional ``task``, ``category``, ``group``, ``confidence``, ``proxy``).
+(:mod:`.reductions`, :mod:`.poisson`). Per-example logs (``model``, ``example_id`` and a ``correct`` or ``score``
+metric; optional ``task``, ``category``, ``group``, ``confidence``, ``proxy``, other numeric columns as features)
+and pairwise battles. A ``repeat`` role numbers repeated samples of one example: they are averaged per example (the
+example is the unit, as :func:`evalcore.data.repeats.per_example` does in memory).
 """
 
 from __future__ import annotations
@@ -32,8 +34,6 @@ TEXT_ROLES = ("model", "example_id", "task", "category", "group")
 VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 #: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
 UNIT_TOLERANCE = 1e-6
-#: rows per part of the duplicate check (a hash aggregate over every row; parts keep it within the memory limit)
-DUPLICATE_PART_ROWS = 20_000_000
 PARQUET = (".parquet", ".pq")
 CSV = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 DATABASE = (".duckdb", ".ddb", ".db")

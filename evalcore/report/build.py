@@ -13,7 +13,7 @@ import pandas as pd
 
 from evalcore.data.validation import report_of
 from evalcore.errors import EvalDataError
-from evalcore.engine import LazyLog, as_log
+from evalcore.engine import as_log
 from evalcore.data.schema import BATTLES, SUMMARY
 from evalcore.report import html as html_layer
 from evalcore.report import sections as sec
@@ -98,19 +98,18 @@ def file_records(sources: Iterable[str | Path | tuple[str, bytes]]) -> tuple[Fil
     return tuple(out)
 
 
-def build_report(log: pd.DataFrame | LazyLog, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
+def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings | None = None,
                  title: str = "Evaluation report",
                  progress: Callable[[int, int, str], None] | None = None, scope: str = "") -> Report:
     """The report of a validated log (:func:`evalcore.data.validation.load_eval_logs`), or of rows of one (``scope`` says
     which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
-    rows = log.n_rows if isinstance(log, LazyLog) else len(log)
-    if isinstance(log, LazyLog):
-        kind, mapping = log.kind, log.mapping
-    else:
-        kind, mapping = report_of(log).kind, report_of(log).mapping
+    if isinstance(log, pd.DataFrame):  # a validated frame: its kind and mapping from its report
+        rows, kind, mapping = len(log), report_of(log).kind, report_of(log).mapping
         log = log if kind == SUMMARY else as_log(log, scope or "the log")
+    else:
+        rows, kind, mapping = log.n_rows, log.kind, log.mapping
     wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)]
     done, skipped, timings, top = {}, [], {}, None
     for i, (key, name, fn, needs) in enumerate(wanted):

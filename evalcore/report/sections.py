@@ -1,7 +1,7 @@
 """The report's sections, one per method: a validated log in, its tables, figures and key facts out.
 
-Each section function takes the log — a per-example log or battles as a :class:`~evalcore.engine.LazyLog` (a frame
-in memory wrapped by :func:`evalcore.engine.as_log`, or a log stored in an engine: the same reductions either way), a
+Each section function takes the log — a per-example log or battles as the engine's log object (a frame in memory
+wrapped by :func:`evalcore.engine.as_log`, or a log stored in an engine: the same reductions either way), a
 leaderboard summary as its frame — and the report's :class:`Settings`, and returns a :class:`Section`, or None when
 the log does not support the method (e.g. no ``confidence`` column for calibration). The numbers are the API's own:
 each section calls the same functions as the dashboard's pages, with the report's level and seed, so a table in the
@@ -27,7 +27,7 @@ from evalcore.subgroups import figures as subgroups_figures
 from evalcore.sampling import designs as sampling
 from evalcore.stats.figures import percent
 from evalcore.stats.intervals import wilson_interval
-from evalcore.engine import ExamplesTooLarge, LazyLog, fetch
+from evalcore.engine import ExamplesTooLarge, fetch
 from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from evalcore.subgroups.estimates import empirical_bayes
@@ -74,12 +74,12 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
-def metric_of(log: LazyLog) -> str | None:
+def metric_of(log) -> str | None:
     """The labeled metric of a per-example log: ``correct`` when present, else ``score``."""
     return next((m for m in ("correct", "score") if m in log and log.count(m)), None)
 
 
-def models_of(log: pd.DataFrame | LazyLog, kind: str) -> list[str]:
+def models_of(log, kind: str) -> list[str]:
     """The sorted models of a log (of either side of battles) or of a summary."""
     if kind == SUMMARY:
         return sorted(log["model"].astype(str).unique())
@@ -199,12 +199,12 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
         notes)
 
 
-def _labeled_groups(log: LazyLog, metric: str) -> list[str]:
+def _labeled_groups(log, metric: str) -> list[str]:
     return log.distinct("group", where=log.table[metric].notnull())
 
 
 # ------------------------------------------------------------------------------------------------ calibration
-def calibration_section(log: LazyLog, kind: str, s: Settings) -> Section | None:
+def calibration_section(log, kind: str, s: Settings) -> Section | None:
     """ECE with its bootstrap interval and reliability diagrams per model (the log's bin sums,
     :func:`evalcore.calibration.estimators.calibration_by_model`), and selective prediction when the confidences fit
     in memory."""
@@ -250,7 +250,7 @@ def calibration_section(log: LazyLog, kind: str, s: Settings) -> Section | None:
 
 
 # ------------------------------------------------------------------------------------------------ labeling budget
-def labeling(log: LazyLog, kind: str, s: Settings, top: str | None = None) -> Section | None:
+def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | None:
     """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling.designs`), from
     the top model's proxy values (fetched: one number per example)."""
     if kind != LOG:
@@ -289,7 +289,7 @@ def labeling(log: LazyLog, kind: str, s: Settings, top: str | None = None) -> Se
 
 
 # ------------------------------------------------------------------------------------------------ PPI
-def prediction_powered(log: LazyLog, kind: str, s: Settings) -> Section | None:
+def prediction_powered(log, kind: str, s: Settings) -> Section | None:
     """Classical and PPI++ means per model (:func:`evalcore.ppi.autoeval.moment_table`, from the log's moments) when
     part of the log is labeled and an annotator scores every example."""
     metric = metric_of(log) if kind == LOG else None
@@ -320,7 +320,7 @@ def prediction_powered(log: LazyLog, kind: str, s: Settings) -> Section | None:
 
 
 # ------------------------------------------------------------------------------------------------ battles
-def battles(log: LazyLog, kind: str, s: Settings) -> Section | None:
+def battles(log, kind: str, s: Settings) -> Section | None:
     """Bradley-Terry coefficients of pairwise battles from per-pair statistics, prediction-powered with a judge
     (:func:`evalcore.ppi.bradley_terry.bradley_terry_of_log`)."""
     if kind != BATTLES or "outcome" not in log or not log.count("outcome"):
