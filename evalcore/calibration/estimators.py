@@ -224,10 +224,7 @@ def ece_interval(
     ``progress``, if given, is called with the fraction done (at most 40 times, last with 1.0).
     """
     conf, corr = _validate(confidence, correct)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_bootstrap(n_boot, level)
     n = conf.size
     idx, edges = _bins(conf, n_bins, binning)
     ece = _ece(idx, corr - conf, edges.size - 1)
@@ -395,10 +392,7 @@ def area_interval(
     percentile interval is appropriate here.
     """
     conf, corr = _validate(confidence, correct)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    _check_bootstrap(n_boot, level)
     n = conf.size
     conf_asc, corr_asc = _sort_with_labels(conf, corr)
     conf_desc, corr_desc = conf_asc[::-1], corr_asc[::-1]
@@ -445,6 +439,14 @@ def accuracy_at_coverage(confidence, correct, coverage: float, alpha: float = 0.
 # --------------------------------------------------------------------------------------------
 # Internals
 # --------------------------------------------------------------------------------------------
+
+
+def _check_bootstrap(n_boot, level: float) -> None:
+    """ValueError unless ``n_boot`` is a positive integer and ``level`` lies in (0, 1)."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
 
 
 def _as_1d(values, name: str) -> np.ndarray:
