@@ -146,13 +146,27 @@ st.markdown(
     "(efficiency_high ≈ 1); **Neyman** and **DF** can be much worse when the proxy is off — prefer proportional "
     "until the proxy is checked against labels (e.g. calibrate it on a first batch of labels: proxy "
     "*calibrated*).")
-width = st.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
+w1, w2 = st.columns(2)
+width = w1.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
                         format="%.3f", key="sp_width")
-st.caption(f"Labels each design needs for a {figures.percent(level)} interval no wider than {width:.3f} "
-           f"(± {width / 2:.3f}). labels_needed rests on a calibrated proxy; labels_needed_worst on the worst "
-           "efficiency of the range above (and on the pool's accuracy level only): plan with it until the proxy "
-           "is checked against labels.")
-render.table(sc.needed(skey, n_strata, seed, float(width), alpha, pool, strata), "labels needed")
+probability = w2.select_slider("Chance that one sample meets it", [0.5, 0.8, 0.9, 0.95, 0.99], value=0.9,
+                               format_func=figures.percent, key="sp_meet")
+needed = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
+plan_basis = needed.attrs["basis"]
+st.caption(
+    f"**labels_needed**: labels that give a {figures.percent(level)} interval no wider than {width:.3f} "
+    f"(± {width / 2:.3f}) on average; **meets_target**: the chance that one sample of that size does (under the least "
+    "favourable calibration the plan assumes; usually higher); "
+    f"**labels_for_probability**: labels for a {figures.percent(probability)} chance. "
+    + ("Planned from the labels at hand: the proxy recalibrated on them (Platt, sigmoid(a + b·logit p)), taking the "
+       "least favourable (a, b) of their 90% confidence region, so a few labels do not make the plan optimistic. "
+       if plan_basis == "labels" else
+       f"No labels at hand (fewer than {sc.MIN_PILOT}): planned for the worst miscalibration of the range above, "
+       "so honest but costly — label a pilot sample (e.g. 200 at random) and add its labels to the log to plan "
+       "with fewer. ")
+    + "labels_needed_calibrated trusts the proxy's calibration (too few labels when it is off: up to 1.27 × "
+      "the target width with ImageNet-X's raw confidence); labels_needed_worst is the worst case.")
+render.table(needed, "labels needed")
 
 st.subheader("Examples to label")
 design = st.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=1, horizontal=True,

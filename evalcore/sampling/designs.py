@@ -34,6 +34,7 @@ Miscalibration range (:func:`efficiency_range`). The plug-in spreads assume a ca
 rarely is, and Neyman allocation or DF chosen by an overconfident proxy can be worse than SRS. The designs the
 proxy chooses are therefore also evaluated when the true ``E[Z | X]`` is any recalibration
 ``sigmoid(a + b logit(proxy))`` (a in -2..2, b in 0..2), and the smallest and largest relative efficiency shown.
+:func:`labels_needed` plans under the worst member, or under a Platt fit to labels at hand (a pilot).
 
 Design variances (Section 4.1). For any allocation, ``Var = sum_h W_h^2 (1 - f_h) S_h^2 / n_h`` with ``S_h^2``
 the finite-population variance (``N_h - 1`` divisor) of ``Z`` (HT) or ``Z - Zhat`` (DF) in stratum h. Special
@@ -62,8 +63,11 @@ Public API
 ``estimate(z, sample_index, strata, proxy, estimator, alpha) -> Estimate`` HT / DF / tuned DF with interval;
 ``predicted_mse(proxy, strata, allocation, estimator, metric, proxy_sq, spread) -> float`` design variance;
 ``design_efficiency(proxy, budget, n_strata, seed, strata, metric, proxy_sq) -> DataFrame`` predicted MSEs;
-``labels_needed(proxy, target_width, alpha, ...) -> DataFrame`` smallest budget for an interval width;
+``labels_needed(proxy, target_width, alpha, ..., labels, probability) -> DataFrame`` labels for an interval no
+wider than a target on average (from a pilot's Platt fit, or the worst miscalibration), and the chance one sample
+meets it;
 ``monte_carlo(z, proxy, budgets, n_strata, reps, seed, alpha, ...) -> DataFrame`` simulated MSE and coverage;
+``simulate_design(z, strata, allocation, proxy, reps, seed, alpha) -> DataFrame`` realised estimates and widths;
 ``recalibrated(proxy, shift, slope) -> float array`` one Platt-style distortion of the proxy;
 ``efficiency_range(proxy, budget, n_strata, seed, strata, shifts, slopes) -> DataFrame`` predicted relative
 efficiency with its range over plausible miscalibrations of the proxy (the prediction must not overpromise).
@@ -81,7 +85,7 @@ from scipy.stats import norm
 from evalcore.engine import is_lazy, reductions
 from evalcore.sampling.kmeans1d import kmeans_1d, kmeans_1d_binned
 from evalcore.stats.parallel import random_subsets, seeded_map
-from evalcore.sampling.proxy import check_proxy
+from evalcore.sampling.proxy import check_proxy, platt_fit
 from evalcore.data.reading import EvalDataError, listed
 
 __all__ = [
@@ -100,6 +104,7 @@ __all__ = [
     "design_efficiency",
     "labels_needed",
     "monte_carlo",
+    "simulate_design",
     "recalibrated",
     "efficiency_range",
 ]
@@ -800,14 +805,44 @@ def labels_needed(
     strata=None,
     metric: str = "accuracy",
     proxy_sq=None,
+    labels=None,
+    probability: float = 0.9,
+    confidence: float = 0.9,
 ) -> pd.DataFrame:
-    """Smallest budget whose predicted full interval width ``2 Phi^-1(1-alpha/2) sqrt(predicted_mse)`` is at most
-    ``target_width``, per (design, estimator); binary search over n in [2H, N] ([2, N] for SRS).
+    """Labels each (design, estimator) needs for an interval no wider than ``target_width``, on average.
 
-    Columns design, estimator, labels_needed (NaN when the predicted MSE is unavailable; N when even labeling
-    everything is needed), labels_needed_worst: the same for the worst relative efficiency of the design under
-    proxy miscalibration (``high`` of :func:`efficiency_range`) times the predicted MSE of SRS + HT (which rests
-    only on the pool's accuracy level); NaN for metrics other than accuracy.
+    The designs are those the proxy chooses (strata, Neyman allocation by its plug-in spreads, DF subtracting
+    it). Their design variance ``V(n)`` is evaluated under a model ``g`` of the true ``E[Z | X]``, with
+    ``Z_i ~ Bernoulli(g_i)`` (:func:`_moments_under`): HT's ``S_h^2 = gbar_h (1 - gbar_h)``, DF's
+    ``mean_h g (1 - g) + var_h(g - proxy)`` (the residual of a miscalibrated proxy has a bias part). The realised
+    width ``2 Phi^-1(1-alpha/2) sqrt(V_hat)`` is random; since ``E sqrt(V_hat) <= sqrt(E V_hat) = sqrt(V)``
+    (Jensen), ``V(n) <= (target / (2 Phi^-1(1-alpha/2)))^2`` makes the *mean* width at most the target.
+
+    ``g``, in order of preference:
+
+    * ``labels`` given (length N, the 0/1 label where known, NaN elsewhere: a pilot, or the labels at hand):
+      ``g = sigmoid(a + b logit(proxy))`` with (a, b) the Platt fit on them
+      (:func:`evalcore.sampling.proxy.platt_fit`), and ``V(n)`` the largest over the fit's one-sided
+      ``confidence`` region (:func:`_confidence_ring`: the estimate and 16 points of the ellipse of radius
+      ``Phi^-1(confidence)``), so the pilot's own sampling error does not make the plan optimistic. An isotonic
+      fit (:func:`evalcore.sampling.proxy.calibrate_crossfit`) is not used: with a few hundred labels its end
+      blocks at exactly 0 and 1 understate ``g (1 - g)`` (mean width up to 1.24 x the target on ImageNet-X from
+      200 labels). Measured in ``benchmarks/coverage/labels.py``.
+    * no labels: the worst member of the recalibration family of :func:`efficiency_range` (the largest ``V(n)``
+      over ``sigmoid(a + b logit(proxy))``, a in -2..2, b in 0..2, and the proxy itself): honest whatever the
+      proxy's calibration within that family, at the price of more labels (the accuracy level itself is then
+      unknown, and the worst member sits near 50%).
+
+    Columns: design, estimator; ``labels_needed`` (the number to show first; N when even a census is needed,
+    NaN when undefined); ``meets_target``, the probability that one sample of that size gives a width at most
+    the target, ``Phi((limit - V) / sd(V_hat))`` under ``g`` with ``Var(V_hat)`` of
+    :meth:`_Miscalibration.variance` (about one half at ``labels_needed``); ``labels_for_probability``, the
+    smallest n with ``meets_target >= probability``; ``labels_needed_calibrated``, the plug-in count that
+    assumes the proxy is calibrated (``g`` = proxy; too few labels when it is not: 1.27 x the target width for
+    Neyman + DF on ImageNet-X with the raw confidence); ``labels_needed_worst``, the worst-case count above.
+    ``attrs["basis"]`` says which ``g`` gave ``labels_needed``. For metrics other than accuracy only
+    ``labels_needed_calibrated`` is defined and ``labels_needed`` is that count (``attrs["note"]``).
+    Binary search over n in [2H, N] ([2, N] for SRS).
     """
     try:
         width = float(target_width)
@@ -817,22 +852,68 @@ def labels_needed(
         raise EvalDataError(f"The target interval width must be positive, got {target_width!r}.")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if not 0 < probability < 1:
+        raise ValueError(f"probability must be in (0, 1), got {probability!r}.")
     planner = _Planner(proxy, strata, n_strata, seed, metric, proxy_sq)
     limit = (width / (2 * float(norm.ppf(1 - alpha / 2)))) ** 2
-    family = _Miscalibration(planner, RECALIBRATION_SHIFTS, RECALIBRATION_SLOPES) if metric == "accuracy" else None
+    worst = calibrated = None
+    if metric == "accuracy":
+        worst = _Miscalibration(planner, RECALIBRATION_SHIFTS, RECALIBRATION_SLOPES)
+        if labels is not None:
+            known = np.asarray(labels, dtype=float).ravel()
+            if known.size != planner.n:
+                raise EvalDataError(f"labels has {known.size} values but there are {planner.n} examples: give one "
+                                    "per example (NaN where unlabeled).")
+            fit = platt_fit(planner.proxy, np.nan_to_num(known), np.isfinite(known))
+            calibrated = _Miscalibration(planner, truths=[recalibrated(planner.proxy, a, b)
+                                                          for a, b in _confidence_ring(fit, confidence)])
+    model = calibrated or worst
+
+    def meets(design, est, n):
+        var, spread = model.variance(design, est, n)
+        k = int(np.argmax(var))  # the member that sets the count (the only one with labels)
+        sd = np.sqrt(spread[k])
+        return float(norm.cdf((limit - var[k]) / sd)) if sd > 0 else float(var[k] <= limit)
+
     rows = []
     for design, est in _PAIRS:
         lo = 2 if design == "srs" else max(_MIN_PER_STRATUM * int((planner.nh > 0).sum()), 2)
         if lo > planner.n or np.isnan(planner.mse(design, est, planner.n)):
-            rows.append((design, est, np.nan, np.nan))
+            rows.append((design, est, np.nan, np.nan, np.nan, np.nan, np.nan))
             continue
-        worst = np.nan if family is None else _smallest(
-            lo, planner.n,
-            lambda n: planner.mse("srs", "ht", n) * float(family.relative(design, est, n).max()) <= limit)
-        rows.append((design, est, _smallest(lo, planner.n, lambda n: planner.mse(design, est, n) <= limit), worst))
-    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed", "labels_needed_worst"])
-    frame.attrs["note"] = planner.note
+        plug_in = _smallest(lo, planner.n, lambda n: planner.mse(design, est, n) <= limit)
+        if worst is None:
+            rows.append((design, est, plug_in, np.nan, np.nan, plug_in, np.nan))
+            continue
+        worst_n = _smallest(lo, planner.n, lambda n: worst.variance(design, est, n)[0].max() <= limit)
+        shown = worst_n if calibrated is None else _smallest(
+            lo, planner.n, lambda n: calibrated.variance(design, est, n)[0].max() <= limit)
+        sure = _smallest(lo, planner.n, lambda n: n == planner.n or meets(design, est, n) >= probability)
+        rows.append((design, est, shown, meets(design, est, shown), sure, plug_in, worst_n))
+    frame = pd.DataFrame(rows, columns=["design", "estimator", "labels_needed", "meets_target",
+                                        "labels_for_probability", "labels_needed_calibrated", "labels_needed_worst"])
+    frame.attrs["note"] = planner.note or ("" if worst is not None else
+                                           "labels_needed assumes the proxy is calibrated (metric other than "
+                                           "accuracy: no miscalibration model).")
+    frame.attrs["basis"] = ("labels" if calibrated is not None else "worst case" if worst is not None
+                            else "calibrated proxy")
+    frame.attrs["probability"] = float(probability)
     return frame
+
+
+_RING_POINTS = 16
+
+
+def _confidence_ring(fit, confidence: float) -> list[tuple[float, float]]:
+    """The Platt estimate and ``_RING_POINTS`` points of its ellipse ``beta_hat + z_confidence L u`` (``L L^T`` the
+    covariance, ``|u| = 1``): the maximum of a smooth function of (shift, slope) over them is its one-sided
+    ``confidence`` upper bound by the delta method (the maximum of ``c^T beta`` over the ellipse is
+    ``c^T beta_hat + z sqrt(c^T cov c)``)."""
+    centre = np.array([fit.shift, fit.slope])
+    chol = np.linalg.cholesky(fit.cov)
+    angles = np.linspace(0.0, 2 * np.pi, _RING_POINTS, endpoint=False)
+    ring = centre + float(norm.ppf(confidence)) * (chol @ np.vstack([np.cos(angles), np.sin(angles)])).T
+    return [tuple(centre)] + [tuple(point) for point in ring]
 
 
 def _smallest(lo: int, hi: int, enough: Callable[[int], bool]) -> int:
@@ -874,6 +955,37 @@ def _mc_unit(members, zr, pr, offset, nh, n_h, reps, rng, q):
             theta = theta + offset  # eq. (2): mean of the proxy over the pool plus the estimated mean residual
         out[e] = (theta, q * np.sqrt(np.maximum(var, 0.0)))
     return out
+
+
+def simulate_design(z, strata, allocation, proxy=None, reps: int = 1000, seed: int = 0,
+                    alpha: float = 0.05) -> pd.DataFrame:
+    """Repeated samples of one stratified design on a fully labeled pool: the estimates and full interval widths.
+
+    ``reps`` stratified samples with ``allocation[h]`` labels from stratum h (SRS: one stratum) are drawn and
+    estimated by HT (eq. (1)) and, with a ``proxy``, DF (eq. (2)), each with the normal interval of
+    :func:`estimate` (``2 Phi^-1(1 - alpha/2) se``; unclipped). Columns estimator, estimate, width, covered (the
+    interval holds ``mean(z)``); ``reps`` rows per estimator. Chunks of 125 replicates with their own seeded
+    streams, as :func:`monte_carlo`: the realised widths of a planned budget (does the plan deliver its width?).
+    """
+    s, nh = _strata(strata)
+    zr = _values(z, s.size, "metric z (labels for every example)")
+    pr = np.zeros(s.size) if proxy is None else _values(proxy, s.size, "proxy")
+    n_h = _allocation(allocation, nh)
+    if int(reps) < 2:
+        raise ValueError(f"reps must be >= 2, got {reps!r}.")
+    q = float(norm.ppf(1 - alpha / 2))
+    members = _members(s, nh)
+    chunks = [min(_CHUNK, int(reps) - c0) for c0 in range(0, int(reps), _CHUNK)]
+    results = seeded_map(lambda i, rng: _mc_unit(members, zr, pr, float(pr.mean()), nh, n_h, chunks[i], rng, q),
+                         len(chunks), seed, n_jobs=1)
+    truth = float(zr.mean())
+    frames = []
+    for e in ESTIMATORS if proxy is not None else ("ht",):
+        theta = np.concatenate([r[e][0] for r in results])
+        half = np.concatenate([r[e][1] for r in results])
+        frames.append(pd.DataFrame({"estimator": e, "estimate": theta, "width": 2 * half,
+                                    "covered": np.abs(theta - truth) <= half}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def monte_carlo(
@@ -980,40 +1092,66 @@ def recalibrated(proxy, shift: float, slope: float) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(shift + slope * np.log(p / (1.0 - p)))))
 
 
-def _variances_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
-    """Expected ``S_h^2`` of Z (HT) and of ``Z - p`` (DF) when ``Z_i ~ Bernoulli(g_i)``, per stratum and for SRS.
+def _moments_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray) -> dict[tuple[str, str], tuple]:
+    """Expected ``S_h^2`` and fourth central moment ``mu4_h`` of Z (HT) and of ``Z - p`` (DF) when
+    ``Z_i ~ Bernoulli(g_i)``, per stratum (key "strat") and for the whole pool (key "srs").
 
-    HT: ``gbar_h (1 - gbar_h)``; DF: ``mean_h g (1 - g) + var_h(g - p)`` (population variances).
+    A stratum's value is ``a_i`` when ``Z_i = 1`` and ``b_i`` when ``Z_i = 0`` (HT: 1 and 0; DF: ``1 - p_i`` and
+    ``-p_i``), the example drawn at random: ``m_h = mean_h(g a + (1 - g) b)``,
+    ``S_h^2 = mean_h(g (a - m)^2 + (1 - g) (b - m)^2)`` (HT: ``gbar_h (1 - gbar_h)``; DF:
+    ``mean_h g (1 - g) + var_h(g - p)``), ``mu4_h`` the same with fourth powers (population moments).
     """
     out = {}
     for key, labels, sizes in (("strat", s, nh), ("srs", np.zeros_like(s), np.array([s.size]))):
         m = lambda v: np.bincount(labels, weights=v, minlength=sizes.size) / np.maximum(sizes, 1)  # noqa: E731
-        gbar, dbar = m(g), m(g - p)
-        out[(key, "ht")] = gbar * (1.0 - gbar)
-        out[(key, "df")] = np.maximum(m(g * (1.0 - g)) + m((g - p) ** 2) - dbar**2, 0.0)
+        for est, a, b in (("ht", np.ones_like(p), np.zeros_like(p)), ("df", 1.0 - p, -p)):
+            centre = m(g * a + (1.0 - g) * b)[labels]
+            da, db = a - centre, b - centre
+            out[(key, est)] = (np.maximum(m(g * da**2 + (1.0 - g) * db**2), 0.0),
+                               m(g * da**4 + (1.0 - g) * db**4))
     return out
 
 
 class _Miscalibration:
-    """The designs the proxy chooses, evaluated when the true ``E[Z | X]`` is each member of the recalibration
-    family (plus the proxy itself): relative efficiencies per member (:func:`efficiency_range`)."""
+    """The designs the proxy chooses, evaluated when the true ``E[Z | X]`` is each member ``g`` of the
+    recalibration family (plus the proxy itself), or one given ``g`` (``truths``): design variances and the
+    spread of their estimates per member (:func:`efficiency_range`, :func:`labels_needed`)."""
 
-    def __init__(self, planner: _Planner, shifts, slopes):
+    def __init__(self, planner: _Planner, shifts=(), slopes=(), truths=None):
         p, s, nh = planner.proxy, planner.strata, planner.nh
         self.planner = planner
-        self.members = [_variances_under(recalibrated(p, a, b), p, s, nh) for a in shifts for b in slopes]
-        self.members.append(_variances_under(p, p, s, nh))
+        if truths is None:
+            truths = [recalibrated(p, a, b) for a in shifts for b in slopes] + [p]
+        self.members = [_moments_under(g, p, s, nh) for g in truths]
+
+    def _design(self, design: str, est: str, budget: int):
+        nh_d, n_d = self.planner.allocation(design, est, budget)
+        return nh_d, n_d, ("srs" if design == "srs" else "strat", est)
+
+    def variance(self, design: str, est: str, budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """(design variance ``V``, variance of its estimate ``V_hat``) per member at this budget.
+
+        ``V_hat = sum_h a_h s_h^2`` with ``a_h = W_h^2 (1 - f_h) / n_h``; ``Var(s_h^2) = mu4_h / n_h -
+        S_h^4 (n_h - 3) / (n_h (n_h - 1))`` (the sample variance of n_h independent draws, sampling fractions
+        being small), strata independent."""
+        nh_d, n_d, key = self._design(design, est, budget)
+        used = n_d > 0
+        wh = nh_d / nh_d.sum()
+        m = np.maximum(n_d, 2).astype(float)
+        a = np.where(used, wh**2 * (1.0 - n_d / np.maximum(nh_d, 1)) / m, 0.0)
+        var, spread = [], []
+        for member in self.members:
+            s2, mu4 = member[key]
+            var.append(float(np.sum(a * s2)))
+            spread.append(float(np.sum(a**2 * np.maximum(mu4 / m - s2**2 * (m - 3) / (m * (m - 1)), 0.0))))
+        return np.array(var), np.array(spread)
 
     def relative(self, design: str, est: str, budget: int) -> np.ndarray:
         """MSE of the design over that of SRS + HT, one value per member (NaN where SRS + HT has MSE 0)."""
-        nh_d, n_d = self.planner.allocation(design, est, budget)
-        one, n_srs = self.planner.allocation("srs", "ht", budget)
-        key = ("srs" if design == "srs" else "strat", est)
-        out = []
-        for v in self.members:
-            base = _design_variance(one, n_srs, v[("srs", "ht")])
-            out.append(_design_variance(nh_d, n_d, v[key]) / base if base > 0 else np.nan)
-        return np.array(out)
+        var = self.variance(design, est, budget)[0]
+        base = self.variance("srs", "ht", budget)[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(base > 0, var / base, np.nan)
 
 
 def efficiency_range(

@@ -33,7 +33,15 @@ moment per example;
 ``metric_range(metric) -> (low, high)`` the range of the per-example metric;
 ``check_proxy(proxy, metric) -> ndarray`` the proxy as float array, or an EvalDataError when it is non-finite or
 outside the metric's range;
-``calibrate_crossfit(proxy, z, labeled, folds, seed, bounds) -> CalibratedProxy`` values, folds, n_labeled.
+``calibrate_crossfit(proxy, z, labeled, folds, seed, bounds) -> CalibratedProxy`` values, folds, n_labeled;
+``platt_fit(proxy, z, labeled) -> PlattFit`` shift, slope and their covariance: the two-parameter recalibration of
+a 0/1 metric's proxy.
+
+Platt recalibration (Platt 1999; the family ``sigmoid(a + b logit(p))`` of
+:func:`evalcore.sampling.designs.recalibrated`): :func:`platt_fit` is the maximum-likelihood logistic regression of
+the observed 0/1 ``z`` on ``logit(clip(proxy, 0.01, 0.99))``, by Newton's method. Two parameters are estimated
+stably from a few hundred labels, where an isotonic fit's extreme blocks at exactly 0 and 1 understate the
+variance ``g (1 - g)`` a labeling plan rests on.
 """
 
 from __future__ import annotations
@@ -51,6 +59,8 @@ __all__ = [
     "metric_range",
     "check_proxy",
     "calibrate_crossfit",
+    "PlattFit",
+    "platt_fit",
 ]
 
 METRICS = ("accuracy", "brier", "cross_entropy")
@@ -232,3 +242,64 @@ def calibrate_crossfit(proxy, z, labeled, folds: int = 2, seed: int = 0,
             unlabeled_sum += iso.predict(p[unlabeled])
     values[unlabeled] = unlabeled_sum / folds
     return CalibratedProxy(values=values, folds=int(folds), n_labeled=int(len(idx)))
+
+
+_LOGIT_CLIP = 0.01
+_NEWTON_STEPS = 50
+
+
+@dataclass(frozen=True)
+class PlattFit:
+    """Platt recalibration ``sigmoid(shift + slope * logit(p))`` and ``cov``, the 2 x 2 covariance of (shift, slope)
+    (inverse observed Fisher information of the logistic likelihood)."""
+
+    shift: float
+    slope: float
+    cov: np.ndarray
+    n_labeled: int
+
+
+def platt_fit(proxy, z, labeled) -> PlattFit:
+    """``(shift, slope)`` maximising ``sum_i [z_i log g_i + (1 - z_i) log(1 - g_i)]`` over the labeled examples,
+    ``g = sigmoid(shift + slope * logit(clip(proxy, 0.01, 0.99)))`` (module doc), by Newton's method from (0, 1).
+
+    ``z`` is 0/1 where ``labeled`` (boolean mask) is True. EvalDataError with fewer than 2 labels of each outcome
+    (the fit would run to infinity) or a proxy that takes one value on the labeled examples (no slope).
+    """
+    p = check_proxy(proxy, "accuracy")
+    zz = np.asarray(z, dtype=float)
+    mask = np.asarray(labeled)
+    if zz.shape != p.shape or mask.shape != p.shape or mask.dtype != bool:
+        raise EvalDataError("proxy, z and labeled (a boolean mask) must have one value per example.")
+    y = zz[mask]
+    if not np.isin(y, (0.0, 1.0)).all():
+        raise EvalDataError("The labels must be 0/1 (correct or not) where labeled.")
+    if min(y.sum(), y.size - y.sum()) < 2:
+        raise EvalDataError(f"{int(y.sum())} of {y.size} labels are correct: a calibration of the proxy needs at "
+                            "least 2 correct and 2 wrong; label more examples.")
+    q = np.clip(p[mask], _LOGIT_CLIP, 1.0 - _LOGIT_CLIP)
+    x = np.log(q / (1.0 - q))
+    if np.ptp(x) == 0:
+        raise EvalDataError("The proxy takes a single value on the labeled examples: no calibration slope.")
+    design = np.column_stack([np.ones_like(x), x])
+
+    def loglik(b):  # log sigmoid(t) = -logaddexp(0, -t)
+        t = design @ b
+        return -float(np.sum(y * np.logaddexp(0.0, -t) + (1.0 - y) * np.logaddexp(0.0, t)))
+
+    def information(b):
+        g = 1.0 / (1.0 + np.exp(-np.clip(design @ b, -500, 500)))
+        return g, design.T @ (design * (g * (1.0 - g))[:, None])
+
+    beta = np.array([0.0, 1.0])
+    for _ in range(_NEWTON_STEPS):  # Newton's method, the step halved until the likelihood does not fall
+        g, info = information(beta)
+        step = np.linalg.solve(info, design.T @ (y - g))
+        current = loglik(beta)
+        while loglik(beta + step) < current and np.abs(step).max() > 1e-12:
+            step = step / 2
+        beta = beta + step
+        if np.abs(step).max() < 1e-10:
+            break
+    cov = np.linalg.inv(information(beta)[1])
+    return PlattFit(float(beta[0]), float(beta[1]), cov, int(y.size))

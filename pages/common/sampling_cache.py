@@ -101,11 +101,20 @@ def efficiency_range(key: tuple, n_strata: int, seed: int, budgets: tuple[int, .
                                      strata=_strata)
 
 
+#: fewest labels at hand for planning from them (a Platt fit of the proxy); below, the worst case of the range
+MIN_PILOT = 50
+
+
 @cached("Counting the labels each design needs...")
-def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, _pool: pd.DataFrame,
-           _strata: np.ndarray) -> pd.DataFrame:
+def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, probability: float,
+           _pool: pd.DataFrame, _strata: np.ndarray) -> pd.DataFrame:
+    """:func:`evalcore.sampling.designs.labels_needed`, planned from the labels at hand (the pool's ``z`` where
+    known) when there are at least :data:`MIN_PILOT` of both outcomes together, else from the worst case."""
+    z = _pool["z"].to_numpy(dtype=float)
+    known = np.isfinite(z)
+    labels = z if known.sum() >= MIN_PILOT and 0 < np.nansum(z) < known.sum() else None
     return sampling.labels_needed(_pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata, seed=seed,
-                                  strata=_strata)
+                                  strata=_strata, labels=labels, probability=probability)
 
 
 @cached("Drawing the sample...")

@@ -796,8 +796,12 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
     assert proportional["efficiency_high"].between(0.95, 1.05).all()
     assert at.radio(key="sp_design").value == "proportional"
     assert any("What each number rests on" in m and "calibrated" in m for m in texts(at.markdown))
-    needed = table_with(at, "design", "estimator", "labels_needed", "labels_needed_worst")
+    needed = table_with(at, "design", "estimator", "labels_needed", "meets_target", "labels_for_probability",
+                        "labels_needed_calibrated", "labels_needed_worst")
+    # the demo pool is fully labeled: the plan rests on its labels (a Platt fit), not on the worst case
     assert len(needed) == 6 and (needed["labels_needed_worst"] >= needed["labels_needed"]).all()
+    assert (needed["labels_for_probability"] >= needed["labels_needed"]).all()
+    assert any("Planned from the labels at hand" in c for c in texts(at.caption))
     picked = table_with(at, "example_id", "proxy", "stratum")
     assert len(picked) == budget and picked["example_id"].is_unique
     ests = table_with(at, "estimator", "estimate", "se", "ci_low", "ci_high")

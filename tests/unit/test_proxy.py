@@ -195,3 +195,22 @@ def test_crossfit_errors():
         calibrate_crossfit(p, z, every.astype(int))
     with pytest.raises(EvalDataError, match="low < high"):
         calibrate_crossfit(p, z, every, bounds=(1.0, 0.0))
+
+
+def test_platt_fit_recovers_a_known_recalibration():
+    """Simulation with known (shift, slope) = (-0.7, 0.6): the estimates lie within 3 of their standard errors (from
+    the stated covariance) of the truth, and those errors are those of 4,000 labels (slope SE ~ 0.03)."""
+    from evalcore.sampling.designs import recalibrated
+    from evalcore.sampling.proxy import platt_fit
+
+    rng = np.random.default_rng(8)
+    proxy = rng.beta(4, 1, 8000)
+    z = (rng.random(proxy.size) < recalibrated(proxy, -0.7, 0.6)).astype(float)
+    labeled = np.zeros(proxy.size, dtype=bool)
+    labeled[:4000] = True
+    fit = platt_fit(proxy, np.where(labeled, z, np.nan), labeled)
+    se = np.sqrt(np.diag(fit.cov))
+    assert abs(fit.shift + 0.7) <= 3 * se[0] and abs(fit.slope - 0.6) <= 3 * se[1]
+    assert 0.01 < se[1] < 0.08 and fit.n_labeled == 4000
+    with pytest.raises(EvalDataError, match="at least 2 correct and 2 wrong"):
+        platt_fit(proxy, np.ones(proxy.size), labeled)

@@ -284,11 +284,18 @@ def test_labels_needed():
     _, proxy = _population(20000, seed=3)
     out = labels_needed(proxy, 0.05, n_strata=8)
     assert len(out) == 6
-    srs = int(out[(out.design == "srs") & (out.estimator == "ht")].labels_needed.iloc[0])
+    # the plug-in count that trusts the proxy: the smallest n whose predicted SRS width is at most the target
+    srs = int(out[(out.design == "srs") & (out.estimator == "ht")].labels_needed_calibrated.iloc[0])
     strata = np.zeros(proxy.size, int)
     width = lambda n: 2 * 1.959963984540054 * np.sqrt(predicted_mse(proxy, strata, [n]))  # noqa: E731
     assert width(srs) <= 0.05 < width(srs - 1)
-    assert (out.labels_needed <= srs).all()
+    assert (out.labels_needed_calibrated <= srs).all()
+    # without labels the count shown first is the worst case over the recalibration family; for SRS + HT its
+    # variance is at most that of an accuracy of 1/2: (1 - n/N) 0.25 / n <= limit  <=>  n >= 0.25 / (limit + 0.25/N)
+    assert out.attrs["basis"] == "worst case" and (out.labels_needed == out.labels_needed_worst).all()
+    limit = (0.05 / (2 * 1.959963984540054)) ** 2
+    worst_srs = out[(out.design == "srs") & (out.estimator == "ht")].labels_needed.iloc[0]
+    assert srs < worst_srs <= int(np.ceil(0.25 / (limit + 0.25 / proxy.size)))
     with pytest.raises(EvalDataError, match="positive"):
         labels_needed(proxy, 0)
 
