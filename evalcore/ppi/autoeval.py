@@ -24,7 +24,7 @@ import pandas as pd
 
 from evalcore.ppi.bradley_terry import ppi_bradley_terry
 from evalcore.ppi.means import (
-    MeanEstimate, classical_mean, ess_interval, ppi_mean, ppi_mean_by_model, simultaneous_intervals, stratified_ppi_mean,
+    MeanEstimate, classical_mean, ess_bootstrap, ppi_mean, ppi_mean_by_model, simultaneous_intervals, stratified_ppi_mean,
 )
 from evalcore.leaderboard.ranks import rank_with_ties
 from evalcore.data.reading import EvalDataError, listed
@@ -142,15 +142,16 @@ def log_matrices(rows: pd.DataFrame, metric: str, annotators, use_weight: bool =
                    weights, groups, metric)
 
 
-def _rows(result: MeanEstimate, models, method: str, ess_range: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
+def _rows(result: MeanEstimate, models, method: str,
+          ess: tuple[np.ndarray, np.ndarray, np.ndarray]) -> pd.DataFrame:
     low, high = simultaneous_intervals(result, "bonferroni")
     chi_low, chi_high = simultaneous_intervals(result, "chi2")
     frame = pd.DataFrame({
         "model": list(models), "method": METHOD_NAMES[method],
         "estimate": np.atleast_1d(result.estimate), "ci_low": np.atleast_1d(result.ci_low),
         "ci_high": np.atleast_1d(result.ci_high), "se": np.atleast_1d(result.se), "lam": np.atleast_1d(result.lam),
-        "ess": np.atleast_1d(result.ess), "ess_low": ess_range[0], "ess_high": ess_range[1],
-        "ess_ratio": np.atleast_1d(result.ess) / result.n,
+        "ess": ess[0], "ess_low": ess[1], "ess_high": ess[2], "ess_ratio": ess[0] / result.n,
+        "ess_plugin": np.atleast_1d(result.ess),
         "rank": rank_with_ties(low, high), "bonferroni_low": low, "bonferroni_high": high,
         "chi2_low": chi_low, "chi2_high": chi_high, "n": result.n, "N": result.N})
     frame.attrs["notes"] = list(result.notes)
@@ -162,9 +163,10 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
                    seed: int = 0) -> pd.DataFrame:
     """Classical, PPI and PPI++ side by side (plus stratified PPI++ when ``strata`` label every example).
 
-    One row per (model, method): estimate, marginal interval, se, λ, ESS with its bootstrap interval
-    (:func:`evalcore.ppi.means.ess_interval`, ``n_boot`` replicates at the interval level, ``seed``; classical ESS is n
-    exactly; stratified rows have the plug-in ESS only), ESS/n, rank with ties from the Bonferroni intervals, and
+    One row per (model, method): estimate, marginal interval, se, λ, ESS with λ's estimation accounted for and
+    its bootstrap interval (:func:`evalcore.ppi.means.ess_bootstrap`, ``n_boot`` replicates at the interval level,
+    ``seed``; classical ESS is n exactly; stratified rows have the plug-in ESS only), ESS/n, the plug-in ESS
+    (``ess_plugin``, λ treated as known: it overstates PPI++), rank with ties from the Bonferroni intervals, and
     the intervals that hold for all models at once (Bonferroni, chi-square ellipsoid projections).
     ``attrs["notes"]`` collects the fallbacks taken.
     """
@@ -176,14 +178,15 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
     tuned = ppi_mean(y, yhat, yhat_u, alpha, weights=w, self_normalize=self_normalize, bounds=bounds,
                      names=data.models)
     scale = 1.0 if w is None else (w / w.mean() if self_normalize else w)[:, None]  # as ppi_mean weights them
-    exact = (np.full(len(data.models), float(data.n)),) * 2
+    exact = (np.full(len(data.models), float(data.n)),) * 3
     rows = [(classical, "classical", exact),
-            (plain, "ppi", ess_interval(scale * y, scale * yhat, yhat_u, 1.0, n_boot, 1 - alpha, seed)),
-            (tuned, "ppi++", ess_interval(scale * y, scale * yhat, yhat_u, None, n_boot, 1 - alpha, seed))]
+            (plain, "ppi", ess_bootstrap(scale * y, scale * yhat, yhat_u, 1.0, n_boot, 1 - alpha, seed)),
+            (tuned, "ppi++", ess_bootstrap(scale * y, scale * yhat, yhat_u, None, n_boot, 1 - alpha, seed))]
     if strata is not None:
-        nothing = (np.full(len(data.models), np.nan),) * 2
-        rows.append((stratified_ppi_mean(y, yhat, yhat_u, strata[data.labeled], strata[~data.labeled], alpha,
-                                         bounds=bounds), "stratified ppi++", nothing))
+        stratified = stratified_ppi_mean(y, yhat, yhat_u, strata[data.labeled], strata[~data.labeled], alpha,
+                                         bounds=bounds)
+        nothing = np.full(len(data.models), np.nan)
+        rows.append((stratified, "stratified ppi++", (np.atleast_1d(stratified.ess), nothing, nothing)))
     frames = [_rows(r, data.models, m, ess) for r, m, ess in rows]
     table = pd.concat(frames, ignore_index=True)
     table.attrs["notes"] = list(dict.fromkeys(note for f in frames for note in f.attrs["notes"]))
@@ -192,18 +195,18 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
 
 def quality_table(data: PPIData, alpha: float = 0.1, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
     """Each annotator's quality (Pearson correlation with the labels, on the labeled examples) and the ESS/n of
-    PPI++ at the actual n with its bootstrap interval (:func:`evalcore.ppi.means.ess_interval`): the partly labeled
-    version of the paper's Figure 3."""
+    PPI++ at the actual n, λ's estimation accounted for, with its bootstrap interval
+    (:func:`evalcore.ppi.means.ess_bootstrap`): the partly labeled version of the paper's Figure 3."""
     rows = []
     for name in data.annotators:
         y, yhat, yhat_u = data.parts(name)
-        result = ppi_mean(y, yhat, yhat_u, alpha, bounds=METRIC_BOUNDS.get(data.metric))
-        low, high = ess_interval(y, yhat, yhat_u, None, n_boot, 1 - alpha, seed)
+        ppi_mean(y, yhat, yhat_u, alpha, bounds=METRIC_BOUNDS.get(data.metric))  # refuses values out of range
+        ess, low, high = ess_bootstrap(y, yhat, yhat_u, None, n_boot, 1 - alpha, seed)
         for j, model in enumerate(data.models):
             ok = y[:, j].std() > 0 and yhat[:, j].std() > 0
             rows.append({"model": model, "annotator": name,
                          "quality": float(np.corrcoef(y[:, j], yhat[:, j])[0, 1]) if ok else 0.0,
-                         "ess_ratio": float(np.atleast_1d(result.ess)[j] / data.n),
+                         "ess_ratio": float(ess[j] / data.n),
                          "ess_ratio_low": low[j] / data.n, "ess_ratio_high": high[j] / data.n, "n": data.n})
     return pd.DataFrame(rows)
 

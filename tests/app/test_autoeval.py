@@ -54,7 +54,7 @@ def test_synthetic_demo_estimates_match_hand_computed_ppi():
         assert plus["se"] == pytest.approx(se, rel=1e-9)
         assert plus["lam"] == pytest.approx(lam, abs=1e-12)
         assert plus["ci_high"] - plus["ci_low"] == pytest.approx(2 * 1.6448536269514722 * se, rel=1e-9)  # 90%
-        assert plus["ess_ratio"] >= 0.999  # PPI++ never loses to the labels alone (plug-in)
+        assert plus["ess_plugin"] >= 0.999 * len(labeled)  # PPI++ never loses to the labels alone (plug-in)
         assert plus["ess_low"] <= plus["ess"] <= plus["ess_high"]  # its bootstrap interval brackets it
         assert classical["ess_low"] == classical["ess_high"] == len(labeled)
     simultaneous = table_with(at, "chi2_low", "bonferroni_low")

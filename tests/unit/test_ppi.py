@@ -497,10 +497,11 @@ def test_labels_needed(sim):
 # ---------------------------------------------------------------------------------------------- ESS interval
 
 
-def test_ess_interval_brackets_the_plug_in_and_covers_the_population_ess():
+def test_ess_bootstrap_brackets_its_point_and_covers_the_population_ess():
     """p ~ Beta(3, 1), y ~ Bernoulli(p), annotator = p: Var(y) = 3/16, Cov(y, p) = Var(p) = 3/80, so the population
-    PPI++ variance is known in closed form; the 90% bootstrap interval should hold it ~90% of the time."""
-    from evalcore.ppi.means import ess_interval
+    PPI++ variance (λ known) is known in closed form; at n = 300 estimating λ costs little, and the 90% bootstrap
+    interval should hold it ~90% of the time (200 datasets: MC SE 0.02, allowance 0.06)."""
+    from evalcore.ppi.means import ess_bootstrap
 
     n, N, reps = 300, 20_000, 200
     var_y, var_p = 3 / 16, 3 / 80
@@ -511,28 +512,27 @@ def test_ess_interval_brackets_the_plug_in_and_covers_the_population_ess():
     for r in range(reps):
         p = rng.beta(3, 1, n + N)
         y = (rng.random(n + N) < p).astype(float)
-        low, high = ess_interval(y[:n], p[:n], p[n:], n_boot=200, level=0.9, seed=r)
-        point = ppi_mean(y[:n], p[:n], p[n:]).ess
-        inside += bool(low[0] <= point <= high[0])
+        ess, low, high = ess_bootstrap(y[:n], p[:n], p[n:], n_boot=200, level=0.9, seed=r)
+        inside += bool(low[0] <= ess[0] <= high[0])
         hits += bool(low[0] <= truth <= high[0])
-    assert inside == reps
+    assert inside >= 0.95 * reps
     assert abs(hits / reps - 0.9) < 0.06, hits / reps
 
 
-def test_ess_interval_is_seeded_and_exact_for_lambda_zero():
-    from evalcore.ppi.means import ess_interval
+def test_ess_bootstrap_is_seeded_and_exact_for_lambda_zero():
+    from evalcore.ppi.means import ess_bootstrap
 
     rng = np.random.default_rng(2)
     p = rng.beta(2, 1, (5_000, 2))
     y = (rng.random(p.shape) < p).astype(float)
-    a = ess_interval(y[:200], p[:200], p[200:], seed=4)
-    b = ess_interval(y[:200], p[:200], p[200:], seed=4)
-    c = ess_interval(y[:200], p[:200], p[200:], seed=5)
-    np.testing.assert_array_equal(a[0], b[0])
-    assert not np.array_equal(a[0], c[0])
-    low, high = ess_interval(y[:200], p[:200], p[200:], lam=0.0)
-    np.testing.assert_allclose(low, 200.0)  # classical: ESS = n in every replicate
-    np.testing.assert_allclose(high, 200.0)
+    a = ess_bootstrap(y[:200], p[:200], p[200:], seed=4)
+    b = ess_bootstrap(y[:200], p[:200], p[200:], seed=4)
+    c = ess_bootstrap(y[:200], p[:200], p[200:], seed=5)
+    for one, same in zip(a, b):
+        np.testing.assert_array_equal(one, same)
+    assert not np.array_equal(a[1], c[1])
+    for values in ess_bootstrap(y[:200], p[:200], p[200:], lam=0.0):
+        np.testing.assert_allclose(values, 200.0)  # classical: ESS = n in every replicate
 
 
 def test_all_correct_labels_get_the_jeffreys_floor_not_a_zero_width():
