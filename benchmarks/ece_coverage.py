@@ -12,6 +12,8 @@ Cases (15 uniform bins; the target is the population ECE for these same bins):
 For every case and level the table reports the coverage (share of intervals containing the truth, with its Monte
 Carlo standard error), the mean width, and the mean bias of the ``debiased`` estimate. Repetition ``r`` of a case
 draws its sample from ``np.random.default_rng([seed, case index, r])`` and calls ``ece_interval(..., seed=r)``.
+:func:`repetitions` gives the per-repetition outcomes; ``benchmarks/coverage/calibration.py`` puts these cases in the
+coverage table of ``python -m benchmarks.coverage``.
 
 ``python -m benchmarks.ece_coverage [--reps R] [--n-boot B]`` prints the table as Markdown.
 """
@@ -75,8 +77,9 @@ def simulated_cases() -> list[Case]:
     return [beta_case(slope, n) for n in (1000, 5000) for slope in (0.97, 0.9, 1.0)]
 
 
-def coverage(case: Case, index: int, level: float, reps: int, n_boot: int, seed: int = 12345) -> dict:
-    """Coverage, its Monte Carlo SE, mean width and mean bias of ``debiased`` over ``reps`` samples."""
+def repetitions(case: Case, index: int, level: float, reps: int, n_boot: int,
+                seed: int = 12345) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per repetition: whether the interval held the truth, its width, and the bias of ``debiased``."""
     hits, widths, bias = np.empty(reps, bool), np.empty(reps), np.empty(reps)
     for r in range(reps):
         conf, correct = case.draw(np.random.default_rng([seed, index, r]), case.n)
@@ -84,6 +87,12 @@ def coverage(case: Case, index: int, level: float, reps: int, n_boot: int, seed:
         hits[r] = res.ci_low <= case.truth <= res.ci_high
         widths[r] = res.ci_high - res.ci_low
         bias[r] = res.debiased - case.truth
+    return hits, widths, bias
+
+
+def coverage(case: Case, index: int, level: float, reps: int, n_boot: int, seed: int = 12345) -> dict:
+    """Coverage, its Monte Carlo SE, mean width and mean bias of ``debiased`` over ``reps`` samples."""
+    hits, widths, bias = repetitions(case, index, level, reps, n_boot, seed)
     cov = hits.mean()
     return {"case": case.name, "truth": case.truth, "nominal": level, "coverage": cov,
             "se": np.sqrt(cov * (1 - cov) / reps), "width": widths.mean(), "bias": bias.mean()}

@@ -82,12 +82,13 @@ per_model = cc.selective(key, params, models, usable)
 
 st.subheader("Selective prediction")
 st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against the "
-           f"fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} Wilson intervals. A well-ranked "
+           f"fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} intervals of the accuracy at "
+           "that coverage (Wilson's, widened for the threshold being a quantile of these data). A well-ranked "
            "model's curve falls as coverage grows.")
 render.chart(calibration_figures.selective_curves({m: per_model[m].curve for m in models}, sel.level),
              "selective prediction")
 st.caption(f"Area under the selective curve: bootstrap percentile interval ({n_boot:,} replicates, seed {seed}); "
-           f"accuracy at coverage {figures.percent(target)}: Wilson interval among the answered examples.")
+           f"accuracy at coverage {figures.percent(target)}: the curve's interval at that coverage.")
 render.table(cc.selective_table(per_model, target), "selective prediction")
 
 st.subheader("Breakdown")

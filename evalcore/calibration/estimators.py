@@ -338,12 +338,12 @@ def selective_prediction_curve(confidence, correct, alpha: float = 0.05) -> pd.D
     ``threshold`` :math:`t`, ``coverage`` :math:`c(t) = \frac{1}{n}|\{i : c_i \ge t\}|`,
     ``n_covered`` :math:`= n\,c(t)`, ``selective_accuracy``
     :math:`a(t) = \frac{1}{n\,c(t)} \sum_{i : c_i \ge t} y_i`, and ``ci_low``, ``ci_high``
-    (pointwise Wilson interval for :math:`a(t)` at level :math:`1 - \alpha`). Tied confidences
+    (pointwise interval at level :math:`1 - \alpha` for the population selective accuracy at that
+    coverage, the threshold being a quantile of the data: `_selective_intervals`). Tied confidences
     enter together, so the last row has coverage 1 and the overall accuracy.
     """
     conf, corr = _validate(confidence, correct)
-    threshold, n_covered, n_correct = _selective_counts(conf, corr)
-    ci_low, ci_high = wilson_interval(n_correct, n_covered, alpha)
+    threshold, n_covered, n_correct, ci_low, ci_high = _selective_rows(conf, corr, alpha)
     return pd.DataFrame(
         {
             "threshold": threshold,
@@ -371,7 +371,8 @@ def coverage_accuracy_area(confidence, correct) -> float:
     A random ranking gives about the accuracy, a perfect one (all correct examples first) the most.
     """
     conf, corr = _validate(confidence, correct)
-    _, n_covered, n_correct = _selective_counts(conf, corr)
+    _, n_covered, running = _selective_counts(conf, corr)
+    n_correct = running[n_covered]
     width = np.diff(n_covered, prepend=0) / conf.size
     return float(np.sum(n_correct / n_covered * width))
 
@@ -417,23 +418,65 @@ def accuracy_at_coverage(confidence, correct, coverage: float, alpha: float = 0.
     Uses the largest threshold :math:`t` with :math:`c(t) \ge` ``coverage``; ties at :math:`t`
     are included whole, so the achieved coverage may exceed the target. Coverages are compared
     as ``n_covered / n >= coverage``, so a target such as 0.3 with n = 10 is met by 3 examples.
-    The interval is Wilson at level :math:`1 - \alpha`. ``coverage`` must be in (0, 1].
+    The interval at level :math:`1 - \alpha` is that of the same row of `selective_prediction_curve`
+    (`_selective_intervals`: the threshold is a quantile of the data, not fixed in advance).
+    ``coverage`` must be in (0, 1].
     """
     if not 0 < coverage <= 1:
         raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
     conf, corr = _validate(confidence, correct)
-    threshold, n_covered, n_correct = _selective_counts(conf, corr)
+    threshold, n_covered, n_correct, ci_low, ci_high = _selective_rows(conf, corr, alpha)
     j = int(np.argmax(n_covered / conf.size >= coverage))
-    ci_low, ci_high = wilson_interval(n_correct[j], n_covered[j], alpha)
     return SelectiveResult(
         target_coverage=coverage,
         coverage=float(n_covered[j] / conf.size),
         threshold=float(threshold[j]),
         n_covered=int(n_covered[j]),
         accuracy=float(n_correct[j] / n_covered[j]),
-        ci_low=float(ci_low),
-        ci_high=float(ci_high),
+        ci_low=float(ci_low[j]),
+        ci_high=float(ci_high[j]),
     )
+
+
+def _selective_rows(conf: np.ndarray, corr: np.ndarray, alpha: float):
+    """Thresholds (descending), n_covered, n_correct and the interval bounds of `_selective_intervals`."""
+    threshold, n_covered, running = _selective_counts(conf, corr)
+    ci_low, ci_high = _selective_intervals(running, n_covered, alpha)
+    return threshold, n_covered, running[n_covered], ci_low, ci_high
+
+
+def _selective_intervals(running: np.ndarray, n_covered: np.ndarray, alpha: float):
+    r"""Intervals for the population selective accuracy at coverage :math:`q = k/n` when the threshold is the
+    data's quantile (the top :math:`k` of :math:`n` examples by confidence), not fixed in advance.
+
+    ``running[m]`` = number correct among the :math:`m` most confident examples (m = 0..n). The selective accuracy
+    :math:`\hat a` is the mean of :math:`y` above a sample quantile, so its variance has a second term for the
+    quantile's randomness (the influence function of a mean beyond a quantile; Manistre & Hancock 2005,
+    "Variance of the CTE estimator", North American Actuarial Journal 9(2), with :math:`X` replaced by :math:`y`):
+
+    .. math::
+
+        \mathrm{Var}(\hat a) \approx \frac{a(1 - a) + (1 - q)(a - p_t)^2}{k},
+
+    :math:`p_t = P(y = 1 \mid c = t)` the accuracy at the threshold, estimated by the accuracy of the examples
+    ranked within :math:`h = \lceil\sqrt n\rceil` of rank :math:`k` (it enters only the second term). The interval
+    is Wilson's for :math:`\hat a` at the effective count :math:`k / f`, with the inflation
+    :math:`f = 1 + (1 - q)(\hat a - \hat p_t)^2 / (\tilde a(1 - \tilde a))` and the Jeffreys mean
+    :math:`\tilde a = (k\hat a + 1/2)/(k + 1)` (never a zero variance). At :math:`q = 1`, or where the accuracy at
+    the threshold equals the accuracy above it, this is the plain Wilson interval. The plain Wilson interval, which
+    treats the threshold as fixed, covered 0.923-0.953 at 95 % on ImageNet-X subsamples of 1,000 at q = 0.5, 0.8 and
+    0.9 (2,000 repetitions); this one 0.945-0.958, about 5-10 % wider (``benchmarks/coverage/calibration.py``).
+    """
+    n = running.size - 1
+    k = n_covered.astype(float)
+    accuracy = running[n_covered] / k
+    h = int(np.ceil(np.sqrt(n)))
+    low, high = np.maximum(n_covered - h, 0), np.minimum(n_covered + h, n)
+    at_threshold = (running[high] - running[low]) / (high - low)
+    jeffreys = (k * accuracy + 0.5) / (k + 1)
+    inflation = 1 + (1 - k / n) * (accuracy - at_threshold) ** 2 / (jeffreys * (1 - jeffreys))
+    effective = k / inflation
+    return wilson_interval(accuracy * effective, effective, alpha)
 
 
 # --------------------------------------------------------------------------------------------
@@ -640,12 +683,13 @@ def _resample_counts(rng: np.random.Generator, n: int, n_rep: int) -> np.ndarray
 
 
 def _selective_counts(conf: np.ndarray, corr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct thresholds t (descending), #examples with c >= t and #correct among them."""
+    """Distinct thresholds t (descending), #examples with c >= t, and ``running``: #correct among the m most
+    confident examples for m = 0..n (so #correct with c >= t is ``running[n_covered]``)."""
     conf_asc, corr_asc = _sort_with_labels(conf, corr)
     conf_desc = conf_asc[::-1]
-    correct_so_far = np.cumsum(corr_asc[::-1])
+    running = np.concatenate([[0.0], np.cumsum(corr_asc[::-1])])
     last_of_tie = np.flatnonzero(np.append(conf_desc[1:] != conf_desc[:-1], True))
-    return conf_desc[last_of_tie], last_of_tie + 1, correct_so_far[last_of_tie]
+    return conf_desc[last_of_tie], last_of_tie + 1, running
 
 
 def _sort_with_labels(conf: np.ndarray, corr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
