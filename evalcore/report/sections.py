@@ -130,12 +130,15 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 
 # ------------------------------------------------------------------------------------------------ leaderboard
 def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Bootstrap leaderboard, rank intervals and Bonferroni pairwise differences (:mod:`evalcore.leaderboard.bootstrap`)."""
+    """Bootstrap leaderboard, rank intervals and simultaneous pairwise differences
+    (:mod:`evalcore.leaderboard.bootstrap`), all three from one set of replicates: a pair is distinguishable when
+    its simultaneous interval excludes 0, and the rank intervals are read off the same intervals over all pairs."""
     if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and metric_of(log) != "correct"):
         return None
-    board, notes = _quietly(aggregate.leaderboard, log, level=s.level, n_boot=s.n_boot, seed=s.seed)
-    ranks, more = _quietly(aggregate.rank_intervals, log, method="mean", level=s.level, n_boot=s.n_boot, seed=s.seed)
-    diffs, most = _quietly(aggregate.pairwise_differences, log, level=s.level, n_boot=s.n_boot, seed=s.seed)
+    rep, notes = _quietly(aggregate.bootstrap_replicates, log, n_boot=s.n_boot, seed=s.seed)
+    board = aggregate.leaderboard(rep, level=s.level)
+    ranks = aggregate.rank_intervals(rep, method="mean", level=s.level, seed=s.seed)
+    diffs = aggregate.pairwise_differences(rep, level=s.level)
     overall = board[board["scope"] == "overall"].sort_values("estimate", ascending=False, ignore_index=True)
     categories = board[board["scope"] == "category"]
     separated = (diffs["ci_low"] > 0) | (diffs["ci_high"] < 0)
@@ -157,14 +160,15 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
         "and which pairs of models differ.",
         f"{percent(s.level)} bootstrap percentile intervals ({s.n_boot:,} replicates, seed {s.seed}; "
         + ("examples resampled jointly for all models" if kind == LOG else "binomial resampling of each task's "
-           "counts") + "); pairwise differences are Bonferroni-corrected so that all of them hold together "
-        f"{percent(s.level)} of the time; a rank interval is the {percent(s.level)} percentile interval of the "
-        "model's rank over the same replicates.",
+           "counts") + "); the intervals of the pairwise differences hold all together "
+        f"{percent(s.level)} of the time (studentized maximum over all pairs), a pair differs when its interval "
+        "excludes 0, and the rank intervals follow from the same intervals: every model's true rank lies in its "
+        f"interval, for all models together, {percent(s.level)} of the time.",
         tables, [fig],
         {"top": top, "estimate": float(overall["estimate"].iloc[0]), "ci_low": float(overall["ci_low"].iloc[0]),
          "ci_high": float(overall["ci_high"].iloc[0]), "pairs": len(diffs), "separated": int(separated.sum()),
          "tied_with": tied_with},
-        list(dict.fromkeys(notes + more + most)))
+        notes)
 
 
 # ------------------------------------------------------------------------------------------------ subgroups

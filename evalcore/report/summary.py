@@ -30,10 +30,10 @@ def sentences(sections: dict[str, Section], s: Settings) -> list[str]:
         out.append(f"Top model: {f['top']}, overall accuracy {_ci(f)} ({level} bootstrap interval).")
         if f["tied_with"]:
             out.append(f"{f['top']} is not distinguishable from {_names(f['tied_with'])}; {f['separated']} of the "
-                       f"{f['pairs']} pairs of models differ (Bonferroni-corrected, {level} jointly).")
+                       f"{f['pairs']} pairs of models differ ({level} simultaneous intervals, all pairs together).")
         else:
             out.append(f"{f['top']} is ahead of every other model; {f['separated']} of the {f['pairs']} pairs of "
-                       f"models differ (Bonferroni-corrected, {level} jointly).")
+                       f"models differ ({level} simultaneous intervals, all pairs together).")
     elif acc is not None:
         f = acc.facts
         out.append(f"{'Top model' if f['n_models'] > 1 else 'Model'}: {f['top']}, {f['metric']} {_ci(f)} "

@@ -41,19 +41,27 @@ def prior_spec(prior: tuple) -> dict | None:
 
 
 @cached("Bootstrapping the leaderboard...")
+def replicates(key: tuple, n_boot: int, seed: int, _data: pd.DataFrame) -> aggregate.Replicates:
+    """The bootstrap replicates the board, the rank intervals and the pairwise differences share (one bootstrap,
+    so a pair the differences separate is the pair the rank intervals separate)."""
+    return aggregate.bootstrap_replicates(_data, n_boot=n_boot, seed=seed)
+
+
+@cached("Summarising the bootstrap...")
 def board(key: tuple, level: float, n_boot: int, seed: int, norm: str, bounds: tuple,
           _data: pd.DataFrame) -> pd.DataFrame:
-    return aggregate.leaderboard(_data, level=level, n_boot=n_boot, seed=seed, **_norm_args(norm, bounds))
+    return aggregate.leaderboard(replicates(key, n_boot, seed, _data), level=level, **_norm_args(norm, bounds))
 
 
-@cached("Bootstrapping rank intervals...")
+@cached("Ranking the bootstrap replicates...")
 def ranks(key: tuple, method: str, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
-    return aggregate.rank_intervals(_data, method=method, level=0.95, n_boot=n_boot, seed=seed)
+    return aggregate.rank_intervals(replicates(key, n_boot, seed, _data), method=method, level=0.95, seed=seed)
 
 
-@cached("Bootstrapping pairwise differences...")
-def differences(key: tuple, models: tuple[str, ...], n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
-    return aggregate.pairwise_differences(_data, models=list(models), level=0.95, n_boot=n_boot, seed=seed)
+@cached("Differencing the bootstrap replicates...")
+def differences(key: tuple, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
+    """All pairs of models with their simultaneous 95% intervals (the page shows those among the top models)."""
+    return aggregate.pairwise_differences(replicates(key, n_boot, seed, _data), level=0.95)
 
 
 @cached("Summarising the log per (model, task)...")

@@ -382,6 +382,13 @@ def test_leaderboard_top_k_slider_with_many_models():
     overall = board[board["scope"] == "overall"].set_index("model")["estimate"]
     assert len(compared) == 8
     assert overall[list(compared)].min() >= overall.drop(list(compared)).max()  # the top 8 (ties either way)
+    # the rank intervals come from the same simultaneous intervals: a model surely ahead of a top-8 model is observed
+    # ahead of it, so among the pairs shown; best rank = 1 + the models surely ahead (model_a is the better observed)
+    assert any("all 406 intervals" in c for c in texts(at.caption))
+    ranks = table_with(at, "model", "rank", "ci_low", "ci_high").set_index("model")
+    ahead = pairs[pairs["ci_low"] > 0].groupby("model_b").size()
+    for model in compared:
+        assert ranks.loc[model, "ci_low"] == 1 + ahead.get(model, 0), model
 
 
 @pytest.mark.parametrize("se_source", ["binomial", "bootstrap", "bayes"])
