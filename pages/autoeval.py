@@ -64,7 +64,7 @@ if examples is None:  # beyond the memory bound: estimates from moments and per-
                        "model's true mean that often whatever the annotator's quality; ESS is the number of labeled "
                        "examples a classical estimate would need for the same precision — a plug-in from moments "
                        "that treats λ as known, so optimistic by a few % at small n (ImageNet-X, n = 100: "
-                       "1.50–1.54 × n against 1.41–1.50 × n realised).")
+                       "1.51–1.53 × n against 1.41–1.50 × n realised).")
             render.chart(figures.interval_dots(table.assign(label=table["model"] + " · " + table["method"]), "label",
                                                f"Mean {sel.metric}: classical vs PPI++", sel.metric,
                                                f"{percent(level)} intervals", by="method"), "classical vs ppi++")
@@ -229,7 +229,7 @@ if mats.fully_labeled:
                     f"ESS = n · Var(classical) / Var(method): the labels the classical estimate would need for the "
                     f"same precision. Dots: realised, n · MSE(classical) / MSE(method) over the splits — the number "
                     f"to trust; line and band (5–95% of splits): the plug-in, which treats PPI++'s λ as known and "
-                    f"so overstates it at small n (ImageNet-X, n = 100: 1.50–1.54 × n plug-in, 1.41–1.50 × n "
+                    f"so overstates it at small n (ImageNet-X, n = 100: 1.51–1.53 × n plug-in, 1.41–1.50 × n "
                     f"realised). Width: mean {percent(level)} "
                     f"interval width (band 5–95%). MSE and coverage: means over {splits:,} splits with 95% Monte "
                     f"Carlo intervals; coverage should sit at {percent(level)}. Seed {seed}.")
@@ -268,7 +268,7 @@ with tabs["Estimates"]:
                "would need for the same precision, counting the variance that estimating λ from the same labels "
                f"adds (bootstrap), with a {percent(level)} bootstrap interval over the labeled examples "
                f"({ac.N_BOOT} replicates, seed {boot_seed}). ess_plugin treats λ as known and overstates PPI++ "
-               "(ImageNet-X, n = 100: 1.50–1.54 × n against 1.41–1.50 × n realised). Rank: from Bonferroni "
+               "(ImageNet-X, n = 100: 1.51–1.53 × n against 1.41–1.50 × n realised). Rank: from Bonferroni "
                "intervals over "
                "all models, overlapping intervals tie." + (" Weighted by the importance weights." if weighted else ""))
     render.table(table.drop(columns=["chi2_low", "chi2_high"]), "ppi estimates")
