@@ -11,21 +11,36 @@ A *unit* g is one (model, group) pair with mean metric :math:`Z_g` over its :mat
   :func:`unit_features`): XGBoost tuned by cross-validation, a linear (Fay-Herriot) fit, or each model's grand
   mean (James-Stein).
 * Empirical Bayes (EB), 2-fold cross-fitted over groups (paper Section 4.2): fit :math:`\hat f` on one fold,
-  and on the other compute :math:`\varepsilon_g = Z_g - \hat f(X_g)`,
-  :math:`\hat A = \max\{\overline{\varepsilon^2 - s^2},\ 2\,\overline{s^4} / (G\,\overline{s^2})\}`,
+  and on the other compute :math:`\varepsilon_g = Z_g - \hat f(X_g)`, :math:`\hat A` (below),
   :math:`\hat\mu_g = \hat f(X_g) + w_g (Z_g - \hat f(X_g))` with :math:`w_g = \hat A / (\hat A + s_g^2)`; swap.
 * Robust EB interval: :math:`\hat\mu_g \pm \mathrm{cva}_\alpha(s_g^2 / \hat A, \hat\kappa)\, w_g\, s_g`, with
-  :math:`\hat\kappa = \max\{\overline{\varepsilon^4 - 6 s^2 \varepsilon^2 + 3 s^4} / \hat A^2,\
-  1 + 32\,\overline{s^8} / (G\,\overline{s^4}\,\hat A^2)\}` (the finite-sample truncations of Armstrong et al.).
-  These intervals have *average* coverage :math:`1 - \alpha` across units, not per unit.
+  the moment estimates of Armstrong et al. and their finite-sample truncations,
+  :math:`\bar A = \max\{\overline{\varepsilon^2 - s^2},\ 2\,\overline{s^4} / (G\,\overline{s^2})\}`,
+  :math:`\hat\kappa = \max\{\overline{\varepsilon^4 - 6 s^2 \varepsilon^2 + 3 s^4} / \bar A^2,\
+  1 + 32\,\overline{s^8} / (G\,\overline{s^4}\,\bar A^2)\}`, and
+  :math:`\hat A = \max\{\bar A,\ \overline{\varepsilon^2 - s^2} + \mathrm{SE}_{cl}\}`, the moment estimate plus one
+  standard error clustered by group (:func:`_moments`). These intervals have *average* coverage
+  :math:`1 - \alpha` across units, not per unit.
+
+Why the clustered standard error: when every model answers the same few examples of a group, the units of a group
+share one draw of examples, so the fold's :math:`\overline{\varepsilon^2 - s^2}` averages as many independent
+draws as the fold has groups (7 for MMLU-Pro's 14 categories), not units (203). Measured (MMLU-Pro, 29 models, 5
+questions per (model, category), 15 repetitions) its ratio to the fold's true :math:`A` then ranged 0.16 to 1.8
+(10th and 90th percentiles), and since an underestimated :math:`A` loses more coverage than an overestimated one
+gains, the average coverage was 0.83 at 90 % even with the variance below; plus one clustered standard error, 0.89.
 
 Variance of :math:`Z_g` (never 0, so no interval has zero width): for a binary metric
-:math:`s_g^2 = \tilde p_g (1 - \tilde p_g) / n_g` with the Jeffreys posterior mean
-:math:`\tilde p_g = (k_g + 1/2) / (n_g + 1)`, so that a subgroup whose examples are all right (or all wrong) keeps
-the variance a Binomial(n_g, p) with p near the edge really has; for a continuous metric the sample variance over
-:math:`n_g`, with the model's pooled within-group variance where :math:`n_g < 2` or the sample variance is 0 (all
-models' pooled variance when the model itself has no within-group variation; an :class:`EvalDataError` when no
-unit has any).
+:math:`s_g^2 = \bar p_g (1 - \bar p_g) / n_g` at the cross-fitted synthetic estimate
+:math:`\bar p_g = \hat f(X_g)`, kept inside the Jeffreys posterior means of all-wrong and all-right,
+:math:`[\tfrac{1/2}{n_g + 1}, \tfrac{n_g + 1/2}{n_g + 1}]`. :math:`\hat f(X_g)` does not use the unit's own
+labels, so :math:`s_g^2` is independent of the unit's noise, as the normal EB model
+:math:`Z_g \mid \theta_g \sim N(\theta_g, s_g^2)` with known :math:`s_g` assumes. A variance from the unit's own
+:math:`Z_g` (e.g. the Jeffreys mean :math:`(k_g + 1/2)/(n_g + 1)`, used before) is smallest exactly when the noise
+pushed :math:`Z_g` to 0 or 1, which narrows those intervals and weighs that noise most (measured with the true
+:math:`A`: coverage 0.86 with the unit's own variance, 0.90 with this one, at 90 %). For a continuous metric the
+sample variance over :math:`n_g`, with the model's pooled within-group variance where :math:`n_g < 2` or the sample
+variance is 0 (all models' pooled variance when the model itself has no within-group variation; an
+:class:`EvalDataError` when no unit has any).
 """
 
 from __future__ import annotations
@@ -48,6 +63,8 @@ RESULT_COLUMNS = ["model", "group", "n", "direct", "direct_low", "direct_high", 
 #: Hyper-parameter grid of the XGBoost synthetic regression, tuned by 2-fold cross-validation.
 XGB_GRID = tuple((trees, depth) for trees in (25, 100, 300) for depth in (1, 2, 4))
 MIN_UNITS = 4
+LAZY_SHARED = ("off: models share labeled examples within groups, and for a log in an engine the feature is computed "
+               "only when each model's labeled examples are its own (load the log into memory to use it)")
 _XGB_THREADS = 1  # threads per XGBoost fit (see _xgboost_fit_predict)
 
 
@@ -61,11 +78,20 @@ def direct_estimates(log: pd.DataFrame, metric: str = "correct", alpha: float = 
     return table.drop(columns="n_unlabeled").reset_index(drop=True)
 
 
-def unit_variances(units: pd.DataFrame, metric: str) -> np.ndarray:
-    """:math:`s_g^2` for each unit (columns n, estimate, and sd for continuous metrics); see the module doc."""
+def unit_variances(units: pd.DataFrame, metric: str, center=None) -> np.ndarray:
+    r""":math:`s_g^2` for each unit (columns n, estimate, and sd for continuous metrics); see the module doc.
+
+    Binary metric: :math:`\bar p (1 - \bar p) / n_g` with :math:`\bar p` = ``center`` (the cross-fitted synthetic
+    estimates, aligned with ``units``) kept inside :math:`[\tfrac{1/2}{n_g + 1}, \tfrac{n_g + 1/2}{n_g + 1}]`, or,
+    without ``center``, the Jeffreys posterior mean :math:`(k_g + 1/2) / (n_g + 1)`. ``center`` is ignored for a
+    continuous metric."""
     n = units["n"].to_numpy(dtype=float)
     if metric == "correct":
-        p = (units["estimate"].to_numpy() * n + 0.5) / (n + 1.0)
+        if center is None:
+            p = (units["estimate"].to_numpy() * n + 0.5) / (n + 1.0)
+        else:
+            edge = 0.5 / (n + 1.0)
+            p = np.clip(np.asarray(center, dtype=float), edge, 1.0 - edge)
         return p * (1 - p) / n
     sd2 = units["sd"].to_numpy(dtype=float) ** 2
     dof = np.maximum(n - 1, 0.0)
@@ -94,18 +120,41 @@ def unit_features(log: pd.DataFrame, units: pd.DataFrame, metric: str, features:
     Means over the unit's rows (labeled or not) of ``confidence``, ``proxy`` and the numeric feature columns
     (``features`` None = :func:`evalcore.data.features.default_features`; a unit's mean skips missing values, and a unit
     with none is filled by the regression: the training mean for the linear fit, XGBoost's own missing-value
-    branches); one-hot model and task indicators; and, with ``group_difficulty`` and several models sharing the
-    group, the group's difficulty learned from the other models: the mean of their :math:`Z` on it
-    (leave-this-model-out; NaN when no other model has labels there).
-
-    ``group_difficulty`` is valid only when the other models' examples in the group are not the unit's own
-    (:func:`group_difficulty_default`): when they share the sampled examples, the feature carries the sample's
-    noise, the regression learns it, :math:`\hat A` is underestimated and the robust intervals undercover.
-    Measured on MMLU-Pro (holdout study, 29 models, 200 repetitions): with it EB/DT MSE 0.71 and coverage 0.76;
-    without it 0.63 and 0.95.
+    branches); one-hot model and task indicators; and, with ``group_difficulty``, the group's difficulty learned
+    from the other models on examples the unit's model was not scored on (:func:`group_difficulty_feature`).
     """
     numeric = [c for c in ("confidence", "proxy") if c in log] + _feature_columns(log, features, metric)
-    return _assemble_features(units, *_unit_covariates(log, numeric), group_difficulty=group_difficulty)
+    rows = per_example(log)
+    difficulty = group_difficulty_feature(rows[rows[metric].notna()], metric) if group_difficulty else None
+    return _assemble_features(units, *_unit_covariates(log, numeric), difficulty=difficulty)
+
+
+def group_difficulty_feature(labeled_rows: pd.DataFrame, metric: str = "correct") -> pd.Series:
+    r"""Per (model, group) unit, the mean ``metric`` of the other models' labeled rows in the group on examples the
+    unit's model was not scored on (index: model, group; NaN where there are none).
+
+    With :math:`S_{h,e}` and :math:`C_{h,e}` the sum and count of the labels of example :math:`e` of group :math:`h`
+    over all models, :math:`S_h = \sum_e S_{h,e}`, :math:`C_h = \sum_e C_{h,e}`, and :math:`E_g` the examples of
+    unit g = (model, h):
+
+    .. math:: D_g = \frac{S_h - \sum_{e \in E_g} S_{h,e}}{C_h - \sum_{e \in E_g} C_{h,e}}
+
+    Its labels are on other examples than the unit's own, so (examples drawn independently) its noise is
+    independent of the unit's sampling noise, as the EB model needs of every feature; the mean of the other models'
+    :math:`Z` on the same examples (the feature before) carried that noise when models share examples (MMLU-Pro, the
+    same questions for all models: EB coverage 0.76 with it), and was switched off then, also where models
+    share only a few examples (model-vs-human, see ``benchmarks/coverage/eb.py``).
+    """
+    rows = labeled_rows[["model", "group", "example_id", metric]]
+    per_ex = rows.groupby(["group", "example_id"], sort=False)[metric].agg(["sum", "count"])
+    per_group = per_ex.groupby(level="group").sum()
+    own = rows.drop_duplicates(["model", "group", "example_id"]).join(per_ex, on=["group", "example_id"])
+    own = own.groupby(["model", "group"], sort=True)[["sum", "count"]].sum()
+    total = per_group.reindex(own.index.get_level_values("group"))
+    count = total["count"].to_numpy() - own["count"].to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(count > 0, (total["sum"].to_numpy() - own["sum"].to_numpy()) / count, np.nan)
+    return pd.Series(values, index=own.index, name="group_difficulty")
 
 
 def _unit_covariates(log: pd.DataFrame, numeric: list[str]) -> tuple[pd.DataFrame | None, pd.Series]:
@@ -120,17 +169,15 @@ def _unit_covariates(log: pd.DataFrame, numeric: list[str]) -> tuple[pd.DataFram
 
 
 def _assemble_features(units: pd.DataFrame, means: pd.DataFrame | None, task: pd.Series,
-                       group_difficulty: bool = False) -> pd.DataFrame:
-    """:func:`unit_features` from the per-unit covariates of :func:`_unit_covariates`."""
+                       difficulty: pd.Series | None = None) -> pd.DataFrame:
+    """:func:`unit_features` from the per-unit covariates of :func:`_unit_covariates` and the
+    :func:`group_difficulty_feature` (None: not used)."""
     index = _index(units)
     frame = means.reindex(index).add_prefix("mean_") if means is not None else pd.DataFrame(index=index)
     frame = frame.join(pd.get_dummies(units["model"], prefix="model", dtype=float).set_index(index))
     frame = frame.join(pd.get_dummies(task.reindex(index), prefix="task", dtype=float))
-    if group_difficulty and units["model"].nunique() > 1:
-        total = units.groupby("group")["estimate"].transform("sum")
-        count = units.groupby("group")["estimate"].transform("count")
-        others = (total - units["estimate"]) / (count - 1).replace(0, np.nan)
-        frame["group_difficulty"] = others.to_numpy()
+    if difficulty is not None:
+        frame["group_difficulty"] = difficulty.reindex(index).to_numpy()
     return frame.reset_index(drop=True)
 
 
@@ -150,9 +197,10 @@ def empirical_bayes(
     fold). Identical output for identical ``seed``. For the binary metric the EB interval and estimate are
     intersected with [0, 1], which keeps the interval's coverage and the estimate inside its interval.
 
-    ``group_difficulty``: see :func:`unit_features`. None (the default) uses it exactly when it is valid
-    (:func:`group_difficulty_default`); the choice and its reason are in ``table.attrs["group_difficulty"]`` as
-    ``(used, reason)``.
+    ``group_difficulty``: the group's difficulty learned from the other models (:func:`group_difficulty_feature`).
+    None (the default) uses it exactly when some unit has other models' labels on examples its model was not
+    scored on (:func:`group_difficulty_default`); the choice and its reason are in
+    ``table.attrs["group_difficulty"]`` as ``(used, reason)``.
 
     ``log`` may be a log in an engine (:class:`evalcore.engine.LazyLog`): the units and covariates then come from
     aggregate queries and the fit is the same; its features are the means of ``confidence`` and ``proxy`` with the
@@ -168,11 +216,13 @@ def empirical_bayes(
     numeric = [c for c in ("confidence", "proxy") if c in log] + _feature_columns(log, features, metric)
     labeled_rows = log[log[metric].notna()]
     units = _unit_stats(labeled_rows, metric, alpha)
+    difficulty = group_difficulty_feature(labeled_rows, metric) if group_difficulty is not False else None
     if group_difficulty is None:
-        used, reason = group_difficulty_default(labeled_rows)
+        used, reason = group_difficulty_default(difficulty)
     else:
         used, reason = bool(group_difficulty), "as chosen"
-    table = _cross_fit(units, _unit_covariates(log, numeric), metric, regressor, alpha, seed, used)
+    table = _cross_fit(units, _unit_covariates(log, numeric), metric, regressor, alpha, seed,
+                       difficulty if used else None)
     table.attrs["group_difficulty"] = (used, reason)
     return table
 
@@ -191,40 +241,40 @@ def _lazy_empirical_bayes(log: LazyLog, metric: str, regressor: str, alpha: floa
             f"Empirical Bayes needs at least {MIN_UNITS} (model, group) units with labels; this selection has "
             f"{len(units)}. Add groups or models, or use the direct estimates.")
     units["sd"] = np.nan if metric == "correct" else units["se"] * np.sqrt(units["n"])
+    # the feature needs per-example sums, which the engine is not asked for: it is computed here only when each
+    # model's labeled examples are its own, where it reduces to the other models' totals in the group
+    shared = units["model"].nunique() > 1 and reductions.models_share_labeled_examples(log, metric)
+    difficulty = None
+    if group_difficulty is not False and not shared:
+        total = units.groupby("group")["n"].transform("sum") - units["n"]
+        sums = units["direct"] * units["n"]
+        sums = sums.groupby(units["group"]).transform("sum") - sums
+        difficulty = pd.Series((sums / total.where(total > 0)).to_numpy(), index=_index(units))
     if group_difficulty is None:
-        if units["model"].nunique() < 2:
-            used, reason = False, "off: a single model, no other model to learn the group's difficulty from"
-        elif reductions.models_share_labeled_examples(log, metric):
-            used, reason = False, ("off: models share labeled examples within groups, so the other models' results "
-                                   "on a group carry this unit's own sampling noise")
-        else:
-            used, reason = True, ("on: each model's labeled examples are its own (disjoint within every group), so "
-                                  "the other models' results on a group are independent of this unit's noise")
+        used, reason = group_difficulty_default(difficulty) if not shared else (False, LAZY_SHARED)
     else:
         used, reason = bool(group_difficulty), "as chosen"
+    if used and difficulty is None:
+        raise EvalDataError("The group-difficulty feature of a log in an engine needs each model's labeled examples "
+                            "to be its own; load the log into memory to use it with shared examples.")
     covariates = reductions.unit_covariates(log, [c for c in ("confidence", "proxy") if log.has(c)])
-    table = _cross_fit(units.drop(columns="se"), covariates, metric, regressor, alpha, seed, used)
+    table = _cross_fit(units.drop(columns="se"), covariates, metric, regressor, alpha, seed,
+                       difficulty if used else None)
     table.attrs["group_difficulty"] = (used, reason)
     return table
 
 
-def group_difficulty_default(labeled_rows: pd.DataFrame) -> tuple[bool, str]:
-    """Whether the group-difficulty feature is valid for these labeled rows, and why.
-
-    Valid exactly when no labeled example is shared between models within a group (each model scored on its own
-    examples, e.g. human observers each shown other images): then the other models' results on the group are
-    independent of the unit's own sampling noise. With shared examples they carry it into the regression, which
-    then learns the noise (measured: EB/DT MSE 1.07 with it against 1.02 without on model-vs-human with shared
-    samples; 0.76 against 1.01 with each model's own samples).
-    """
-    if labeled_rows["model"].nunique() < 2:
+def group_difficulty_default(difficulty: pd.Series | None) -> tuple[bool, str]:
+    """Whether to use the :func:`group_difficulty_feature` ``difficulty`` by default, and why: exactly when some
+    unit has a value (other models' labels on examples its model was not scored on)."""
+    if difficulty is None or difficulty.index.get_level_values("model").nunique() < 2:
         return False, "off: a single model, no other model to learn the group's difficulty from"
-    pairs = labeled_rows[["group", "example_id", "model"]].drop_duplicates()
-    if pairs.duplicated(["group", "example_id"]).any():
-        return False, ("off: models share labeled examples within groups, so the other models' results on a group "
-                       "carry this unit's own sampling noise")
-    return True, ("on: each model's labeled examples are its own (disjoint within every group), so the other "
-                  "models' results on a group are independent of this unit's noise")
+    known = int(difficulty.notna().sum())
+    if known == 0:
+        return False, ("off: every model is scored on the same examples in each group, so no other model's labels "
+                       "are free of a unit's own sampling noise")
+    return True, (f"on: learned for {known:,} of {difficulty.size:,} (model, group) units from the other models' "
+                  "labels on examples that model was not scored on, so it is independent of the unit's own noise")
 
 
 def _unit_stats(rows: pd.DataFrame, metric: str, alpha: float) -> pd.DataFrame:
@@ -246,33 +296,58 @@ def _unit_stats(rows: pd.DataFrame, metric: str, alpha: float) -> pd.DataFrame:
 
 
 def _cross_fit(units: pd.DataFrame, covariates: tuple, metric: str, regressor: str, alpha: float,
-               seed: int, group_difficulty: bool = False) -> pd.DataFrame:
-    """The EB fit of :func:`empirical_bayes` from :func:`_unit_stats` and :func:`_unit_covariates`."""
-    s2 = unit_variances(units.assign(estimate=units["direct"]), metric)
-    x = _assemble_features(units.assign(estimate=units["direct"]), *covariates, group_difficulty=group_difficulty)
-    z = units["direct"].to_numpy()
+               seed: int, difficulty: pd.Series | None = None) -> pd.DataFrame:
+    """The EB fit of :func:`empirical_bayes` from :func:`_unit_stats` and :func:`_unit_covariates` (and the
+    :func:`group_difficulty_feature`, or None)."""
+    return _intervals(_fit(units, covariates, metric, regressor, seed, difficulty), metric, alpha)
+
+
+def _fit(units: pd.DataFrame, covariates: tuple, metric: str, regressor: str, seed: int,
+         difficulty: pd.Series | None = None) -> pd.DataFrame:
+    """Everything of the EB fit that does not depend on the level: the units' columns with synthetic, s2, A and
+    kappa (those of the unit's fold), for :func:`_intervals`."""
+    x = _assemble_features(units, *covariates, difficulty=difficulty)
+    z, n = units["direct"].to_numpy(), units["n"].to_numpy()
     folds = _folds(units, seed)
-    synthetic, eb, half, a_col, k_col = (np.empty(len(units)) for _ in range(5))
+    synthetic = np.empty(len(units))
     for k in (0, 1):
         train, test = folds != k, folds == k
-        f_test = _fit_predict(regressor, x[train], z[train], units["n"].to_numpy()[train], x[test],
-                              units.loc[train, "model"].to_numpy(), units.loc[test, "model"].to_numpy(), seed)
-        a_hat, kappa = _moments(z[test] - f_test, s2[test])
-        w = a_hat / (a_hat + s2[test])
-        synthetic[test] = f_test
-        eb[test] = f_test + w * (z[test] - f_test)
-        m2, where = np.unique(s2[test] / a_hat, return_inverse=True)  # units of equal n (and k) share s^2
-        half[test] = robust_critical_value(m2, kappa, alpha)[where] * w * np.sqrt(s2[test])
-        a_col[test], k_col[test] = a_hat, kappa
+        synthetic[test] = _fit_predict(regressor, x[train], z[train], n[train], x[test],
+                                       units.loc[train, "model"].to_numpy(), units.loc[test, "model"].to_numpy(),
+                                       seed)
+    s2 = unit_variances(units.assign(estimate=z), metric, center=synthetic)
     out = units[["model", "group", "n", "direct", "direct_low", "direct_high"]].copy()
-    out["synthetic"], out["eb"] = synthetic, eb
+    out["synthetic"], out["s2"] = synthetic, s2
+    a_col, k_col = np.empty(len(units)), np.empty(len(units))
+    groups = units["group"].to_numpy()
+    for k in (0, 1):
+        test = folds == k
+        clusters = groups[test] if np.unique(groups[test]).size > 1 else np.arange(test.sum())
+        a_col[test], k_col[test] = _moments(z[test] - synthetic[test], s2[test], clusters)
+    out["A"], out["kappa"] = a_col, k_col
+    return out
+
+
+def _intervals(fit: pd.DataFrame, metric: str, alpha: float) -> pd.DataFrame:
+    """EB estimates and robust intervals at level ``1 - alpha`` from :func:`_fit` (module doc)."""
+    z, f, s2 = fit["direct"].to_numpy(), fit["synthetic"].to_numpy(), fit["s2"].to_numpy()
+    a_col, k_col = fit["A"].to_numpy(), fit["kappa"].to_numpy()
+    w = a_col / (a_col + s2)
+    eb = f + w * (z - f)
+    cva = np.empty(len(fit))
+    for kappa in np.unique(k_col):  # one (A, kappa) per fold; units of equal n (and k) share s^2
+        at = k_col == kappa
+        m2, where = np.unique(s2[at] / a_col[at], return_inverse=True)
+        cva[at] = robust_critical_value(m2, float(kappa), alpha)[where]
+    half = cva * w * np.sqrt(s2)
+    out = fit.drop(columns="s2")
+    out["eb"] = eb
     low, high = eb - half, eb + half
     if metric == "correct":  # the accuracy lies in [0, 1]: intersecting keeps the coverage
         low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
         out["eb"] = np.clip(eb, 0.0, 1.0)  # never further from the truth, and inside its own interval
     out["eb_low"], out["eb_high"] = low, high
     out["shrinkage"] = s2 / (s2 + a_col)
-    out["A"], out["kappa"] = a_col, k_col
     return out[RESULT_COLUMNS]
 
 
@@ -404,13 +479,21 @@ def _folds(units: pd.DataFrame, seed: int) -> np.ndarray:
     return rng.permutation(np.arange(len(units)) % 2)
 
 
-def _moments(eps: np.ndarray, s2: np.ndarray) -> tuple[float, float]:
-    """A and kappa with Armstrong et al.'s finite-sample truncations (see module doc)."""
+def _moments(eps: np.ndarray, s2: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
+    r""":math:`\hat A` and :math:`\hat\kappa` of a fold (module doc): Armstrong et al.'s truncated moment estimates,
+    with :math:`\hat A` raised to the mean of :math:`d_g = \varepsilon_g^2 - s_g^2` plus its standard error
+    clustered by ``clusters`` (the units' groups), :math:`\mathrm{SE}_{cl}^2 = \frac{C}{C - 1} \sum_c
+    \big(\sum_{g \in c} (d_g - \bar d)\big)^2 / G^2` over the :math:`C` clusters (Liang & Zeger 1986);
+    :math:`\hat\kappa` from the truncated point estimate :math:`\bar A`."""
     g = eps.size
-    a_hat = max(float(np.mean(eps**2 - s2)), 2 * np.mean(s2**2) / (g * np.mean(s2)))
+    d = eps**2 - s2
+    a_bar = max(float(np.mean(d)), 2 * np.mean(s2**2) / (g * np.mean(s2)))
     mu4 = float(np.mean(eps**4 - 6 * s2 * eps**2 + 3 * s2**2))
-    kappa = max(mu4 / a_hat**2, 1 + 32 * np.mean(s2**4) / (g * np.mean(s2**2) * a_hat**2))
-    return a_hat, float(kappa)
+    kappa = max(mu4 / a_bar**2, 1 + 32 * np.mean(s2**4) / (g * np.mean(s2**2) * a_bar**2))
+    _, codes = np.unique(clusters, return_inverse=True)
+    c = codes.max() + 1
+    se = np.sqrt(c / (c - 1) * np.sum(np.bincount(codes, d - d.mean()) ** 2)) / g if c > 1 else 0.0
+    return max(a_bar, float(np.mean(d)) + se), float(kappa)
 
 
 def _fit_predict(regressor, x_train, z_train, n_train, x_test, models_train, models_test, seed) -> np.ndarray:

@@ -152,7 +152,7 @@ def _one_repetition(rows, examples, sizes, metric, regressor, features, alpha, s
     table = empirical_bayes(sample, metric=metric, regressor=regressor, alpha=alpha, seed=fit_seed,
                             features=features)
     units = _unit_stats(sample[sample[metric].notna()], metric, alpha)
-    s2 = unit_variances(units.assign(estimate=units["direct"]), metric)
+    s2 = unit_variances(units.assign(estimate=units["direct"]), metric, center=table["synthetic"].to_numpy())
     pool = rows.groupby(["model", "group"]).size().reindex(pd.MultiIndex.from_frame(table[["model", "group"]]))
     return finite_population(table, s2, pool.to_numpy(), metric, alpha)
 
@@ -220,8 +220,10 @@ def _fast_repetition(data: _StudyData, alpha: float, seed_seq) -> pd.DataFrame:
     pool = data.pool_sizes[units["model"].to_numpy(), units["group"].to_numpy()]
     units["model"] = data.models.take(units["model"].to_numpy())
     units["group"] = data.groups.take(units["group"].to_numpy())
+    # every model keeps the labels of the same sampled examples, so no model has labels on examples another was
+    # not scored on: the group-difficulty feature is off, as empirical_bayes's default would have it
     table = _cross_fit(units, data.covariates, data.metric, data.regressor, alpha, fit_seed)
-    s2 = unit_variances(units.assign(estimate=units["direct"]), data.metric)
+    s2 = unit_variances(units.assign(estimate=units["direct"]), data.metric, center=table["synthetic"].to_numpy())
     return finite_population(table, s2, pool, data.metric, alpha)
 
 

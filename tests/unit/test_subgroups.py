@@ -527,19 +527,66 @@ def _units_log(shared: bool, n_models: int = 3, groups: int = 8, per_group: int 
     return pd.DataFrame(rows)
 
 
-def test_group_difficulty_is_used_exactly_when_the_models_examples_are_disjoint():
-    from evalcore.subgroups.estimates import empirical_bayes, group_difficulty_default
+def test_group_difficulty_is_on_exactly_when_some_model_has_labels_on_examples_another_was_not_scored_on():
+    from evalcore.subgroups.estimates import empirical_bayes, group_difficulty_default, group_difficulty_feature
 
-    used, reason = group_difficulty_default(_units_log(shared=True))
-    assert not used and "share labeled examples" in reason
-    used, reason = group_difficulty_default(_units_log(shared=False))
-    assert used and "disjoint" in reason
-    assert not group_difficulty_default(_units_log(shared=False, n_models=1))[0]
+    used, reason = group_difficulty_default(group_difficulty_feature(_units_log(shared=True)))
+    assert not used and "same examples" in reason
+    used, reason = group_difficulty_default(group_difficulty_feature(_units_log(shared=False)))
+    assert used and "24 of 24" in reason  # 3 models x 8 groups, every unit has other models' examples
+    assert not group_difficulty_default(group_difficulty_feature(_units_log(shared=False, n_models=1)))[0]
     table = empirical_bayes(_units_log(shared=False), regressor="linear")
     assert table.attrs["group_difficulty"][0] is True
     forced = empirical_bayes(_units_log(shared=False), regressor="linear", group_difficulty=False)
     assert forced.attrs["group_difficulty"] == (False, "as chosen")
     assert not np.allclose(table["synthetic"], forced["synthetic"])  # the feature reached the regression
+
+
+# group h: A scored on e1, e2; B on e2, e3; C on e3, e4 (labels in the tuples); group k: all three on k1
+_DIFFICULTY_ROWS = [("A", "h", "e1", 1.0), ("A", "h", "e2", 0.0), ("B", "h", "e2", 1.0), ("B", "h", "e3", 1.0),
+                    ("C", "h", "e3", 0.0), ("C", "h", "e4", 1.0),
+                    ("A", "k", "k1", 1.0), ("B", "k", "k1", 0.0), ("C", "k", "k1", 1.0)]
+
+
+def _difficulty_log(rows):
+    return pd.DataFrame(rows, columns=["model", "group", "example_id", "correct"]).assign(task="t")
+
+
+def test_group_difficulty_by_hand_uses_only_examples_the_units_model_was_not_scored_on():
+    from evalcore.subgroups.estimates import group_difficulty_feature
+
+    d = group_difficulty_feature(_difficulty_log(_DIFFICULTY_ROWS)).to_dict()
+    # A: not scored on e3, e4 -> B e3 = 1, C e3 = 0, C e4 = 1: 2 / 3
+    # B: not scored on e1, e4 -> A e1 = 1, C e4 = 1: 1;  C: not scored on e1, e2 -> A e1 = 1, A e2 = 0, B e2 = 1: 2 / 3
+    assert d[("A", "h")] == pytest.approx(2 / 3) and d[("B", "h")] == 1.0 and d[("C", "h")] == pytest.approx(2 / 3)
+    # group k: everyone scored on the one example, so nothing is free of the unit's own noise
+    assert all(np.isnan(d[(m, "k")]) for m in "ABC")
+
+
+def test_a_units_group_difficulty_does_not_move_with_its_own_labels():
+    from evalcore.subgroups.estimates import group_difficulty_feature
+
+    before = group_difficulty_feature(_difficulty_log(_DIFFICULTY_ROWS))
+    flipped = [(m, g, e, 1.0 - y if m == "B" else y) for m, g, e, y in _DIFFICULTY_ROWS]  # all of B's labels
+    after = group_difficulty_feature(_difficulty_log(flipped))
+    assert after[("B", "h")] == before[("B", "h")]  # B's own noise does not reach B's feature
+    assert after[("A", "h")] == pytest.approx(1 / 3) and after[("C", "h")] == pytest.approx(1 / 3)  # B e3, B e2 flip
+
+
+def test_with_a_few_shared_examples_the_feature_is_on_and_ignores_them():
+    """Each model draws its own 6 of a group's 20 examples, so pairs share some: on, from the others only."""
+    from evalcore.subgroups.estimates import empirical_bayes, group_difficulty_feature
+
+    rng = np.random.default_rng(4)
+    rows = [(f"m{m}", f"g{g}", f"g{g}-e{e}", float(rng.random() < 0.2 + 0.07 * g))
+            for m in range(3) for g in range(8) for e in rng.choice(20, 6, replace=False)]
+    log = _difficulty_log(rows)
+    d = group_difficulty_feature(log)
+    one = log[log["group"] == "g0"]
+    own = set(one.loc[one["model"] == "m0", "example_id"])
+    others = one[(one["model"] != "m0") & ~one["example_id"].isin(own)]
+    assert d[("m0", "g0")] == pytest.approx(others["correct"].mean())
+    assert empirical_bayes(log, regressor="linear").attrs["group_difficulty"][0] is True
 
 
 def test_eb_estimates_lie_inside_their_intervals():
