@@ -1107,8 +1107,9 @@ def _moments_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray) 
         for est, a, b in (("ht", np.ones_like(p), np.zeros_like(p)), ("df", 1.0 - p, -p)):
             centre = m(g * a + (1.0 - g) * b)[labels]
             da, db = a - centre, b - centre
-            out[(key, est)] = (np.maximum(m(g * da**2 + (1.0 - g) * db**2), 0.0),
-                               m(g * da**4 + (1.0 - g) * db**4))
+            da *= da
+            db *= db
+            out[(key, est)] = (np.maximum(m(g * da + (1.0 - g) * db), 0.0), m(g * da * da + (1.0 - g) * db * db))
     return out
 
 
