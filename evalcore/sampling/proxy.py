@@ -292,14 +292,22 @@ def platt_fit(proxy, z, labeled) -> PlattFit:
         return g, design.T @ (design * (g * (1.0 - g))[:, None])
 
     beta = np.array([0.0, 1.0])
-    for _ in range(_NEWTON_STEPS):  # Newton's method, the step halved until the likelihood does not fall
-        g, info = information(beta)
-        step = np.linalg.solve(info, design.T @ (y - g))
-        current = loglik(beta)
-        while loglik(beta + step) < current and np.abs(step).max() > 1e-12:
-            step = step / 2
-        beta = beta + step
-        if np.abs(step).max() < 1e-10:
-            break
-    cov = np.linalg.inv(information(beta)[1])
+    try:
+        for _ in range(_NEWTON_STEPS):  # Newton's method, the step halved until the likelihood does not fall
+            g, info = information(beta)
+            step = np.linalg.solve(info, design.T @ (y - g))
+            current = loglik(beta)
+            while loglik(beta + step) < current and np.abs(step).max() > 1e-12:
+                step = step / 2
+            beta = beta + step
+            if np.abs(step).max() < 1e-10:
+                break
+        cov = np.linalg.inv(information(beta)[1])
+        np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        cov = None
+    if cov is None or not np.isfinite(beta).all():
+        raise EvalDataError("The labels separate correct from wrong by the proxy alone (every wrong one below "
+                            "every correct one, or nearly): a calibration curve is not determined; label more "
+                            "examples.")
     return PlattFit(float(beta[0]), float(beta[1]), cov, int(y.size))

@@ -6,6 +6,8 @@ arrays are passed as underscore arguments so that they are not hashed.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -109,12 +111,17 @@ MIN_PILOT = 50
 def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, probability: float,
            _pool: pd.DataFrame, _strata: np.ndarray) -> pd.DataFrame:
     """:func:`evalcore.sampling.designs.labels_needed`, planned from the labels at hand (the pool's ``z`` where
-    known) when there are at least :data:`MIN_PILOT` of both outcomes together, else from the worst case."""
+    known) when there are at least :data:`MIN_PILOT` and they determine a calibration of the proxy, else from the
+    worst case."""
     z = _pool["z"].to_numpy(dtype=float)
-    known = np.isfinite(z)
-    labels = z if known.sum() >= MIN_PILOT and 0 < np.nansum(z) < known.sum() else None
-    return sampling.labels_needed(_pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata, seed=seed,
-                                  strata=_strata, labels=labels, probability=probability)
+    plan = partial(sampling.labels_needed, _pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata,
+                   seed=seed, strata=_strata, probability=probability)
+    if np.isfinite(z).sum() >= MIN_PILOT:
+        try:
+            return plan(labels=z)
+        except EvalDataError:  # e.g. every label the same: nothing to calibrate on
+            pass
+    return plan()
 
 
 @cached("Drawing the sample...")
