@@ -214,3 +214,6 @@ def test_platt_fit_recovers_a_known_recalibration():
     assert 0.01 < se[1] < 0.08 and fit.n_labeled == 4000
     with pytest.raises(EvalDataError, match="at least 2 correct and 2 wrong"):
         platt_fit(proxy, np.ones(proxy.size), labeled)
+    # every wrong label below every correct one: the likelihood grows without bound, no curve is determined
+    with pytest.raises(EvalDataError, match="separate correct from wrong"):
+        platt_fit(proxy, (proxy > 0.8).astype(float), labeled)
