@@ -62,14 +62,19 @@ def imagenet_cases(path: Path = IMAGENET, n: int = 1000) -> list[Case]:
     for model, rows in frame.groupby("model", sort=True):
         conf = rows["predicted_probability"].to_numpy(float)
         correct = rows["correct"].to_numpy(float)
-
-        def draw(rng: np.random.Generator, size: int, conf=conf, correct=correct):
-            pick = rng.choice(conf.size, size, replace=False)
-            return conf[pick], correct[pick]
-
         truth = expected_calibration_error(conf, correct, n_bins=N_BINS)
-        cases.append(Case(f"ImageNet-X {model}, n={n:,}", n, truth, draw))
+        cases.append(Case(f"ImageNet-X {model}, n={n:,}", n, truth, subsampler(conf, correct)))
     return cases
+
+
+def subsampler(conf: np.ndarray, correct: np.ndarray) -> Callable[[np.random.Generator, int], tuple]:
+    """``draw(rng, size)``: ``size`` of the (confidence, correct) pairs, without replacement."""
+
+    def draw(rng: np.random.Generator, size: int):
+        pick = rng.choice(conf.size, size, replace=False)
+        return conf[pick], correct[pick]
+
+    return draw
 
 
 def simulated_cases() -> list[Case]:

@@ -72,13 +72,6 @@ def _imagenet() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             for m, rows in frame.groupby("model", sort=True)}
 
 
-def _subsampler(conf: np.ndarray, correct: np.ndarray):
-    def draw(rng: np.random.Generator, size: int):
-        pick = rng.choice(conf.size, size, replace=False)
-        return conf[pick], correct[pick]
-    return draw
-
-
 def selective_rows(reps: int, seed: int, populations) -> list[CoverageRow]:
     """``accuracy_at_coverage`` at ``COVERAGES``: one row per (population, q)."""
     rows = []
@@ -134,7 +127,7 @@ def run(reps: int | None, seed: int) -> list[CoverageRow]:
     reps_ece = 200 if reps is None else reps
     imagenet = _imagenet()
     selective = [("simulated", _beta_draw, beta_selective_truth)]
-    selective += [(f"ImageNet-X {m}", _subsampler(c, y), lambda q, c=c, y=y: top_accuracy(c, y, q))
+    selective += [(f"ImageNet-X {m}", ece_coverage.subsampler(c, y), lambda q, c=c, y=y: top_accuracy(c, y, q))
                   for m, (c, y) in imagenet.items()]
     rows = selective_rows(reps_sel, seed, selective)
 
@@ -146,10 +139,10 @@ def run(reps: int | None, seed: int) -> list[CoverageRow]:
 
     engine = [(case.name.split(",")[0], case.draw, case.truth, _beta_bin_accuracy(slope))
               for slope, case in ((s, ece_coverage.beta_case(s, N)) for s in (0.9, 1.0))]
-    for m, (c, y) in list(imagenet.items())[:2]:
+    for m, (c, y) in imagenet.items():
         idx, _ = cal.bin_index(c, 10)
         bin_truth = np.bincount(idx, weights=y, minlength=10) / np.maximum(np.bincount(idx, minlength=10), 1)
-        engine.append((f"ImageNet-X {m}", _subsampler(c, y),
+        engine.append((f"ImageNet-X {m}", ece_coverage.subsampler(c, y),
                        cal.expected_calibration_error(c, y, n_bins=ece_coverage.N_BINS), bin_truth))
     rows += engine_rows(reps_ece, seed, engine)
     return rows

@@ -7,6 +7,7 @@ Each coverage test fails when the measured coverage is more than 3 points below 
 import numpy as np
 import pytest
 
+from benchmarks import ece_coverage
 from benchmarks.coverage import calibration as cov
 from evalcore.calibration import estimators as cal
 from evalcore.stats.intervals import wilson_interval
@@ -54,14 +55,12 @@ def test_selective_coverage_simulated():
 def test_selective_coverage_imagenet_x(shared_file):
     shared_file("imagenet_x_predictions.csv.gz")
     conf, correct = cov._imagenet()["DINO"]  # the model the plain Wilson interval covered worst
-    rows = cov.selective_rows(300, 1, [("DINO", cov._subsampler(conf, correct),
+    rows = cov.selective_rows(300, 1, [("DINO", ece_coverage.subsampler(conf, correct),
                                         lambda q: cov.top_accuracy(conf, correct, q))])
     assert all(holds(r) for r in rows), rows
 
 
 def test_engine_ece_and_bin_coverage_simulated():
-    from benchmarks import ece_coverage
-
     case = ece_coverage.beta_case(0.9, cov.N)
     ece_row, bin_row = cov.engine_rows(100, 1, [(case.name, case.draw, case.truth, cov._beta_bin_accuracy(0.9))])
     assert ece_row.reps == 100 and holds(ece_row), ece_row
