@@ -302,6 +302,8 @@ def platt_fit(proxy, z, labeled) -> PlattFit:
             beta = beta + step
             if np.abs(step).max() < 1e-10:
                 break
+        else:  # no convergence: under separation the estimate runs off to infinity
+            raise np.linalg.LinAlgError
         cov = np.linalg.inv(information(beta)[1])
         np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
