@@ -9,8 +9,9 @@ column, the **ratio** mean realised width / target (1.05 at most is the acceptan
 text gives the planned n, the share of samples whose width met the target next to the stated chance
 (``meets_target``), and the counts of the alternatives: ``calibrated`` (the plug-in that trusts the raw proxy,
 the count shown first before this change) with its realised width ratio, and ``worst`` (the worst miscalibration of
-the recalibration family, what is shown without labels). The pilot is drawn anew for each of ``PILOTS`` seeds and
-the repetitions split among them, so the ratio averages over pilots as well as samples.
+the recalibration family, what is shown without labels; a row of its own measures it). The pilot is drawn anew for
+each of ``PILOTS`` seeds and the repetitions split among them, so the ratio averages over pilots as well as
+samples.
 
 Pools: each model of ImageNet-X (``../shared/data/imagenet_x_predictions.csv.gz``, 50,000 images, the raw
 ``predicted_probability`` as the proxy: overconfident for three models), and a simulation with known truth:
@@ -109,6 +110,13 @@ def pool_rows(name: str, proxy: np.ndarray, z: np.ndarray, reps: int, seed: int,
                        + f"; worst n = {int(plans[0].loc[(design, est), 'labels_needed_worst'])}")
             rows.append(coverage_row("labels_needed (width ratio in width)", setting, LEVEL,
                                      sims["covered"].to_numpy(), np.full(len(sims), ratio)))
+            worst = int(plans[0].loc[(design, est), "labels_needed_worst"])  # shown when no label is at hand
+            sims = _realised(z, proxy, strata, design, est, worst, reps, seed)
+            rows.append(coverage_row(
+                "labels_needed without labels (worst case; width ratio in width)",
+                f"{name}, target {target:g}, {design} + {est.upper()}: n = {worst}; meets target "
+                f"{float((sims['width'] <= target).mean()):.2f}", LEVEL, sims["covered"].to_numpy(),
+                np.full(len(sims), float(sims["width"].mean()) / target)))
     return rows
 
 
