@@ -350,3 +350,21 @@ def test_neyman_budget_beyond_the_informative_strata_goes_to_the_others():
     alloc = allocate_budget(strata, 100, "neyman", proxy=proxy)
     assert alloc.tolist() == [30, 20, 50]
     assert allocate_budget(strata, 40, "neyman", proxy=proxy)[2] == 2
+
+
+def test_simulate_design_known_answers():
+    """SRS without replacement: E[s^2] = S^2 (divisor N - 1), so the mean squared width is exactly
+    (2 z)^2 (1 - n/N) S^2 / n; the HT estimate is unbiased. A census has width 0 and the pool's mean."""
+    from evalcore.sampling.designs import simulate_design
+
+    rng = np.random.default_rng(6)
+    z = (rng.random(2000) < 0.7).astype(float)
+    one = np.zeros(z.size, dtype=int)
+    sims = simulate_design(z, one, [200], reps=2000, seed=1)
+    q = 1.959963984540054
+    expected = (2 * q) ** 2 * (1 - 200 / 2000) * z.var(ddof=1) / 200
+    squared = sims["width"] ** 2
+    assert abs(squared.mean() - expected) <= 4 * squared.std() / np.sqrt(len(sims))
+    assert abs(sims["estimate"].mean() - z.mean()) <= 4 * sims["estimate"].std() / np.sqrt(len(sims))
+    census = simulate_design(z, one, [2000], reps=3, seed=1)
+    assert (census["width"] == 0).all() and np.allclose(census["estimate"], z.mean()) and census["covered"].all()
