@@ -108,6 +108,34 @@ def test_binary_variances_use_the_jeffreys_mean_so_all_right_or_all_wrong_is_nev
     assert (s2 > 0).all()
 
 
+def test_binary_variances_with_the_synthetic_estimate_average_the_two_binomial_variances():
+    units = pd.DataFrame({"model": "m", "n": [10, 10, 10, 1], "estimate": [1.0, 0.0, 0.3, 1.0]})
+    # own Jeffreys variances 5.25 / 1210, 5.25 / 1210, 3.5 * 7.5 / 1210, 0.1875 (as above); at the centre:
+    # 0.6 -> 0.24 / 10; 1.2 and -0.1 -> the edges 10.5 / 11 and 0.5 / 11, 5.25 / 1210; n = 1, 0.5 -> 0.25
+    s2 = unit_variances(units, "correct", center=np.array([0.6, 1.2, -0.1, 0.5]))
+    np.testing.assert_allclose(s2, [(5.25 / 1210 + 0.024) / 2, 5.25 / 1210, (26.25 / 1210 + 5.25 / 1210) / 2,
+                                    (0.1875 + 0.25) / 2], rtol=1e-12)
+
+
+def test_a_hat_is_raised_by_one_standard_error_clustered_by_group():
+    from evalcore.subgroups.estimates import _moments
+
+    eps = np.array([0.3, 0.1, -0.2, 0.4, 0.0, -0.1])
+    s2 = np.full(6, 0.01)
+    d = eps**2 - s2  # 0.08, 0, 0.03, 0.15, -0.01, 0: mean 0.0416667
+    clusters = np.array(["a", "a", "b", "b", "c", "c"])
+    # cluster sums of d - mean: 0.08 - 2m, 0.18 - 2m, -0.01 - 2m; SE^2 = 3/2 * sum^2 / 36
+    m = d.mean()
+    se = np.sqrt(1.5 * ((0.08 - 2 * m) ** 2 + (0.18 - 2 * m) ** 2 + (-0.01 - 2 * m) ** 2)) / 6
+    a_hat, kappa = _moments(eps, s2, clusters)
+    assert a_hat == pytest.approx(m + se, rel=1e-12)
+    mu4 = np.mean(eps**4 - 6 * s2 * eps**2 + 3 * s2**2)
+    assert kappa == pytest.approx(max(mu4 / m**2, 1 + 32 * 0.01**4 / (6 * 0.01**2 * m**2)), rel=1e-12)
+    # one cluster per unit: the ordinary standard error of the mean, sqrt(6/5 sum (d - m)^2) / 6
+    a_units, _ = _moments(eps, s2, np.arange(6))
+    assert a_units == pytest.approx(m + np.sqrt(1.2 * np.sum((d - m) ** 2)) / 6, rel=1e-12)
+
+
 CONTINUOUS_ROWS = [  # model, group, score
     ("m", "a", 1.0), ("m", "a", 2.0), ("m", "a", 3.0),  # n 3, sd^2 1, squares 2
     ("m", "b", 5.0), ("m", "b", 5.0),  # n 2, sd^2 0 -> pooled
