@@ -25,9 +25,11 @@ A *unit* g is one (model, group) pair with mean metric :math:`Z_g` over its :mat
 Why the clustered standard error: when every model answers the same few examples of a group, the units of a group
 share one draw of examples, so the fold's :math:`\overline{\varepsilon^2 - s^2}` averages as many independent
 draws as the fold has groups (7 for MMLU-Pro's 14 categories), not units (203). Measured (MMLU-Pro, 29 models, 5
-questions per (model, category), 15 repetitions) its ratio to the fold's true :math:`A` then ranged 0.16 to 1.8
-(10th and 90th percentiles), and since an underestimated :math:`A` loses more coverage than an overestimated one
-gains, the average coverage was 0.83 at 90 % even with the variance below; plus one clustered standard error, 0.89.
+questions per (model, category), 15 repetitions, the unit's own variance) its 10th and 90th percentiles were 0.30
+and 2.3 times the fold's true :math:`A`; an underestimated :math:`A` loses more coverage than an overestimated one
+gains, so even the true variance gave 0.85 at 90 %, and only the true variance with the true :math:`A` and
+:math:`\kappa` gave 0.90. With the variance below and :math:`\hat A` plus one clustered standard error: 0.91
+(``benchmarks/coverage/eb.py``, 40 repetitions).
 
 Variance of :math:`Z_g` (never 0, so no interval has zero width): for a binary metric the mean of two binomial
 variances, :math:`s_g^2 = \tfrac12 [\tilde p_g (1 - \tilde p_g) + \bar p_g (1 - \bar p_g)] / n_g`, at the Jeffreys

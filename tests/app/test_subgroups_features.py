@@ -25,6 +25,11 @@ def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
     assert "correct_real (label-derived" in notes[0] and "label (identifier-like" in notes[0]
 
     check_subgroups_page(at, None)  # estimates, forest and shrinkage plots, no error or warning
+    captions = texts(at.caption)
+    assert any(c.startswith("Measured on held-out MMLU-Pro") and "most accurate fifth" in c for c in captions)
+    # the four models are scored on the same images: no other model's labels are free of a unit's own noise
+    assert any(c.startswith("Group difficulty") and "off: every model is scored on the same examples" in c
+               for c in captions)
     chosen = at.multiselect(key="sg_features")
     assert SET_ASIDE.isdisjoint(chosen.value)
     assert SET_ASIDE <= set(chosen.options)  # still there to choose
