@@ -145,6 +145,19 @@ def test_empirical_bayes_of_a_lazy_log_equals_the_in_memory_fit(tmp_path):
     assert len(engine) == 36 and (engine["eb_low"] <= engine["eb"]).all()
 
 
+def test_group_difficulty_of_a_lazy_log_with_each_models_own_examples_equals_the_in_memory_fit(tmp_path):
+    """Each model labeled on its own examples: the feature is on both ways and the fits agree (in an engine it
+    is the other models' totals in the group, which is the in-memory per-example formula in this case)."""
+    raw = generated(n_models=3, n_examples=900, labeled=1.0)
+    raw["example_id"] = raw["model"] + "-" + raw["example_id"]  # disjoint examples
+    raw["group"] = [f"g{i % 12}" for i in range(len(raw))]
+    raw.to_parquet(tmp_path / "own.parquet")
+    memory = empirical_bayes(validate(raw), seed=3, features=[], regressor="linear")
+    engine = empirical_bayes(scan(tmp_path / "own.parquet"), seed=3, regressor="linear")
+    assert memory.attrs["group_difficulty"][0] is engine.attrs["group_difficulty"][0] is True
+    pd.testing.assert_frame_equal(engine, memory, rtol=1e-9, atol=1e-12)
+
+
 def test_labeling_design_from_a_proxy_histogram(tmp_path):
     raw = generated(n_models=2, n_examples=3000)
     raw["confidence"] = raw["confidence"].round(2)  # one distinct value per histogram bin: the same strata
