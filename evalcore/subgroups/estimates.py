@@ -146,7 +146,9 @@ def group_difficulty_feature(labeled_rows: pd.DataFrame, metric: str = "correct"
     independent of the unit's sampling noise, as the EB model needs of every feature; the mean of the other models'
     :math:`Z` on the same examples (the feature before) carried that noise when models share examples (MMLU-Pro, the
     same questions for all models: EB coverage 0.76 with it), and was switched off then, also where models
-    share only a few examples (model-vs-human, see ``benchmarks/coverage/eb.py``).
+    share only a few examples. Model-vs-human (9 models, 75 groups, 10 trials per unit drawn for each model, 40
+    repetitions, ``benchmarks/coverage/eb.py``): EB/DT MSE 1.02 with the feature off, 0.69 with this one, EB
+    coverage 0.97 at 95 %.
     """
     rows = labeled_rows[["model", "group", "example_id", metric]]
     per_ex = rows.groupby(["group", "example_id"], sort=False)[metric].agg(["sum", "count"])
