@@ -515,7 +515,10 @@ def rank_intervals(
       #{k: s_k - s_i > 0 for sure}`` and ``ci_high = M - #{k: s_i - s_k > 0 for sure}``
       (:func:`evalcore.leaderboard.ranks.rank_bounds`), so whenever all difference intervals hold, every true
       position lies in its interval (Mogstad, Romano, Shaikh & Wilhelm 2024, "Inference for ranks with applications
-      to mobility across neighbourhoods and academic achievement across countries", Review of Economic Studies 91);
+      to mobility across neighbourhoods and academic achievement across countries", Review of Economic Studies 91).
+      The geometric mean is 0 whenever one task's accuracy is: a model with few right answers on a task drops to 0
+      in the replicates that miss them, its differences are far from normal and the common critical value grows
+      (on MMLU-Pro with 50 questions a category, rank intervals 17 positions wide on average against 7.6 by mean);
     * average ranks: the statistic's simultaneous intervals over the ``M`` models (:func:`simultaneous_intervals`
       on the replicated statistic); the truth is the statistic of the true accuracies.
 
