@@ -24,7 +24,7 @@ PAGE_SIZE = 60
 # benchmarks/coverage/eb.py: MMLU-Pro, 29 models, 5-30 questions per subgroup (the same for every model)
 EB_COVERAGE_BY_ACCURACY = ("Measured on held-out MMLU-Pro subsamples (5 to 30 questions per subgroup): the average "
                            "coverage holds, but not evenly: at a 90% level the most accurate fifth of subgroups is "
-                           "covered about 87% of the time, the other fifths 90-94%.")
+                           "covered 86-92% of the time, the other fifths 90-94%.")
 REGRESSOR_NAMES = {"xgboost": "XGBoost (tuned by cross-validation)", "linear": "linear (Fay-Herriot)",
                    "mean": "each model's grand mean (James-Stein)"}
 

@@ -4,8 +4,8 @@ The intervals claim *average* coverage: over the (model, group) units of one fit
 their unit's true value is ``1 - alpha`` on average. So each repetition draws a fresh sample, fits EB once, and
 records the share of its units whose interval holds the truth; a row's coverage is the mean of those shares over
 the repetitions, its ``mc_se`` their standard deviation over ``sqrt(R)`` (the binomial ``sqrt(c (1 - c) / R)`` of
-:func:`coverage_row` would treat each share as one hit or miss, a bound several times too wide). Quintile rows: the units whose truth lies in one fifth of the
-truths (cut over all units of the setting), their share per repetition.
+:func:`coverage_row` would treat each share as one hit or miss, a bound several times too wide). Quintile rows: the
+units whose truth lies in one fifth of the truths (cut over all units of the setting), their share per repetition.
 
 * Simulation with known truth (:func:`simulation`): 8 models x 40 groups (5 tasks), each group a population of 400
   questions of its own difficulty, ``P(correct) = sigmoid(skill + task ease + group ease + model-by-group effect

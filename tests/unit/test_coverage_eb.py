@@ -30,7 +30,7 @@ def test_simulation_with_known_truth_covers_at_both_levels(population, k):
     for level in eb.LEVELS:
         measured, se = holds(result, level)
         assert measured + 2 * se >= level - 0.03, (level, measured, se)
-    assert result["mse_ratio"] < 0.7  # measured 0.38 (5 questions) and 0.50 (10), 20 repetitions
+    assert result["mse_ratio"] < 0.7  # measured 0.38 (5 questions) and 0.51 (10), xgboost, 40 repetitions
 
 
 def test_mmlu_pro_by_category_with_the_same_ten_questions_for_every_model(shared_file):
@@ -44,7 +44,8 @@ def test_mmlu_pro_by_category_with_the_same_ten_questions_for_every_model(shared
 
 
 def test_model_vs_human_group_difficulty_gains_and_covers(shared_file):
-    """Issue 25's bar: EB/DT MSE <= 0.8 and coverage >= 0.93 at 95 % (MSE 1.02 before, the feature off)."""
+    """Issue 25's bar: EB/DT MSE <= 0.8 and coverage >= 0.93 at 95 % (MSE 1.02 before, the feature off; 0.69 and
+    0.970 after, 40 repetitions)."""
     shared_file("model_vs_human_trials.csv.gz")
     result = eb.measure(*eb.model_vs_human(), eb.MVH_TRIALS, reps=4, seed=3, shared=False)
     measured, se = holds(result, 0.95)
