@@ -38,9 +38,11 @@ synthetic estimate :math:`\bar p_g = \hat f(X_g)` kept inside :math:`[\tilde p(0
 means of all-wrong and all-right). The normal EB model :math:`Z_g \mid \theta_g \sim N(\theta_g, s_g^2)` takes
 :math:`s_g` as known; the own variance alone is smallest exactly when the noise pushed :math:`Z_g` to 0 or 1, which
 narrows those intervals and weighs that noise most, while :math:`\hat f` (free of the unit's labels) alone is far
-off where the regression is. Measured (``benchmarks/coverage/eb.py``): with the own variance only, MMLU-Pro
-coverage 0.83-0.85 at 90 % (5-10 questions per (model, category)); with the synthetic one only, EB/DT MSE 0.88 on
-model-vs-human (0.77 with the own); with their mean, coverage 0.90-0.92 and MSE 0.74. For a continuous metric the
+off where the regression is. Measured (``benchmarks/coverage/eb.py``, with the clustered :math:`\hat A`): with
+the synthetic variance only, EB/DT MSE 0.88 on model-vs-human (4 repetitions; 0.77 with the own variance only);
+with the own variance only, MMLU-Pro coverage at 90 % fell to 0.86 even with the true :math:`A` and
+:math:`\kappa` (0.90 with the synthetic one); with their mean, MMLU-Pro coverage 0.90-0.92 at 90 % (5 to 30
+questions per (model, category) or (model, src), 40 repetitions) and model-vs-human MSE 0.69. For a continuous metric the
 sample variance over :math:`n_g`, with the model's pooled within-group variance where :math:`n_g < 2` or the sample
 variance is 0 (all models' pooled variance when the model itself has no within-group variation; an
 :class:`EvalDataError` when no unit has any).
