@@ -155,17 +155,17 @@ def setting(pop: Population, per_task: int, reps: int, seed: int, n_boot: int = 
 
 
 def summary_setting(reps: int, seed: int, models: int = SUM_MODELS, tasks: int = SUM_TASKS, n: int = SUM_N,
-                    n_boot: int = N_BOOT) -> CoverageRow:
-    """The row of the simulated summaries (:func:`summaries`)."""
+                    n_boot: int = N_BOOT, before: float | None = None) -> CoverageRow:
+    """The row of the simulated summaries (:func:`summaries`); ``before`` as measured for these settings."""
     hits, widths = coverage(summaries(models, tasks, n, reps, seed, n_boot))
     text = (f"summaries: {models} models 2 points apart, all {models * (models - 1) // 2} pairs jointly, {n} "
             f"questions per task x {tasks} tasks, binomial bootstrap, {n_boot} replicates")
-    return coverage_row(METHOD, text, LEVEL, hits, widths, before=BEFORE["summaries"])
+    return coverage_row(METHOD, text, LEVEL, hits, widths, before=before)
 
 
 def run(reps: int | None, seed: int) -> list[CoverageRow]:
     reps = REPS if reps is None else reps
-    rows = [summary_setting(reps, seed), setting(simulation(), SIM_QUESTIONS, reps, seed)]
+    rows = [summary_setting(reps, seed, before=BEFORE["summaries"]), setting(simulation(), SIM_QUESTIONS, reps, seed)]
     real = mmlu_pro()
     if real is not None:
         rows.append(setting(real, MMLU_QUESTIONS, reps, seed))

@@ -88,15 +88,15 @@ def population_rows(pop: Population, per_task: int, reps: int, seed: int, n_boot
 
 
 def summary_rows(reps: int, seed: int, models: int = SUM_MODELS, tasks: int = SUM_TASKS, n: int = SUM_N,
-                 n_boot: int = N_BOOT) -> list[CoverageRow]:
+                 n_boot: int = N_BOOT, before: dict | None = None) -> list[CoverageRow]:
     where = (f"summaries: {models} models 2 points apart, {n} questions per task x {tasks} tasks, binomial "
              f"bootstrap, {n_boot} replicates")
-    return settings(summaries(models, tasks, n, reps, seed, n_boot), where, BEFORE.get("summaries"))
+    return settings(summaries(models, tasks, n, reps, seed, n_boot), where, before)
 
 
 def run(reps: int | None, seed: int) -> list[CoverageRow]:
     reps = REPS if reps is None else reps
-    rows = summary_rows(reps, seed) + population_rows(simulation(), SIM_QUESTIONS, reps, seed)
+    rows = summary_rows(reps, seed, before=BEFORE["summaries"]) + population_rows(simulation(), SIM_QUESTIONS, reps, seed)
     real = mmlu_pro()
     if real is not None:
         rows.extend(population_rows(real, MMLU_QUESTIONS, reps, seed))

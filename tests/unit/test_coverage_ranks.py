@@ -4,9 +4,10 @@ Known truth: the summaries of :mod:`benchmarks.coverage.pairs` (10 models 2 poin
 questions); a repetition holds when every model's true rank statistic (positions by mean and geometric mean, the
 average per-task rank, with noise, on 1-point bins, computed on the true accuracies) lies in its interval. 100
 seeded repetitions: Monte Carlo SE about 0.022 at 0.95; ``measured + 2 SE >= nominal - 0.03`` fails when a method's
-joint coverage is truly below about 0.88 (the per-model percentile intervals these replaced held jointly for
-0-50% of the repetitions). The normalized leaderboard's row is measured but not held to the bar: see the
-benchmark's table.
+joint coverage is truly below about 0.88. Measured here (seed 0): positions 1.00, average ranks 0.92-0.95; the
+per-model percentile intervals these replaced held jointly in 0.92 / 0.94 (positions) and 0.005-0.01 (average
+ranks) of the repetitions. The normalized leaderboard's row (per model, 0.92 here) is measured but not held to the
+bar: it is below it (see the benchmark's table).
 """
 
 from __future__ import annotations
