@@ -21,6 +21,9 @@ Settings:
 
 Each row pools (repetition, model, task / category / overall) intervals of one scope; the MC SE treats them as
 independent (the tasks of one model share its ``a_i, b_i``, so it is somewhat optimistic for the task rows).
+With seed 0 the VTAB-1k rows at the published test sizes dip to 0.78 (predictive, overall, 83.4 %) and 0.93
+(posterior, category and overall, 95 %); a plain normal interval ``mean -/+ z sqrt(sum p(1 - p) / N) / 19`` on the
+same samples covers 0.78 and 0.93 too, so these are the samples' noise, not the hierarchy's shrinkage.
 """
 
 from __future__ import annotations

@@ -281,6 +281,10 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
     bootstrap's fixed n); and the calibration test's null, which :func:`ece_interval` draws by redrawing every label
     as Bernoulli(c), draws each bin's sum of (y° - c) as Normal(0, Σ c(1 - c)), its distribution for bins of more
     than a few dozen examples, from ``default_rng([seed, 3])``.
+
+    Measured coverage of the population ECE (``benchmarks/coverage/calibration.py``; n = 1,000, 200 repetitions as
+    the models of one log): 0.925-0.975 at 95 % on simulated Beta(5, 2) confidences and ImageNet-X subsamples;
+    :func:`reliability_by_model`'s per-bin Wilson intervals held the bins' population accuracy 0.948-0.959.
     """
     log = as_log(log)
     log.require("correct", "confidence", method="Calibration")

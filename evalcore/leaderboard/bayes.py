@@ -395,6 +395,12 @@ def bayes_leaderboard(
     over the aggregates of ``Y~_ij / N_ij`` (the accuracy a re-run on a test set of the same size would show; the
     analogue of the bootstrap intervals of Table 6). ``interval="posterior"``: the interval of the aggregates
     of ``theta_ij`` themselves (narrower). ``estimate`` and the diagnostics are always those of theta.
+
+    Measured coverage (``benchmarks/coverage/bayes.py``, 2,000 draws x 4 chains, 300-320 fits per setting): with
+    data drawn from the model's own hierarchy (19 tasks, N = 100) the posterior interval held theta 0.81-0.85 of
+    the time at 83.4 % and 0.94-0.97 at 95 % (task, category and overall rows), the predictive interval a fresh
+    re-run's accuracy 0.82-0.86 and 0.94-0.96; on VTAB-1k's published accuracies resampled binomially 0.78-0.86 and
+    0.93-0.96 (its lowest rows equal those of a plain normal interval on the same samples: sampling noise).
     """
     _check_level(level)
     if interval not in ("predictive", "posterior"):
