@@ -357,6 +357,9 @@ def test_leaderboard_summary_with_two_models_and_one_task():
         at.selectbox(key="lb_rank").set_value(method)
         rerun(at)
         assert sorted(table_with(at, "model", "rank")["model"]) == ["a", "b"], method
+    at.selectbox(key="lb_norm").set_value("observed")
+    rerun(at)
+    assert any("Measured coverage of the overall normalized score" in c for c in texts(at.caption))
     at.selectbox(key="lb_norm").set_value("bootstrap")
     rerun(at)
     assert not texts(at.error)
