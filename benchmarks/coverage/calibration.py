@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -84,7 +86,7 @@ def selective_rows(reps: int, seed: int, populations) -> list[CoverageRow]:
                 hits.append(res.ci_low <= truth(q) <= res.ci_high)
                 widths.append(res.ci_high - res.ci_low)
             rows.append(coverage_row("accuracy_at_coverage (selective curve row)", f"{name}, n={N}, q={q}", LEVEL,
-                                     hits, widths, BEFORE_SELECTIVE.get((name, q))))
+                                     hits, widths))
     return rows
 
 
@@ -129,7 +131,8 @@ def run(reps: int | None, seed: int) -> list[CoverageRow]:
     selective = [("simulated", _beta_draw, beta_selective_truth)]
     selective += [(f"ImageNet-X {m}", ece_coverage.subsampler(c, y), lambda q, c=c, y=y: top_accuracy(c, y, q))
                   for m, (c, y) in imagenet.items()]
-    rows = selective_rows(reps_sel, seed, selective)
+    befores = [BEFORE_SELECTIVE.get((name, q)) for name, _, _ in selective for q in COVERAGES]
+    rows = [replace(row, before=before) for row, before in zip(selective_rows(reps_sel, seed, selective), befores)]
 
     cases = [ece_coverage.beta_case(slope, N) for slope in (0.9, 1.0)]
     cases += ece_coverage.imagenet_cases(IMAGENET, N) if imagenet else []
