@@ -161,7 +161,7 @@ st.caption(
     + ("Planned from the labels at hand: the proxy recalibrated on them (Platt, sigmoid(a + b·logit p)), taking the "
        "least favourable (a, b) of their 90% confidence region, so a few labels do not make the plan optimistic. "
        if plan_basis == "labels" else
-       f"No usable labels at hand (fewer than {sc.MIN_PILOT}, or all alike): planned for the worst miscalibration "
+       f"No usable labels at hand (fewer than {sampling.MIN_PILOT}, or all alike): planned for the worst miscalibration "
        "of the range above, "
        "so honest but costly — label a pilot sample (e.g. 200 at random) and add its labels to the log to plan "
        "with fewer. ")

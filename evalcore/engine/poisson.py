@@ -92,7 +92,7 @@ def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
 
 def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str], columns: list[str],
                      weights: BucketWeights) -> dict[str, np.ndarray]:
-    """For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
+    r"""For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
     :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), one block
     of buckets at a time."""
     keys = pd.MultiIndex.from_frame(sums[by]) if len(by) > 1 else pd.Index(sums[by[0]])

@@ -80,6 +80,7 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from scipy.stats import norm
 
 from evalcore.engine import is_lazy, reductions
@@ -796,6 +797,10 @@ def design_efficiency(
     return _efficiency_frame(planner, _budgets(budget))
 
 
+#: labels at hand below which :func:`labels_needed` plans for the worst miscalibration instead of a Platt fit
+MIN_PILOT = 50
+
+
 def labels_needed(
     proxy,
     target_width: float,
@@ -820,7 +825,8 @@ def labels_needed(
 
     ``g``, in order of preference:
 
-    * ``labels`` given (length N, the 0/1 label where known, NaN elsewhere: a pilot, or the labels at hand):
+    * ``labels`` given (length N, the 0/1 label where known, NaN elsewhere: a pilot, or the labels at hand), at
+      least :data:`MIN_PILOT` of them and not all alike (else the worst case below, ``attrs["basis"]`` says so):
       ``g = sigmoid(a + b logit(proxy))`` with (a, b) the Platt fit on them
       (:func:`evalcore.sampling.proxy.platt_fit`), and ``V(n)`` the largest over the fit's one-sided
       ``confidence`` region (:func:`_confidence_ring`: the estimate and 16 points of the ellipse of radius
@@ -865,9 +871,14 @@ def labels_needed(
             if known.size != planner.n:
                 raise EvalDataError(f"labels has {known.size} values but there are {planner.n} examples: give one "
                                     "per example (NaN where unlabeled).")
-            fit = platt_fit(planner.proxy, np.nan_to_num(known), np.isfinite(known))
-            calibrated = _Miscalibration(planner, truths=[recalibrated(planner.proxy, a, b)
-                                                          for a, b in _confidence_ring(fit, confidence)])
+            if np.isfinite(known).sum() >= MIN_PILOT:
+                try:
+                    fit = platt_fit(planner.proxy, np.nan_to_num(known), np.isfinite(known))
+                except EvalDataError:  # e.g. every label the same: nothing to calibrate on
+                    fit = None
+                if fit is not None:
+                    calibrated = _Miscalibration(planner, truths=[recalibrated(planner.proxy, a, b)
+                                                                  for a, b in _confidence_ring(fit, confidence)])
     model = calibrated if calibrated is not None else worst
 
     def meets(design, est, n):
@@ -1090,7 +1101,7 @@ def recalibrated(proxy, shift: float, slope: float) -> np.ndarray:
     still be wrong); ``slope < 1`` means the proxy is overconfident, ``shift`` moves the accuracy it implies.
     """
     p = np.clip(np.asarray(proxy, dtype=float), _LOGIT_CLIP, 1.0 - _LOGIT_CLIP)
-    return 1.0 / (1.0 + np.exp(-(shift + slope * np.log(p / (1.0 - p)))))
+    return expit(shift + slope * np.log(p / (1.0 - p)))  # expit: no overflow warning at extreme slopes
 
 
 def _moments_under(g: np.ndarray, p: np.ndarray, s: np.ndarray, nh: np.ndarray) -> dict[tuple[str, str], tuple]:

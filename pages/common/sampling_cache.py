@@ -6,7 +6,6 @@ arrays are passed as underscore arguments so that they are not hashed.
 
 from __future__ import annotations
 
-from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -104,24 +103,13 @@ def efficiency_range(key: tuple, n_strata: int, seed: int, budgets: tuple[int, .
 
 
 #: fewest labels at hand for planning from them (a Platt fit of the proxy); below, the worst case of the range
-MIN_PILOT = 50
-
-
 @cached("Counting the labels each design needs...")
 def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, probability: float,
            _pool: pd.DataFrame, _strata: np.ndarray) -> pd.DataFrame:
     """:func:`evalcore.sampling.designs.labels_needed`, planned from the labels at hand (the pool's ``z`` where
-    known) when there are at least :data:`MIN_PILOT` and they determine a calibration of the proxy, else from the
-    worst case."""
-    z = _pool["z"].to_numpy(dtype=float)
-    plan = partial(sampling.labels_needed, _pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata,
-                   seed=seed, strata=_strata, probability=probability)
-    if np.isfinite(z).sum() >= MIN_PILOT:
-        try:
-            return plan(labels=z)
-        except EvalDataError:  # e.g. every label the same: nothing to calibrate on
-            pass
-    return plan()
+    known; the worst case when there are too few or they are all alike)."""
+    return sampling.labels_needed(_pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata, seed=seed,
+                                  strata=_strata, probability=probability, labels=_pool["z"].to_numpy(dtype=float))
 
 
 @cached("Drawing the sample...")

@@ -201,6 +201,34 @@ def test_the_report_of_a_lazy_log_holds_the_in_memory_point_estimates(pair):
         assert same[key]["tables"] == numbers[key]["tables"], key
 
 
+def test_the_reports_labeling_plan_is_calibrated_on_the_logs_labels(pair):
+    """The report plans labels as the Labeling budget page does: from the top model's labels at hand (a Platt fit,
+    its least favourable point), never assuming the proxy calibrated; with fewer than MIN_PILOT labels it plans for
+    the worst miscalibration."""
+    from evalcore.report import Settings, build_report
+    from evalcore import sampling
+
+    frame, _ = pair
+    settings = Settings(n_boot=50)
+    report = build_report(frame, settings=settings)
+    section = next(s for s in report.sections if s.key == "labeling")
+    model = section.facts["model"]
+    rows = frame[frame["model"] == model].sort_values("example_id")
+    source = "proxy" if "proxy" in rows else "confidence"  # the report's choice
+    proxy, labels = rows[source].to_numpy(float), rows["correct"].to_numpy(float)
+    strata = sampling.kmeans_strata(proxy, settings.n_strata, seed=settings.seed)
+    expected = sampling.labels_needed(proxy, settings.target_width, alpha=settings.alpha, n_strata=settings.n_strata,
+                                      seed=settings.seed, strata=strata, labels=labels)
+    assert expected.attrs["basis"] == "labels"
+    shown = section.tables["labels needed"].set_index(["design", "estimator"])["labels_needed"]
+    assert (shown == expected.set_index(["design", "estimator"])["labels_needed"]).all()
+    assert "calibrated on the log's" in section.meaning and "meets_target" in section.meaning
+    few = sampling.labels_needed(proxy, settings.target_width, alpha=settings.alpha, n_strata=settings.n_strata,
+                                 seed=settings.seed, strata=strata,
+                                 labels=np.where(np.arange(len(labels)) < sampling.MIN_PILOT - 1, labels, np.nan))
+    assert few.attrs["basis"] == "worst case"  # too few labels to calibrate on: the worst miscalibration
+
+
 def test_sections_beyond_the_memory_bound_say_what_they_leave_out(pair, monkeypatch):
     from evalcore.report import Settings, build_report
 
