@@ -14,8 +14,8 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.leaderboard.bootstrap import (
-    RANK_METHODS, bootstrap_replicates, bootstrap_summary, leaderboard, pairwise_differences, rank_intervals,
-    simultaneous_intervals,
+    RANK_METHODS, Replicates, _identity_normalized, bootstrap_replicates, bootstrap_summary, leaderboard,
+    pairwise_differences, rank_intervals, simultaneous_intervals,
 )
 from evalcore.leaderboard.ranks import rank_bounds
 from evalcore.data.validation import load_eval_log
@@ -384,3 +384,18 @@ def test_user_chance_and_ceiling_normalize_linearly():
         leaderboard(data, normalized=True, bounds={"four": (0.25, 1.0)})
     with pytest.raises(EvalDataError, match="'two' \\(0.5, 0.4\\)"):
         leaderboard(data, normalized=True, bounds={"four": (0.25, 1.0), "two": (0.5, 0.4)})
+
+
+def test_observed_min_max_intervals_are_the_union_with_fixed_identity_bounds():
+    # one task, observed 0.2 / 0.5 / 0.8: model 0 sets the low bound, model 2 the high one
+    values = np.array([[0.3, 0.5, 0.7], [0.1, 0.6, 0.9], [0.6, 0.5, 0.4]])[:, :, None]
+    rep = Replicates(("a", "b", "c"), ("t",), ("c",), np.full((3, 1), 10), np.array([[0.2], [0.5], [0.8]]), values)
+    # replicate bounds from models 0 and 2: (0.3, 0.7), (0.1, 0.9); the third swaps them and keeps (0.2, 0.8)
+    assert _identity_normalized(rep)[:, :, 0] == pytest.approx(
+        np.array([[0, 0.5, 1], [0, 0.625, 1], [2 / 3, 0.5, 1 / 3]]))
+    board = leaderboard(rep, level=0.5, normalized=True).query("scope == 'task'")
+    # fixed bounds (0.2, 0.8): model a replicates 1/6, -1/6, 2/3 -> quartiles (0, 5/12); identity 0, 0, 2/3 -> (0, 1/3)
+    # model b: fixed 1/2, 2/3, 1/2 -> (1/2, 7/12); identity 1/2, 5/8, 1/2 -> (1/2, 9/16); union = the wider
+    assert board.estimate.tolist() == pytest.approx([0, 0.5, 1])
+    assert board.ci_low.tolist()[:2] == pytest.approx([0, 0.5])
+    assert board.ci_high.tolist()[:2] == pytest.approx([5 / 12, 7 / 12])
