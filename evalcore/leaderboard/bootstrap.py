@@ -529,6 +529,20 @@ def _rank_statistic(acc: np.ndarray, method: str, noise: np.ndarray | None = Non
     raise ValueError(f"Unknown rank method '{method}': choose one of {', '.join(RANK_METHODS)}.")
 
 
+def _dispersion_matched(rep: Replicates) -> np.ndarray:
+    """The observed accuracies shrunk per task toward the task's mean over models so that their spread matches the
+    estimated spread of the true accuracies (Louis 1984's constrained Bayes, "Estimating a population of parameter
+    values using Bayes and empirical Bayes methods", JASA 79): ``m_j + lambda_j (p_ij - m_j)`` with ``m_j = mean_i
+    p_ij``, ``lambda_j = sqrt(max(0, 1 - sigma2_j / s2_j))``, ``s2_j`` the variance of ``p_ij`` over models (ddof 1)
+    and ``sigma2_j`` the mean over models of the bootstrap variance of ``p*_bij`` (the noise in ``s2_j``);
+    ``lambda_j = 0`` (all tied) when the task's accuracies do not vary."""
+    mean = rep.observed.mean(axis=0)
+    spread = rep.observed.var(axis=0, ddof=1)
+    noise = rep.values.var(axis=0, ddof=1).mean(axis=0)
+    lam = np.sqrt(np.clip(1.0 - noise / np.where(spread > 0, spread, 1.0), 0.0, 1.0))
+    return mean + np.where(spread > 0, lam, 0.0) * (rep.observed - mean)
+
+
 def _scores(acc: np.ndarray, method: str) -> np.ndarray:
     """The score models are ordered by for the position methods: ``mean_j p_ij`` or ``exp(mean_j log p_ij)``."""
     return acc.mean(axis=-1) if method == "mean" else _geometric_mean(acc)
@@ -561,8 +575,20 @@ def rank_intervals(
       The geometric mean is 0 whenever one task's accuracy is: a model with few right answers on a task drops to 0
       in the replicates that miss them, its differences are far from normal and the common critical value grows
       (on MMLU-Pro with 50 questions a category, rank intervals 17 positions wide on average against 7.6 by mean);
-    * average ranks: the statistic's simultaneous intervals over the ``M`` models (:func:`simultaneous_intervals`
-      on the replicated statistic); the truth is the statistic of the true accuracies.
+    * average ranks: simultaneous intervals over the ``M`` models, ``rank_i +- c se_i`` (as
+      :func:`simultaneous_intervals`), the truth being the statistic of the true accuracies. ``se_i`` and ``c`` come
+      from replicates recentred on dispersion-matched accuracies (:func:`_dispersion_matched`): the replicate's
+      deviations ``p*_bij - p_ij`` added to the observed accuracies shrunk toward each task's mean until their spread
+      matches the estimated true spread. Noise spreads observed accuracies out, so around the observed values the
+      models look better separated than they are, and the plain bootstrap's ranks move too little (its standard
+      deviation down to about 0.75x the rank's sampling one for middle models in the 15-model simulation); a rank
+      is a sum of indicators, not differentiable at ties, where the plain bootstrap fails (Fang & Santos 2019,
+      "Inference on directionally differentiable functions", Review of Economic Studies 86). Bias correction makes
+      it worse (0.74-0.84: it moves the middle models, whose rank is nearly unbiased). Measured joint coverage at
+      95% (``benchmarks/coverage/ranks.py``, seed 0; plain bootstrap in brackets): the 15-model simulation, 100
+      repetitions, avg_rank 0.98 (0.89), with noise 0.98 (0.91), bins 0.96 (0.88), intervals 1.25-1.28x as wide; the
+      10-model summaries, 200 repetitions, 0.985-0.99 (0.925-0.95), 1.20-1.24x; MMLU-Pro subsamples (29 models,
+      50 repetitions) 1.00 (1.00), 1.15-1.18x.
 
     The paper's Table 8 prints per-model percentile intervals of the replicated rank instead; those hold one model
     at a time and, for positions, badly even so (measured in ``benchmarks/coverage/ranks.py``). The noise comes from
@@ -587,8 +613,16 @@ def rank_intervals(
         lo_d, hi_d, _ = simultaneous_intervals(score_obs[ia] - score_obs[ib], score_rep[:, ia] - score_rep[:, ib],
                                                level)
         lo, hi = rank_bounds(len(rep.models), ia, ib, lo_d, hi_d)
-    else:
-        lo, hi, _ = simultaneous_intervals(np.asarray(point, dtype=float), stats, level)
+    else:  # the critical value and se of the replicates around the dispersion-matched accuracies (docstring)
+        center = _dispersion_matched(rep)
+        shifted = center + (rep.values - rep.observed)
+        if method == "avg_rank_noise":
+            center_point = _rank_statistic(center[None], method, noise_obs).mean(axis=0)
+            center_stats = _rank_statistic(shifted, method, noise_boot)
+        else:
+            center_point, center_stats = _rank_statistic(center, method), _rank_statistic(shifted, method)
+        lo_c, hi_c, _ = simultaneous_intervals(center_point, center_stats, level)
+        lo, hi = point - (center_point - lo_c), point + (hi_c - center_point)
     return _mark(pd.DataFrame({
         "model": list(rep.models),
         "method": method,

@@ -14,8 +14,8 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.leaderboard.bootstrap import (
-    RANK_METHODS, Replicates, _identity_normalized, bootstrap_replicates, bootstrap_summary, leaderboard,
-    pairwise_differences, rank_intervals, simultaneous_intervals,
+    RANK_METHODS, Replicates, _dispersion_matched, _identity_normalized, bootstrap_replicates, bootstrap_summary,
+    leaderboard, pairwise_differences, rank_intervals, simultaneous_intervals,
 )
 from evalcore.leaderboard.ranks import rank_bounds
 from evalcore.data.validation import load_eval_log
@@ -399,3 +399,13 @@ def test_observed_min_max_intervals_are_the_union_with_fixed_identity_bounds():
     assert board.estimate.tolist() == pytest.approx([0, 0.5, 1])
     assert board.ci_low.tolist()[:2] == pytest.approx([0, 0.5])
     assert board.ci_high.tolist()[:2] == pytest.approx([5 / 12, 7 / 12])
+
+
+def test_dispersion_matched_accuracies_shrink_to_the_true_spread():
+    # task 1: observed 0.2 / 0.5 / 0.8 (variance 0.09 over models), bootstrap variance 2 a^2 = 0.0675 for every model:
+    # lambda = sqrt(1 - 0.0675 / 0.09) = 1/2, so the accuracies move halfway to the mean; task 2 does not vary: all tied
+    a = np.sqrt(0.03375)
+    observed = np.array([[0.2, 0.4], [0.5, 0.4], [0.8, 0.4]])
+    values = np.stack([observed - a, observed + a])
+    rep = Replicates(("a", "b", "c"), ("t1", "t2"), ("c", "c"), np.full((3, 2), 10), observed, values)
+    assert _dispersion_matched(rep) == pytest.approx(np.array([[0.35, 0.4], [0.5, 0.4], [0.65, 0.4]]))
