@@ -38,7 +38,9 @@ MARKUP = {  # what must never appear: elements a name could create
 APP_BOLD = {"evalcore", "log", "on average across subgroups", "Ranks by method", "Simultaneous intervals (PPI++)",
             # the Labeling-budget page's list of the assumption behind each number
             "relative_efficiency, predicted_mse, predicted_se", "calibrated", "efficiency_low – efficiency_high",
-            "srs + ht = 1", "proportional", "Neyman", "DF"}
+            "srs + ht = 1", "proportional", "Neyman", "DF",
+            # ... and of the columns of the labels-needed table
+            "labels_needed", "meets_target", "labels_for_probability"}
 PAGES = [("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5), ("Labeling budget", 3),
          ("AI-assisted evaluation", 3), ("Data", 0)]
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.ppi.autoeval import estimate_table, log_matrices, quality_table
-from evalcore.ppi.means import ppi_mean
+from evalcore.ppi.means import ess_bootstrap, ppi_mean
 from evalcore.data.reading import EvalDataError
 
 NAN = np.nan
@@ -127,7 +127,11 @@ def test_estimate_table_rows():
     np.testing.assert_allclose(pp["estimate"], ref.estimate, atol=1e-14)
     np.testing.assert_allclose(pp["ci_low"], ref.ci_low, atol=1e-14)
     np.testing.assert_allclose(pp["lam"], ref.lam, atol=1e-14)
-    np.testing.assert_allclose(pp["ess_ratio"], ref.ess / 30, rtol=1e-12)
+    np.testing.assert_allclose(pp["ess_plugin"], ref.ess, rtol=1e-12)  # the plug-in: λ treated as known
+    ess, low, high = ess_bootstrap(y, yhat, yhat_u, None, 200, 0.9, 0)  # the table's defaults
+    np.testing.assert_allclose(pp["ess_ratio"], ess / 30, rtol=1e-12)  # λ's estimation counted
+    assert (pp["ess"].to_numpy() <= pp["ess_plugin"].to_numpy() + 1e-9).all()
+    assert (pp["ess_low"].to_numpy() <= pp["ess"].to_numpy()).all() and (pp["ess"] <= pp["ess_high"]).all()
     assert pp["model"].tolist() == ["m1", "m2", "m3"]
     assert pd.api.types.is_integer_dtype(table["rank"]) and (table["rank"] >= 1).all()
     assert (table["rank"] <= 3).all() and (table.groupby("method")["rank"].min() == 1).all()
