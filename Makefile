@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python 3.11+ and make:
-#   make run    install into .venv and start the dashboard on the demo data (http://127.0.0.1:8501)
+#   make run    install the project (editable) into .venv and start the dashboard on the demo data (http://127.0.0.1:8501)
 #   make test   install the test tools too and run the whole suite
 PYTHON ?= python3
 VENV   := .venv
@@ -23,7 +23,12 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt $(VENV)/.runtime
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-run: $(VENV)/.runtime-installed
+# The project itself, editable, so the README's `evalcore` command exists in .venv and follows the checkout.
+$(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+run: $(VENV)/.project-installed
 	$(BIN)/streamlit run pages/common/server.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.test-installed
