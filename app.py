@@ -33,6 +33,7 @@ with st.sidebar:
     try:
         data = data_source.active_data()
         st.caption(f"Data: {literal(data.label)}")
+        selection.level_picker(data)
         st.caption(selection.describe(selection.current(data)))
         if data.samples is not None:
             st.caption("Repeated samples: the example is the unit. Every view uses one row per (model, example), "

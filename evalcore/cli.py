@@ -21,6 +21,7 @@ from evalcore.engine import belongs_in_engine, is_lazy, scan
 from evalcore.errors import EvalDataError, listed
 from evalcore.importers import read_logs
 from evalcore.data.mapping import with_overrides
+from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.data.sandbox import run_bounded
 
 PROG = "evalcore"
@@ -61,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     _log_arguments(report)
     report.add_argument("--out", "-o", required=True, type=Path, help="the HTML file to write")
     report.add_argument("--title", default="Evaluation report", help="the report's title")
-    report.add_argument("--level", type=_level, default=0.95, help="confidence level of every interval (0.95)")
+    report.add_argument("--level", type=_level, default=DEFAULT_LEVEL,
+                        help=f"confidence level of every interval ({DEFAULT_LEVEL})")
     report.add_argument("--seed", type=int, default=0, help="seed of every bootstrap and fold (0)")
     report.add_argument("--n-boot", type=_positive, default=1000, help="bootstrap replicates (1000)")
     report.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

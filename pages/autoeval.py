@@ -33,9 +33,7 @@ if data is None:
     st.stop()
 sel = selection.current(data)
 kind = data.report.kind
-level = st.select_slider("Interval level", selection.LEVELS, value=0.90, format_func=percent, key="ae_level",
-                         help="The paper reports 90% intervals.")
-alpha = 1 - level
+level, alpha = sel.level, sel.alpha  # the level chosen once, in the sidebar
 rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1)  # a battle needs both its models selected
 examples = selection.examples(rows, "Effective-sample-size curves, stratified and weighted PPI and the annotator "

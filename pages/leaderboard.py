@@ -15,6 +15,8 @@ from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
+#: the level at which two non-overlapping intervals differ at about 5% (Goldstein & Healy 1995), offered as an option
+COMPARISON_LEVEL = 0.834
 _MAX_DRAWS = 20000  # "Draw more" stops doubling here (about 25 s of sampling and summary on VTAB-1k)
 
 st.title("Leaderboard")
@@ -36,10 +38,10 @@ key = (data.key, sel.models, sel.tasks, sel.groups)
 tasks = selection.tasks(rows)
 with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
-    level = c1.select_slider("Interval level for single models", selection.LEVELS, value=0.834,
-                             format_func=figures.percent, key="lb_level",
-                             help="83.4%: two models whose intervals do not overlap differ at about the 5% level "
-                                  "(Goldstein & Healy).")
+    compare = c1.toggle(f"Comparison intervals ({figures.percent(COMPARISON_LEVEL)})", False, key="lb_compare",
+                        help=f"Single models' intervals at {figures.percent(COMPARISON_LEVEL)} instead of the "
+                             f"chosen {figures.percent(sel.level)}: two models whose intervals do not overlap then "
+                             "differ at about the 5% level (Goldstein & Healy 1995).")
     n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
     norm = c4.selectbox("Scores", list(lc.NORMALIZATIONS), format_func=lc.NORMALIZATIONS.get, key="lb_norm",
@@ -70,6 +72,7 @@ with st.expander("Settings", icon=":material/settings:"):
                                                                                         max_value=1.0)})
         bounds = tuple(zip(edited["task"], edited["chance"].astype(float), edited["ceiling"].astype(float)))
 normalized = norm != "raw"
+level = COMPARISON_LEVEL if compare else sel.level
 
 source = rows
 try:
@@ -85,11 +88,14 @@ else:
     note = table.attrs.get("bootstrap_note", "")
     how = "binomial resampling of each (model, task) count" + (f" ({literal(note)})" if note else "")
 st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
-           f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}.")
+           f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}."
+           + (f" Comparison intervals ({figures.percent(level)}, not the chosen {figures.percent(sel.level)}): two "
+              "models whose intervals do not overlap differ at about the 5% level." if compare else ""))
 
 overall = table[table["scope"] == "overall"].sort_values("estimate", ascending=False)
 render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score", "score",
-                                   f"{figures.percent(level)} bootstrap intervals · plain mean of tasks"),
+                                   f"{figures.percent(level)} bootstrap intervals"
+                                   + (" (comparison)" if compare else "") + " · plain mean of tasks"),
              "overall score")
 wide = table[table["scope"] != "task"].assign(
     value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
@@ -100,28 +106,31 @@ st.subheader("Pairwise differences")
 most = min(8, len(overall))  # a slider needs two distinct ends: with two models there is nothing to choose
 top = st.slider("Compare the top k models", 2, most, min(3, most), key="lb_top") if most > 2 else most
 models = set(overall["model"].head(top))
-every = lc.differences(key, n_boot, seed, source)
+every = lc.differences(key, sel.level, n_boot, seed, source)
 diffs = every[every["model_a"].isin(models) & every["model_b"].isin(models)]
 diffs = diffs.assign(label=diffs["model_a"] + " − " + diffs["model_b"], estimate=diffs["diff"])
-st.caption(f"Difference of overall raw accuracies with simultaneous 95% intervals: all {len(every)} intervals (every "
-           f"pair of the {len(overall)} models, of which the {len(diffs)} among the top {top} are shown) hold together "
-           "95% of the time (studentized maximum over the bootstrap replicates). An interval excluding 0 is a real "
+st.caption(f"Difference of overall raw accuracies with simultaneous {figures.percent(sel.level)} intervals: all "
+           f"{len(every)} intervals (every pair of the {len(overall)} models, of which the {len(diffs)} among the top "
+           f"{top} are shown) hold together {figures.percent(sel.level)} of the time (studentized maximum over the "
+           "bootstrap replicates). An interval excluding 0 is a real "
            "difference; the rank intervals below follow from the same intervals.")
 render.chart(figures.interval_dots(diffs, "label", "Pairwise differences", "difference",
-                                   "simultaneous 95% bootstrap intervals (all pairs)", reference=0.0),
+                                   f"simultaneous {figures.percent(sel.level)} bootstrap intervals (all pairs)",
+                                   reference=0.0),
              "pairwise differences")
 render.table(diffs.drop(columns=["label", "estimate"]), "pairwise differences")
 
 st.subheader("Rank intervals")
 method = st.selectbox("Rank by", list(lc.RANK_METHODS), format_func=lc.RANK_METHODS.get, key="lb_rank")
-ranked = lc.ranks(key, method, n_boot, seed, source).sort_values("rank")
-st.caption("Rank on the observed data (1 = best) with 95% intervals that hold for all models together. By mean or "
+ranked = lc.ranks(key, method, sel.level, n_boot, seed, source).sort_values("rank")
+st.caption(f"Rank on the observed data (1 = best) with {figures.percent(sel.level)} intervals that hold for all "
+           "models together. By mean or "
            "geometric mean: best rank = 1 + the models surely ahead, worst = the number of models − those surely "
            "behind, from the simultaneous intervals of the differences. By average rank: the statistic ± the "
            "studentized maximum over models. mean_rank: the average over replicates (the paper's Table 8 value).")
 render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate=ranked["rank"]), "label",
                                    f"Rank by {lc.RANK_METHODS[method]}", "rank",
-                                   "simultaneous 95% bootstrap intervals"),
+                                   f"simultaneous {figures.percent(sel.level)} bootstrap intervals"),
              "rank intervals")
 render.table(ranked, "rank intervals")
 

@@ -1,12 +1,13 @@
-"""Models page: choose models, tasks, groups, metric and confidence level; see each model's headline number."""
+"""Models page: choose models, tasks, groups and metric (the confidence level is in the sidebar); see each model's
+overall number (:mod:`evalcore.stats.overall`)."""
 
 import pandas as pd
 import streamlit as st
 
 from evalcore.stats import figures
 from evalcore.data.display import literal
-from evalcore.stats.intervals import wilson_interval
 from evalcore.data.schema import BATTLES, SUMMARY
+from evalcore.stats import overall
 from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -30,14 +31,11 @@ tasks = c1.multiselect("Tasks (empty = all)", opts.tasks, default=list(sel.tasks
                        disabled=not opts.tasks)
 groups = c2.multiselect("Groups (empty = all)", opts.groups, default=list(sel.groups), key="w_groups",
                         disabled=not opts.groups)
-c3, c4 = st.columns(2)
-metric = c3.radio("Metric", opts.metrics or ["(none)"], horizontal=True, key="w_metric",
+metric = st.radio("Metric", opts.metrics or ["(none)"], horizontal=True, key="w_metric",
                   index=list(opts.metrics).index(sel.metric) if sel.metric in opts.metrics else 0,
                   disabled=not opts.metrics)
-level = c4.select_slider("Confidence level of intervals", selection.LEVELS, value=sel.level, key="w_level",
-                         format_func=figures.percent)
 changed = selection.update(data, models=models, tasks=tasks, groups=groups,
-                           metric=metric if opts.metrics else None, level=level)
+                           metric=metric if opts.metrics else None)
 if changed != sel:
     st.rerun()  # app.py drew the sidebar's selection summary before this page ran: redraw it
 
@@ -58,24 +56,29 @@ if kind == BATTLES:
     ])
     table = mean_table(long.rename(columns={"win": "correct"}), ["model"], "correct", sel.alpha)
     label, what = "human win rate", "win rate"
-elif kind == SUMMARY:
-    st.caption(f"Accuracy pooled over all examples of the selected tasks, with {figures.percent(sel.level)} Wilson intervals.")
-    pooled = rows.groupby("model", as_index=False)[["n", "n_correct"]].sum()
-    low, high = wilson_interval(pooled["n_correct"], pooled["n"], sel.alpha)
-    table = pooled.assign(estimate=pooled["n_correct"] / pooled["n"], ci_low=low, ci_high=high)
-    label, what = "accuracy", "accuracy"
 else:
-    if sel.metric is None:
+    if kind != SUMMARY and sel.metric is None:
         st.info("This log has no labeled metric ('correct' or 'score'), so there is no headline number yet.")
         st.stop()
-    interval = "Wilson" if sel.metric == "correct" else "Student-t"
-    st.caption(f"Mean {sel.metric} per model over the labeled rows of the selection, with {figures.percent(sel.level)} "
-               f"{interval} intervals. Unlabeled rows are counted, not used.")
-    table = mean_table(rows, ["model"], sel.metric, sel.alpha)
+    metric = "correct" if kind == SUMMARY else sel.metric
+    over = st.radio("Overall number", list(overall.NAMES), format_func=lambda o: overall.NAMES[o].capitalize()
+                    + (" (default)" if o == overall.DEFAULT else ""), horizontal=True, key="w_over",
+                    help="Mean over tasks: each task weighs the same, as on the Leaderboard and in the report. "
+                         "Pooled over examples: every example weighs the same, so large tasks count more.")
+    table = overall.overall_table(rows, metric, sel.alpha, over, summary=kind == SUMMARY)
+    several = bool((table["n_tasks"] > 1).any())
+    interval = "Wilson" if metric == "correct" else "Student-t"
+    if over == "tasks" and several:
+        interval = f"normal (per task {interval}; se = sqrt(sum of the tasks' se²) / number of tasks)"
+    st.caption(f"{'Accuracy' if metric == 'correct' else f'Mean {metric}'} per model, {overall.NAMES[over]}, over "
+               f"the labeled rows of the selection, with {figures.percent(sel.level)} {interval} intervals. "
+               "Unlabeled rows are counted, not used.")
     if table.attrs["interval_note"]:
         st.info(literal(table.attrs["interval_note"]))
-    label, what = ("accuracy", "accuracy") if sel.metric == "correct" else ("mean score", "score")
+    label, what = ("accuracy", "accuracy") if metric == "correct" else ("mean score", "score")
+    label = f"{label} ({overall.NAMES[over]})"
 
+table = table.sort_values("estimate", ascending=False, ignore_index=True)
 render.chart(figures.interval_dots(table.assign(label=table["model"]), "label", f"{label.capitalize()} by model",
                                    what, f"{figures.percent(sel.level)} intervals"), f"{label} by model")
 render.table(table, f"{label} by model")

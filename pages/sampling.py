@@ -68,7 +68,7 @@ tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())
 task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) > 1 else "all tasks"
 source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
 with st.expander("Settings", icon=":material/settings:"):
-    s0, s1, s2, s3 = st.columns(4)
+    s0, s1, s2 = st.columns(3)
     features = tuple(feature_screen((data.key, sel.models, sel.tasks, sel.groups), "correct", rows).features)
     bases = ["proxy"] + (["features"] if features else []) + (
         ["groups"] if rows["group"].nunique() > 1 else [])
@@ -77,9 +77,7 @@ with st.expander("Settings", icon=":material/settings:"):
                          help="More strata usually mean more precision (the paper's advice) but need ≥ 2 labels "
                               "each; 1 = simple random sampling.")
     seed = int(s2.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
-    level = s3.select_slider("Interval level", selection.LEVELS, value=0.95, format_func=figures.percent,
-                             key="sp_level")
-alpha = 1 - level
+level, alpha = sel.level, sel.alpha  # the level chosen once, in the sidebar
 
 key = (data.key, sel.models, sel.tasks, sel.groups, model, task, source)
 skey = (*key, basis)  # what depends on the strata

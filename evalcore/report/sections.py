@@ -26,12 +26,13 @@ from evalcore.calibration import figures as calibration_figures
 from evalcore.subgroups import figures as subgroups_figures
 from evalcore.sampling import designs as sampling
 from evalcore.stats.figures import percent
-from evalcore.stats.intervals import wilson_interval
+from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.engine import ExamplesTooLarge, fetch
 from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from evalcore.subgroups.estimates import empirical_bayes
 from evalcore.stats.summaries import mean_table
+from evalcore.stats.overall import DEFAULT as DEFAULT_OVER, NAMES as overall_names, overall_table
 
 #: subgroups drawn in the forest plot (the largest ones); the table keeps every subgroup
 FOREST_GROUPS = 30
@@ -46,7 +47,7 @@ class Settings:
     """What the report computes with. ``level`` is the confidence level of every interval; ``seed`` seeds every
     bootstrap and fold; ``target_width`` is the full width of the interval the labeling plan aims at."""
 
-    level: float = 0.95
+    level: float = DEFAULT_LEVEL
     seed: int = 0
     n_boot: int = 1000
     n_bins: int = 10
@@ -96,30 +97,34 @@ def _quietly(fn, *args, **kwargs):
 
 # ------------------------------------------------------------------------------------------------ accuracy
 def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
-    """Mean metric per model (:func:`evalcore.stats.summaries.mean_table`; a summary's pooled counts with Wilson)."""
+    """Each model's overall metric, the mean over tasks (:func:`evalcore.stats.overall.overall_table`: the same
+    number as the leaderboard's overall estimate and the summary's)."""
     if kind == BATTLES:
         return None
     if kind == SUMMARY:
-        pooled = log.groupby("model", as_index=False, observed=True)[["n", "n_correct"]].sum()
-        low, high = wilson_interval(pooled["n_correct"], pooled["n"], s.alpha)
-        table = pooled.assign(estimate=pooled["n_correct"] / pooled["n"], ci_low=low, ci_high=high)
+        table = overall_table(log, alpha=s.alpha, summary=True)
         metric, interval = "accuracy", "Wilson score interval"
     else:
         metric = metric_of(log)
         if metric is None:
             return None
-        table = mean_table(log, ["model"], metric, s.alpha)
+        table = overall_table(log, metric, s.alpha)
         interval = ("Wilson score interval" if metric == "correct" else "Student-t interval") + (
             " on the per-example means (repeated samples: Kish's effective n for 0/1)" if "n_repeats" in log else "")
-    table = table.sort_values("estimate", ascending=False, ignore_index=True)
+    several = bool((table["n_tasks"] > 1).any())
+    if several:
+        interval = (f"Normal interval of the mean over tasks (standard error sqrt(sum of the tasks' squared standard "
+                    f"errors) / number of tasks; per task a {interval})")
     what = "accuracy" if metric in ("correct", "accuracy") else f"mean {metric}"
     fig = figures.interval_dots(table.assign(label=table["model"].astype(str)), "label",
                                 f"{what.capitalize()} by model",
-                                what, f"{percent(s.level)} intervals")
+                                f"{what} ({overall_names[DEFAULT_OVER]})", f"{percent(s.level)} intervals")
     best = table.iloc[0]
     return Section(
         "accuracy", f"{what.capitalize()} by model",
-        f"{what.capitalize()} of each model over all its labeled examples.",
+        f"{what.capitalize()} of each model, {overall_names[DEFAULT_OVER]}" + (
+            " (each task weighs the same whatever its number of examples)." if several
+            else " (one task: the mean over all its labeled examples)."),
         f"{interval}: over repeated samples of this size it contains the model's true {what} {percent(s.level)} "
         "of the time.",
         {"by model": table}, [fig],

@@ -8,6 +8,7 @@ Each sentence carries its interval; names from the data stay plain text (the HTM
 from __future__ import annotations
 
 from evalcore.stats.figures import percent
+from evalcore.stats.overall import DEFAULT, NAMES
 from evalcore.report.sections import Section, Settings
 
 
@@ -27,7 +28,8 @@ def sentences(sections: dict[str, Section], s: Settings) -> list[str]:
     board, acc = sections.get("leaderboard"), sections.get("accuracy")
     if board is not None:
         f = board.facts
-        out.append(f"Top model: {f['top']}, overall accuracy {_ci(f)} ({level} bootstrap interval).")
+        out.append(f"Top model: {f['top']}, overall accuracy ({NAMES[DEFAULT]}) {_ci(f)} ({level} bootstrap "
+                   "interval).")
         if f["tied_with"]:
             out.append(f"{f['top']} is not distinguishable from {_names(f['tied_with'])}; {f['separated']} of the "
                        f"{f['pairs']} pairs of models differ ({level} simultaneous intervals, all pairs together).")

@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
+#: the confidence level of every interval unless the user chooses another (dashboard sidebar, ``evalcore report
+#: --level``, :class:`evalcore.report.sections.Settings`)
+DEFAULT_LEVEL = 0.95
+
 
 def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     r"""Wilson score interval for a binomial proportion, vectorised over arrays.

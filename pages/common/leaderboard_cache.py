@@ -54,14 +54,15 @@ def board(key: tuple, level: float, n_boot: int, seed: int, norm: str, bounds: t
 
 
 @cached("Ranking the bootstrap replicates...")
-def ranks(key: tuple, method: str, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
-    return aggregate.rank_intervals(replicates(key, n_boot, seed, _data), method=method, level=0.95, seed=seed)
+def ranks(key: tuple, method: str, level: float, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
+    return aggregate.rank_intervals(replicates(key, n_boot, seed, _data), method=method, level=level, seed=seed)
 
 
 @cached("Differencing the bootstrap replicates...")
-def differences(key: tuple, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
-    """All pairs of models with their simultaneous 95% intervals (the page shows those among the top models)."""
-    return aggregate.pairwise_differences(replicates(key, n_boot, seed, _data), level=0.95)
+def differences(key: tuple, level: float, n_boot: int, seed: int, _data: pd.DataFrame) -> pd.DataFrame:
+    """All pairs of models with their simultaneous intervals at ``level`` (the page shows those among the top
+    models)."""
+    return aggregate.pairwise_differences(replicates(key, n_boot, seed, _data), level=level)
 
 
 @cached("Summarising the log per (model, task)...")

@@ -13,6 +13,7 @@ import streamlit as st
 
 from evalcore.data.display import literal
 from evalcore.engine import ExamplesTooLarge, LazyLog, fetch
+from evalcore.stats import intervals
 from evalcore.stats.figures import percent
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 
@@ -21,7 +22,9 @@ from .store import cached
 
 SELECTION = "selection"
 LEVELS = (0.80, 0.834, 0.90, 0.95, 0.99)
-DEFAULT_LEVEL = 0.95
+DEFAULT_LEVEL = intervals.DEFAULT_LEVEL
+#: the session-state key of the sidebar's level control
+LEVEL_KEY = "w_level"
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,17 @@ def tasks(rows: LazyLog | pd.DataFrame) -> list[str]:
     if isinstance(rows, pd.DataFrame):
         return [str(t) for t in pd.unique(rows["task"].astype(str))]
     return rows.distinct("task")
+
+
+def level_picker(data: ActiveData) -> None:
+    """The one control of the confidence level (in the sidebar): the level of every interval on every page, in
+    the report and in saved analyses. The widget follows the selection (e.g. one opened from a saved link) and a
+    change is stored in the selection before the page runs."""
+    if st.session_state.get(LEVEL_KEY) != current(data).level:
+        st.session_state[LEVEL_KEY] = current(data).level
+    st.select_slider("Confidence level of every interval", LEVELS, key=LEVEL_KEY, format_func=percent,
+                     on_change=lambda: update(data, level=st.session_state[LEVEL_KEY]),
+                     help=f"Used by every page, the report and saved analyses; {percent(DEFAULT_LEVEL)} by default.")
 
 
 def describe(sel: Selection) -> str:

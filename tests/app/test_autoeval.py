@@ -36,7 +36,9 @@ def hand_ppi_plus(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray) -> tuple[
 
 
 def test_synthetic_demo_estimates_match_hand_computed_ppi():
-    at = goto_autoeval(open_app())
+    at = open_app()
+    at.select_slider(key="w_level").set_value(0.9)  # the sidebar's level (the paper reports 90% intervals)
+    at = goto_autoeval(at)
     assert not texts(at.error)
     frame = independent_demo("synthetic")
     table = table_with(at, "model", "method", "estimate", "lam", "ess_ratio")

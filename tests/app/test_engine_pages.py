@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from evalcore.data.validation import validate
-from evalcore.stats.summaries import mean_table
+from evalcore.stats.intervals import DEFAULT_LEVEL
+from evalcore.stats.overall import overall_table
 from evalcore.workspace import Workspace
 from pages.common.report_cache import Built
 from pages.common.store import store
@@ -61,7 +62,7 @@ def test_data_and_models_pages_work_in_the_engine(opened):
     assert len(at.dataframe[-1].value) == 200  # the preview: the first 200 rows from the engine
     goto(at, "models")
     table = at.dataframe[0].value.set_index("model").sort_index()
-    expected = mean_table(frame, ["model"], "correct", 0.05).set_index("model").sort_index()
+    expected = overall_table(frame, "correct", 0.05).set_index("model").sort_index()  # the mean over tasks
     np.testing.assert_allclose(table["estimate"], expected["estimate"], atol=1e-12)
     np.testing.assert_allclose(table["ci_low"], expected["ci_low"], atol=1e-12)
     at.multiselect(key="w_models").set_value(["large"])
@@ -119,7 +120,7 @@ def test_the_leaderboard_page_works_in_the_engine(opened):
     goto(at, "leaderboard")
     assert not texts(at.error)
     long = next(d.value for d in at.dataframe if "scope" in d.value.columns)
-    expected = aggregate.leaderboard(frame, level=0.834, n_boot=2000, seed=0)  # one path: the same bootstrap
+    expected = aggregate.leaderboard(frame, level=DEFAULT_LEVEL, n_boot=2000, seed=0)  # one path: the same bootstrap
     both = long.merge(expected, on=["model", "scope", "name"], suffixes=("", "_memory"))
     assert len(both) == len(expected)
     for column in ("estimate", "ci_low", "ci_high"):
@@ -200,7 +201,7 @@ def test_the_report_page_builds_the_report_in_the_engine(opened):
     assert "Calibration" in built.sections and "Leaderboard" in built.sections
     numbers = json.loads(NUMBERS.search(built.html.decode()).group(1))["sections"]
     shown = pd.DataFrame(numbers["accuracy"]["tables"]["by model"]).set_index("model").sort_index()
-    expected = mean_table(frame, ["model"], "correct", 0.05).set_index("model").sort_index()
+    expected = overall_table(frame, "correct", 0.05).set_index("model").sort_index()
     np.testing.assert_allclose(shown["estimate"], expected["estimate"], atol=1e-12)
     assert any("Covers 1,200 rows" in t for t in texts(at.caption))
 

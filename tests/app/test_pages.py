@@ -180,6 +180,8 @@ def small_log() -> pd.DataFrame:
 
 SMALL_LOG_ACCURACY = {"m-alpha": 5 / 7, "m-beta": 3 / 6, "m-gamma": 6 / 7}  # labeled accuracy, counted by hand
 SMALL_LOG_LABELED = {"m-alpha": 7, "m-beta": 6, "m-gamma": 7}
+#: the mean over tasks t1 (q1-q4) and t2 (q5-q8): alpha (3/4 + 2/3) / 2, beta (1/3 + 2/3) / 2, gamma (4/4 + 2/3) / 2
+SMALL_LOG_OVER_TASKS = {"m-alpha": 17 / 24, "m-beta": 1 / 2, "m-gamma": 5 / 6}
 
 
 def hand_ece(conf: list[float], corr: list[float], n_bins: int = 10) -> float:
@@ -236,9 +238,9 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
     assert len(charts(at)) == 1
     assert_tables_downloadable(at)
     if expected is not None:
-        labeled_accuracy = expected.groupby("model")["correct"].mean()
-        for model, estimate in by_model(models_table, "estimate").items():
-            assert estimate == pytest.approx(labeled_accuracy[model], abs=1e-9), model
+        over_tasks = expected.groupby(["model", "task"])["correct"].mean().groupby("model").mean()
+        for model, estimate in by_model(models_table, "estimate").items():  # the mean over tasks, as the Leaderboard
+            assert estimate == pytest.approx(over_tasks[model], abs=1e-9), model
 
     goto(at, "calibration")
     assert not texts(at.error) and not texts(at.warning)
@@ -382,13 +384,17 @@ def test_csv_upload_validates_and_drives_models_and_calibration():
     assert_tables_downloadable(at)
 
     goto(at, "models")
-    table = table_with(at, "model", "estimate", "n", "n_unlabeled")
-    assert sorted(table["model"]) == sorted(SMALL_LOG_ACCURACY)
-    for model, estimate in by_model(table, "estimate").items():
-        assert estimate == pytest.approx(SMALL_LOG_ACCURACY[model], abs=1e-12), model
-    assert by_model(table, "n") == SMALL_LOG_LABELED
-    assert by_model(table, "n_unlabeled") == {m: 8 - n for m, n in SMALL_LOG_LABELED.items()}
-    assert len(charts(at)) == 1
+    assert at.radio(key="w_over").value == "tasks"  # the default: the mean over tasks, as Leaderboard and report
+    for over, expected in (("tasks", SMALL_LOG_OVER_TASKS), ("examples", SMALL_LOG_ACCURACY)):
+        at.radio(key="w_over").set_value(over)
+        at.run()
+        table = table_with(at, "model", "estimate", "n", "n_unlabeled")
+        assert list(table["model"]) == sorted(expected, key=expected.get, reverse=True)  # best first
+        assert by_model(table, "estimate") == pytest.approx(expected, abs=1e-12)
+        assert by_model(table, "n") == SMALL_LOG_LABELED
+        assert by_model(table, "n_unlabeled") == {m: 8 - n for m, n in SMALL_LOG_LABELED.items()}
+        assert len(charts(at)) == 1
+    assert any("pooled over examples" in c for c in texts(at.caption))
 
     goto(at, "calibration")
     assert not texts(at.error) and not texts(at.warning)
@@ -419,7 +425,7 @@ def test_compressed_and_binary_formats_validate(filename, encode, mime):
     goto(at, "models")
     table = table_with(at, "model", "estimate")
     for model, estimate in by_model(table, "estimate").items():
-        assert estimate == pytest.approx(SMALL_LOG_ACCURACY[model], abs=1e-12), model
+        assert estimate == pytest.approx(SMALL_LOG_OVER_TASKS[model], abs=1e-12), model
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -547,6 +553,32 @@ def test_selection_persists_across_pages():
     goto(at, "data")
     goto(at, "models")
     assert list(at.multiselect(key="w_models").value) == kept
+
+
+def test_the_sidebar_level_is_the_level_of_every_page():
+    at = open_app()
+    goto(at, "models")
+    at.select_slider(key="w_level").set_value(0.9)
+    at.run()
+    assert_no_exception(at)
+    assert any("with 90% " in c for c in texts(at.caption))
+    goto(at, "leaderboard")
+    assert_no_exception(at)
+    shown = " ".join(texts(at.caption))
+    assert "Intervals: 90% bootstrap percentile intervals" in shown and "simultaneous 90% intervals" in shown
+    assert "with 90% intervals that hold for all models together" in shown
+    assert "83.4%" not in shown and "95%" not in shown.replace("at 95% (benchmarks", "")
+    at.toggle(key="lb_compare").set_value(True)
+    at.run()
+    assert any("Intervals: 83.4% bootstrap percentile intervals" in c and "Comparison intervals (83.4%, not the "
+               "chosen 90%)" in c for c in texts(at.caption))
+    for page in ("sampling", "autoeval"):  # Labeling budget, AI-assisted evaluation
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        assert_no_exception(at)
+        assert at.select_slider(key="w_level").value == 0.9
+        shown = " ".join(texts(at.caption))
+        assert "90%" in shown and "95% interval" not in shown and "95% normal" not in shown
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -712,6 +744,8 @@ def test_vtab_summary_upload_through_the_leaderboard(shared_file):
     assert report_counts(at)[0] == "summary"
     goto(at, "leaderboard")
     assert not texts(at.error)
+    at.toggle(key="lb_compare").set_value(True)  # Table 6's intervals are the 83.4% comparison intervals
+    at.run()
     table_with(at, "model", "natural", "specialized", "structured", "overall")  # the wide leaderboard is shown
     long = table_with(at, "model", "scope", "name", "estimate", "ci_low", "ci_high").set_index(["model", "name"])
     for cell, published in ((("Sup-Rotation-100%", "overall"), (68.0, 67.8, 68.1)),  # Table 6

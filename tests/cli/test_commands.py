@@ -277,3 +277,31 @@ def test_workspace_add_saves_a_log_through_the_engine(tmp_path):
     pd.testing.assert_frame_equal(mean_table(lazy, ["model"], "correct"), expected, check_dtype=False, atol=1e-12)
     refused = evalcore("workspace", "add", str(tmp_path / "nope.csv"), "--name", "x", "--workspace", str(folder))
     assert refused.returncode == 1 and "nope.csv: no such file or folder" in refused.stderr
+
+
+def test_report_names_one_overall_number_and_one_level(tmp_path):
+    """A log with tasks of unequal size: pooled over examples, model-p leads (its strong task is the big one); the
+    mean over tasks puts model-t first. Summary, accuracy section and leaderboard give the mean over tasks, and
+    --level 0.9 makes every interval a 90% one."""
+    # (model, task, examples, correct): model-p 0.9 on 200 + 0.3 on 20 -> over tasks 0.6, pooled 186/220 = 0.845;
+    # model-t 0.7 on 200 + 0.7 on 20 -> 0.7 both ways
+    cells = [("model-p", "big", 200, 180), ("model-p", "small", 20, 6),
+             ("model-t", "big", 200, 140), ("model-t", "small", 20, 14)]
+    rows = [pd.DataFrame({"model": m, "task": t, "example_id": [f"{t}{i}" for i in range(n)],
+                          "correct": (np.arange(n) < k).astype(int)}) for m, t, n, k in cells]
+    path = tmp_path / "tasks.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    out_file = tmp_path / "tasks.html"
+    out = evalcore("report", str(path), "--level", "0.9", "--n-boot", "200", "--quiet", "--out", str(out_file))
+    assert out.returncode == 0, out.stderr
+    html = out_file.read_text(encoding="utf-8")
+    sections = embedded(html)["sections"]
+    accuracy, board = sections["accuracy"], sections["leaderboard"]
+    assert accuracy["facts"]["top"] == board["facts"]["top"] == "model-t"
+    assert accuracy["facts"]["estimate"] == pytest.approx(0.7) == board["facts"]["estimate"]
+    assert [r["model"] for r in accuracy["tables"]["by model"]] == [r["model"] for r in board["tables"]["overall"]]
+    by_model = {r["model"]: r["estimate"] for r in accuracy["tables"]["by model"]}
+    assert by_model == pytest.approx({"model-t": 0.7, "model-p": 0.6})
+    assert "Top model: model-t, overall accuracy (mean over tasks) 0.700 (" in html
+    for section in sections.values():
+        assert "90%" in section["meaning"] and "95%" not in section["meaning"] and "83.4%" not in section["meaning"]

@@ -1,0 +1,90 @@
+"""A model's *overall* number, defined once for every page, the report, the CLI and the API.
+
+Default (``over="tasks"``): the mean over tasks. With model ``i`` evaluated on ``T`` tasks and ``p_ij`` its mean
+metric on task ``j`` (over the task's labeled examples),
+
+    overall_i = (1 / T) * sum_j p_ij,
+
+each task weighing the same whatever its number of examples (the Leaderboard's "plain mean of tasks",
+:mod:`evalcore.leaderboard.bootstrap`). Its interval is the normal interval overall_i +/- z_{1-alpha/2} * se_i with
+se_i = sqrt(sum_j se_ij^2) / T (examples of different tasks are independent; se_ij from
+:func:`evalcore.stats.summaries.mean_table`), clipped to [0, 1] for a 0/1 metric. A model with one task (a log
+without tasks has the single task "all") gets that task's own interval (Wilson or Student-t), so there the overall
+number is the pooled one.
+
+``over="examples"``: pooled over examples, the mean over all the model's labeled examples, sum_j Y_ij / sum_j N_ij,
+with the interval of :func:`~evalcore.stats.summaries.mean_table`. Where it is shown beside the default it is named
+"pooled over examples" (:data:`NAMES`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from evalcore.stats.intervals import binomial_variance, wilson_interval
+from evalcore.stats.summaries import BINARY_METRICS, mean_table
+
+#: the estimands and their names in captions, tables and the report
+NAMES = {"tasks": "mean over tasks", "examples": "pooled over examples"}
+DEFAULT = "tasks"
+COLUMNS = ["model", "n_tasks", "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]
+
+
+def overall_table(data, metric: str = "correct", alpha: float = 0.05, over: str = DEFAULT,
+                  summary: bool = False) -> pd.DataFrame:
+    """Each model's overall ``metric`` with a (1 - alpha) interval, sorted by the estimate (best first).
+
+    ``data`` is a per-example log (a frame or a log in an engine, with ``model`` and ``task`` columns) or, with
+    ``summary=True``, a leaderboard summary (model, task, n, n_correct: accuracy only). ``over`` is "tasks" (the
+    default: mean over tasks) or "examples" (pooled); see the module's docstring for the formulas.
+    Columns: model, n_tasks, n (labeled examples), n_unlabeled, estimate, se, ci_low, ci_high;
+    ``attrs["interval_note"]`` as :func:`~evalcore.stats.summaries.mean_table` gives it for the tasks.
+    """
+    if over not in NAMES:
+        raise ValueError(f"over must be one of {', '.join(NAMES)}, got {over!r}.")
+    cells = _summary_cells(data, alpha) if summary else mean_table(data, ["model", "task"], metric, alpha)
+    note = cells.attrs.get("interval_note", "")
+    cells = cells[cells["n"] > 0]
+    binary = summary or metric in BINARY_METRICS
+    if over == "examples":
+        if summary:
+            pooled = data.groupby("model", as_index=False, observed=True)[["n", "n_correct"]].sum()
+            table = _binomial(pooled["model"], pooled["n_correct"], pooled["n"], alpha)
+        else:
+            table = mean_table(data, ["model"], metric, alpha)
+        table = table[table["n"] > 0].merge(cells.groupby("model", observed=True).size().rename("n_tasks"),
+                                            on="model")
+    else:
+        table = cells.groupby("model", as_index=False, observed=True).agg(
+            n_tasks=("task", "size"), n=("n", "sum"), n_unlabeled=("n_unlabeled", "sum"),
+            estimate=("estimate", "mean"),
+            se=("se", lambda s: np.sqrt((s**2).sum(min_count=len(s))) / len(s)),
+            low1=("ci_low", "first"), high1=("ci_high", "first"))
+        z = norm.ppf(1 - alpha / 2)
+        low, high = table["estimate"] - z * table["se"], table["estimate"] + z * table["se"]
+        if binary:
+            low, high = low.clip(0, 1), high.clip(0, 1)
+        one = table["n_tasks"] == 1
+        table["ci_low"] = np.where(one, table["low1"], low)
+        table["ci_high"] = np.where(one, table["high1"], high)
+    table = table.assign(**{c: table[c].astype("int64") for c in ("n_tasks", "n", "n_unlabeled")})
+    out = table[COLUMNS].sort_values(["estimate", "model"], ascending=[False, True], ignore_index=True)
+    out.attrs["interval_note"] = note
+    return out
+
+
+def _binomial(model, k, n, alpha: float) -> pd.DataFrame:
+    """Accuracy k / n with se sqrt(binomial_variance) and Wilson's interval, per row (a summary has no unlabeled
+    rows)."""
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    low, high = wilson_interval(k, n, alpha)
+    return pd.DataFrame({"model": np.asarray(model), "n": n, "n_unlabeled": 0, "estimate": k / n,
+                         "se": np.sqrt(binomial_variance(k, n)), "ci_low": low, "ci_high": high})
+
+
+def _summary_cells(summary: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """A leaderboard summary's (model, task) cells as :func:`mean_table` gives them for a log."""
+    return _binomial(summary["model"], summary["n_correct"], summary["n"], alpha).assign(
+        task=summary["task"].to_numpy())

@@ -1,0 +1,62 @@
+"""The one definition of a model's overall number (evalcore.stats.overall), checked against hand computations."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from evalcore.stats.intervals import wilson_interval
+from evalcore.stats.overall import overall_table
+
+
+def _log() -> pd.DataFrame:
+    """Model a: 3 of 4 correct on task t1, 0 of 2 on t2; model b: 2 of 4 on t1, 2 of 2 on t2."""
+    rows = [("a", "t1", c) for c in (1, 1, 1, 0)] + [("a", "t2", c) for c in (0, 0)]
+    rows += [("b", "t1", c) for c in (1, 1, 0, 0)] + [("b", "t2", c) for c in (1, 1)]
+    return pd.DataFrame(rows, columns=["model", "task", "correct"]).assign(
+        example_id=lambda f: f.groupby("model").cumcount().astype(str))
+
+
+def test_mean_over_tasks_by_hand():
+    table = overall_table(_log(), "correct", 0.05).set_index("model")
+    # a: (3/4 + 0/2) / 2 = 0.375; b: (2/4 + 2/2) / 2 = 0.75 — b first although both pool 3 of 6 and 4 of 6
+    assert table.loc["a", "estimate"] == pytest.approx(0.375)
+    assert table.loc["b", "estimate"] == pytest.approx(0.75)
+    assert list(table.index) == ["b", "a"]
+    # se of a: sqrt(0.75 * 0.25 / 4 + v0) / 2, v0 = Jeffreys (0 + 1/2) / (2 + 1) = 1/6: (1/6)(5/6) / 2
+    v0 = (1 / 6) * (5 / 6) / 2
+    se = np.sqrt(0.75 * 0.25 / 4 + v0) / 2
+    assert table.loc["a", "se"] == pytest.approx(se)
+    z = norm.ppf(0.975)
+    assert table.loc["a", "ci_low"] == pytest.approx(max(0.375 - z * se, 0))
+    assert table.loc["a", "ci_high"] == pytest.approx(0.375 + z * se)
+    assert table.loc["a", "n_tasks"] == 2 and table.loc["a", "n"] == 6
+
+
+def test_pooled_over_examples_by_hand():
+    table = overall_table(_log(), "correct", 0.1, over="examples").set_index("model")
+    assert table.loc["a", "estimate"] == pytest.approx(3 / 6) and table.loc["b", "estimate"] == pytest.approx(4 / 6)
+    low, high = wilson_interval(np.array([3.0]), np.array([6.0]), 0.1)
+    assert (table.loc["a", "ci_low"], table.loc["a", "ci_high"]) == pytest.approx((low[0], high[0]))
+
+
+def test_one_task_is_the_pooled_number_with_its_own_interval():
+    log = _log().query("task == 't1'")
+    tasks, pooled = overall_table(log, "correct"), overall_table(log, "correct", over="examples")
+    pd.testing.assert_frame_equal(tasks, pooled)
+    low, high = wilson_interval(np.array([3.0]), np.array([4.0]), 0.05)
+    a = tasks.set_index("model").loc["a"]
+    assert (a["estimate"], a["ci_low"], a["ci_high"]) == pytest.approx((0.75, low[0], high[0]))
+
+
+def test_a_summary_gives_the_same_numbers_as_its_log():
+    summary = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": ["t1", "t2", "t1", "t2"],
+                            "n": [4, 2, 4, 2], "n_correct": [3, 0, 2, 2]})
+    for over in ("tasks", "examples"):
+        pd.testing.assert_frame_equal(overall_table(summary, alpha=0.05, over=over, summary=True),
+                                      overall_table(_log(), "correct", 0.05, over=over))
+
+
+def test_an_unknown_estimand_is_refused():
+    with pytest.raises(ValueError, match="over must be one of"):
+        overall_table(_log(), over="models")
