@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from evalcore.data.display import plotly_literal
 from evalcore.stats.figures import _TEMPLATE, _rgba, _title, color, percent
@@ -38,16 +39,19 @@ def strata_histogram(proxy: np.ndarray, strata: np.ndarray, bins: int = 50, titl
     edges = np.histogram_bin_edges(proxy, bins=bins)
     mids, width = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
     fig = go.Figure()
-    for h in np.unique(strata):
+    labels = np.unique(strata)
+    # strata are ordered by the proxy: a sequential scale (its light yellow end left out) gives each its own colour
+    colors = sample_colorscale("Viridis", list(np.linspace(0.0, 0.85, len(labels))))
+    for h, c in zip(labels, colors):
         part = proxy[strata == h]
         counts, _ = np.histogram(part, bins=edges)
         fig.add_trace(go.Bar(
-            x=mids, y=counts, width=width, name=f"stratum {h + 1}", marker_color=color(int(h)),
+            x=mids, y=counts, width=width, name=f"stratum {h + 1}", marker_color=c,
             customdata=np.full((len(mids), 3), [len(part), part.min(), part.max()]),
             hovertemplate=(f"stratum {h + 1}: " + "%{customdata[0]:,} examples, proxy "
                            "%{customdata[1]:.3f}–%{customdata[2]:.3f}<br>bin %{x:.3f}: %{y:,}<extra></extra>")))
     fig.update_layout(template=_TEMPLATE, barmode="stack", bargap=0, height=340,
-                      title=_title(title, f"{len(np.unique(strata))} strata by {basis}"),
+                      title=_title(title, f"{len(labels)} strata by {basis}"),
                       xaxis_title="proxy (predicted probability of a correct answer)", yaxis_title="examples",
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
     return fig

@@ -19,6 +19,15 @@ def test_strata_histogram_counts_every_example_once():
     assert [int(np.sum(t.y)) for t in fig.data] == np.bincount(strata).tolist()
 
 
+def test_strata_histogram_gives_every_stratum_its_own_colour():
+    """Ten strata (and twenty): no two share a colour (a 9-colour cycle gave strata 1 and 10 the same one)."""
+    for k in (10, 20):
+        proxy = np.linspace(0.0, 1.0, 40 * k)
+        fig = sf.strata_histogram(proxy, np.arange(40 * k) // 40, bins=k)
+        assert [t.name for t in fig.data] == [f"stratum {h + 1}" for h in range(k)]
+        assert len({t.marker.color for t in fig.data}) == k
+
+
 def test_allocation_bars_one_series_per_allocation():
     table = pd.DataFrame({"stratum": [1, 2], "N_h": [100, 50], "proxy_mean": [0.2, 0.9], "proportional": [8, 4],
                           "neyman (actual, from the proxy)": [10, 2]})
