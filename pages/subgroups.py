@@ -25,6 +25,8 @@ PAGE_SIZE = 60
 EB_COVERAGE_BY_ACCURACY = ("Measured on held-out MMLU-Pro subsamples (5 to 30 questions per subgroup): the average "
                            "coverage holds, but not evenly: at a 90% level the most accurate fifth of subgroups is "
                            "covered 86-92% of the time, the other fifths 90-94%.")
+SINGLE_GROUP = ("The selection has a single group: subgroup estimates compare at least two groups, and empirical "
+                "Bayes borrows strength across several (model, group) units.")
 REGRESSOR_NAMES = {"xgboost": "XGBoost (tuned by cross-validation)", "linear": "linear (Fay-Herriot)",
                    "mean": "each model's grand mean (James-Stein)"}
 
@@ -49,6 +51,16 @@ if data.report.kind != LOG or sel.metric is None:
             "synthetic or scikit-learn demo, or map those columns on the Data page.")
     st.stop()
 level = figures.percent(sel.level)
+
+
+def direct_only(rows, why: str) -> None:
+    """What the page shows when empirical Bayes cannot run: why, and the direct estimate of each subgroup."""
+    st.info(f"{why} The direct estimate of each subgroup needs no borrowing: it is below, with its {level} "
+            f"interval ({'Wilson' if sel.metric == 'correct' else 'Student-t'}).", icon=":material/info:")
+    render.table(mean_table(rows, ["model", "group"], sel.metric, sel.alpha), "direct subgroup estimates")
+    st.stop()
+
+
 rows = selection.apply(data.log, sel)
 selection.require(sel, rows)
 examples = selection.examples(rows, "The holdout study, automatic subgroups and extra feature columns",
@@ -62,8 +74,9 @@ if examples is None:  # beyond the memory bound: the units and covariates come f
     try:
         table = sc.estimates(key, sel.metric, regressor, sel.level, seed, None, rows)
     except EvalDataError as exc:
-        st.error(literal(exc))
-        st.stop()
+        direct_only(rows, literal(exc))
+    if table["group"].nunique() < 2:
+        direct_only(rows, f"{SINGLE_GROUP} Add a `group` column to the log to compare subgroups.")
     st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & "
             f"Plagborg-Moller 2022): they cover the true subgroup values {level} of the time **on average across "
             f"subgroups**, not for each subgroup. DT intervals ({'Wilson' if sel.metric == 'correct' else 'Student-t'}) "
@@ -112,14 +125,20 @@ if auto:
         st.stop()
     key = (*key, "auto", tuple(chosen or screen.features), seed)
 
+if rows["group"].nunique() < 2:
+    offer = ("Choose feature columns under **Settings** above and tick **Form subgroups automatically** to form "
+             "subgroups from them, or add a `group` column to the log." if features else
+             "Add a `group` column to the log (or numeric feature columns, from which subgroups can be formed "
+             "automatically).")
+    direct_only(rows, f"{SINGLE_GROUP} {offer}")
+
 labeled = rows[rows[sel.metric].notna()]
 st.caption(f"Using {len(labeled):,} labeled rows ({rows['group'].nunique()} subgroups, {len(sel.models)} model(s)); "
            f"{len(rows) - len(labeled):,} unlabeled rows contribute only their features. Seed {seed}.")
 try:
     table = sc.estimates(key, sel.metric, regressor, sel.level, seed, tuple(chosen), rows)
 except EvalDataError as exc:
-    st.error(literal(exc))
-    st.stop()
+    direct_only(rows, literal(exc))
 
 st.info(f"EB intervals are robust empirical Bayes intervals (Armstrong, Kolesar & Plagborg-Moller 2022): they cover "
         f"the true subgroup values {level} of the time **on average across subgroups**, not for each subgroup. DT "

@@ -542,9 +542,11 @@ def test_subgroups_on_one_group_with_a_feature():
     assert list(summary["method"]) == ["DT", "SR", "EB"]
     assert any("50 repetitions" in c for c in texts(at.caption))
 
-    at.checkbox(key="sg_auto").set_value(False)  # one group only: empirical Bayes has too few units, and says so
+    at.checkbox(key="sg_auto").set_value(False)  # one group only: explained, with the offer just turned off
     rerun(at)
-    assert any("units with labels" in e for e in texts(at.error))
+    assert not texts(at.error)
+    assert any(i.startswith("The selection has a single group") and "Form subgroups automatically" in i
+               for i in texts(at.info))
 
 
 def test_calibration_settings_on_one_row():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from test_pages import check_subgroups_page, goto, open_app, table_with, texts, upload
+from test_pages import goto, open_app, table_with, texts, upload
 
 SET_ASIDE = {"label", "predicted_class", "metaclass_id", "correct_real"}
 
@@ -24,16 +24,15 @@ def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
         assert f"{column} (" in notes[0]
     assert "correct_real (label-derived" in notes[0] and "label (identifier-like" in notes[0]
 
-    check_subgroups_page(at, None)  # estimates, forest and shrinkage plots, no error or warning
-    captions = texts(at.caption)
-    assert any(c.startswith("Measured on held-out MMLU-Pro") and "most accurate fifth" in c for c in captions)
-    # the four models are scored on the same images: no other model's labels are free of a unit's own noise
-    assert any(c.startswith("Group difficulty") and "off: every model is scored on the same examples" in c
-               for c in captions)
+    goto(at, "subgroups")  # the single group "all": no EB forest plot, the automatic-subgroups offer instead
+    assert not at.exception and not texts(at.error) and not texts(at.warning)
+    [single] = [n for n in texts(at.info) if n.startswith("The selection has a single group")]
+    assert "tick **Form subgroups automatically** to form subgroups" in single
+    assert not at.get("plotly_chart")
     chosen = at.multiselect(key="sg_features")
     assert SET_ASIDE.isdisjoint(chosen.value)
     assert SET_ASIDE <= set(chosen.options)  # still there to choose
-    table = table_with(at, "model", "group", "eb", "eb_low", "eb_high")
+    table = table_with(at, "model", "group", "n", "estimate", "ci_low", "ci_high")
     assert table["model"].nunique() == 4 and (table["group"] == "all").all()  # no group column, no default feature
 
 
@@ -48,6 +47,10 @@ def test_automatic_subgroups_on_a_feature_with_missing_values(imagenet_x):
     at.run()
     assert not at.exception and not texts(at.error)
     table = table_with(at, "model", "group", "eb", "eb_low", "eb_high")
+    # the four models are scored on the same images: no other model's labels are free of a unit's own noise
+    assert any(c.startswith("Group difficulty") and "off: every model is scored on the same examples" in c
+               for c in texts(at.caption))
+    assert any(c.startswith("Measured on held-out MMLU-Pro") and "most accurate fifth" in c for c in texts(at.caption))
     assert table["group"].str.startswith("cluster ").all()
     assert table.groupby("model")["group"].nunique().min() >= 2
     assert pd.Series(table["eb_low"] <= table["eb_high"]).all()
