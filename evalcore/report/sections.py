@@ -277,8 +277,8 @@ def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | N
     strata = sampling.kmeans_strata(proxy, s.n_strata, seed=s.seed)
     needed = sampling.labels_needed(proxy, s.target_width, alpha=s.alpha, n_strata=s.n_strata, seed=s.seed,
                                     strata=strata, labels=rows["correct"].to_numpy(float) if labeled else None)
-    basis = {"labels": f"calibrated on the log's {int(np.isfinite(rows['correct'].to_numpy(float)).sum()):,} "
-                       "labels of this model (the least favourable fit within its 90% region)" if labeled else "",
+    basis = {"labels": "calibrated on this model's labels in the log (the least favourable fit within its 90% "
+                       "region)",
              "worst case": "planned for the worst miscalibration the planner considers (too few labels at hand to "
                            "calibrate the proxy)"}.get(needed.attrs["basis"], "assuming the proxy is calibrated")
     srs = float(needed.loc[needed["design"] == "srs", "labels_needed"].min())
@@ -296,7 +296,8 @@ def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | N
         f"({percent(s.level)}), using the {'proxy column' if source == 'proxy' else 'model confidence'} as a "
         f"stand-in for correctness: {s.n_strata} strata by 1-D k-means on it, then a budget per stratum.",
         f"Predicted, not measured: labels_needed gives an interval no wider than the target on average, {basis}; "
-        "meets_target is the chance that one sample meets it, labels_for_probability the labels for a 90% chance; "
+        f"meets_target is the chance that one sample meets it, labels_for_probability the labels for a "
+        f"{percent(needed.attrs['probability'])} chance; "
         "labels_needed_worst holds under the worst miscalibration the planner considers.",
         {"labels needed": needed, "plan": plan}, [],
         {"model": model, "srs": srs, "stratified": float(stratified["labels_needed"]),
@@ -328,7 +329,8 @@ def prediction_powered(log, kind: str, s: Settings) -> Section | None:
         "both: the annotator's estimate on every example, corrected by its measured error on the labeled ones.",
         f"PPI++ intervals (Angelopoulos et al. 2023) contain each model's true mean {percent(s.level)} of the time "
         "whatever the annotator's quality; ESS is the number of labeled examples a classical estimate would need for "
-        "the same precision (here from the log's moments, with λ treated as known: a few percent optimistic at small n; the AI-assisted evaluation page's ESS counts λ's estimation, with its interval).",
+        "the same precision (here from the log's moments, with λ treated as known: a few percent optimistic at "
+        "small n; the AI-assisted evaluation page's ESS counts λ's estimation, with its interval).",
         {"estimates": table}, [fig],
         {"annotator": annotator, "n": n, "N": N, "top": str(best["model"]),
          "estimate": float(best["estimate"]), "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"]),

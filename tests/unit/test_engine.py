@@ -223,7 +223,7 @@ def test_the_reports_labeling_plan_is_calibrated_on_the_logs_labels(pair):
     assert expected.attrs["basis"] == "labels"
     shown = section.tables["labels needed"].set_index(["design", "estimator"])["labels_needed"]
     assert (shown == expected.set_index(["design", "estimator"])["labels_needed"]).all()
-    assert "calibrated on the log's" in section.meaning and "meets_target" in section.meaning
+    assert "calibrated on this model's labels" in section.meaning and "meets_target" in section.meaning
     few = sampling.labels_needed(proxy, settings.target_width, alpha=settings.alpha, n_strata=settings.n_strata,
                                  seed=settings.seed, strata=strata,
                                  labels=np.where(np.arange(len(labels)) < sampling.MIN_PILOT - 1, labels, np.nan))
