@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore.stats import figures
 from evalcore.data.display import literal
 from evalcore.data.schema import BATTLES, SUMMARY
-from evalcore.stats import overall
+from evalcore.stats import headline, overall
 from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -16,7 +16,9 @@ from pages.common.navigation import ensure_app_navigation
 ensure_app_navigation()
 
 st.title("Models")
-st.caption("What every view analyses. The choice is kept when you switch pages.")
+answer_box, chart_box = st.container(), st.container()  # the answer and its chart first, filled below
+st.subheader("What every view analyses", anchor=False)
+st.caption("The choice is kept when you switch pages.")
 
 data = ds.try_active_data()
 if data is None:
@@ -41,7 +43,7 @@ if changed != sel:
 
 rows = selection.apply(data.log, sel, kind)
 selection.require(sel, rows, min_models=2 if kind == BATTLES else 1, link=False)  # battles: both models selected
-st.subheader("Headline numbers")
+st.subheader("Details", anchor=False)
 if kind == BATTLES:
     st.caption(f"Human-vote win rate per model over the selected battles, with {figures.percent(sel.level)} Wilson intervals.")
     if "outcome" not in rows or rows.count("outcome") == 0:
@@ -79,6 +81,10 @@ else:
     label = f"{label} ({overall.NAMES[over]})"
 
 table = table.sort_values("estimate", ascending=False, ignore_index=True)
-render.chart(figures.interval_dots(table.assign(label=table["model"]), "label", f"{label.capitalize()} by model",
-                                   what, f"{figures.percent(sel.level)} intervals"), f"{label} by model")
+with answer_box:
+    render.answer(headline.lead_sentence(table, sel.level, what))
+with chart_box:
+    render.chart(figures.interval_dots(table.assign(label=table["model"]), "label",
+                                       f"{label.capitalize()} by model, best first", what,
+                                       f"{figures.percent(sel.level)} intervals"), f"{label} by model")
 render.table(table, f"{label} by model")

@@ -75,7 +75,7 @@ def interval_dots(
                      "arrayminus": part["estimate"] - part["ci_low"], "color": color(i), "thickness": 1.5},
             customdata=_columns(part["ci_low"], part["ci_high"], full.map(plotly_literal),
                                 [""] * len(part) if name is None else [f" · {plotly_literal(name)}"] * len(part)),
-            hovertemplate="%{customdata[2]}%{customdata[3]}: %{x:.4f} (%{customdata[0]:.4f}, %{customdata[1]:.4f})"
+            hovertemplate="%{customdata[2]}%{customdata[3]}: %{x:.3g} (%{customdata[0]:.3g}–%{customdata[1]:.3g})"
                           "<extra></extra>"))
     if reference is not None:
         fig.add_vline(x=reference, line={"color": "#a0aec0", "dash": "dot"})

@@ -11,6 +11,7 @@ import streamlit as st
 
 from evalcore.data.display import literal
 from evalcore.data.export import csv_bytes
+from evalcore.stats import headline
 
 CHART_FORMAT = "chart_format"  # "png" or "svg": what each chart's camera button downloads
 FORMATS = {"png": "PNG", "svg": "SVG"}
@@ -40,7 +41,7 @@ def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_co
     """Show ``frame`` with a CSV download button underneath (cells neutralized against formula injection).
 
     ``name`` may hold names from the data: it is shown literally in the button's label."""
-    floats = {c: st.column_config.NumberColumn(format="%.4f") for c in frame.columns
+    floats = {c: st.column_config.NumberColumn(format=_number_format(frame[c])) for c in frame.columns
               if pd.api.types.is_float_dtype(frame[c])}
     st.dataframe(frame, hide_index=True, height=height or "auto", column_config={**floats, **column_config})
     st.download_button(
@@ -48,9 +49,23 @@ def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_co
         mime="text/csv", key=_key("csv", name), icon=":material/download:")
 
 
-def ci(estimate: float, low: float, high: float, digits: int = 3) -> str:
-    """'0.812 (0.790, 0.833)'."""
-    return f"{estimate:.{digits}f} ({low:.{digits}f}, {high:.{digits}f})"
+def _number_format(column: pd.Series) -> str:
+    """Numbers by kind (:mod:`evalcore.stats.headline`): a column of whole numbers (counts) as integers, any other
+    float column to 3 significant digits."""
+    values = column.dropna().to_numpy()
+    whole = len(values) > 0 and bool(((values == values.round()) & (abs(values) < 2**53)).all())
+    return "%d" if whole else "%#.3g"
+
+
+def answer(sentence: str) -> None:
+    """The page's answer, first on the page: one plain sentence with the number and its interval (names in it are
+    shown literally)."""
+    st.subheader(literal(sentence), anchor=False)
+
+
+def ci(estimate: float, low: float, high: float) -> str:
+    """'0.812 (0.790–0.833)' (:func:`evalcore.stats.headline.interval`)."""
+    return headline.interval(estimate, low, high)
 
 
 def format_picker() -> None:

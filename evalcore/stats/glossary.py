@@ -1,0 +1,82 @@
+"""The words of the methods, each with one plain line, and the papers they come from, by name.
+
+Pages show a method's name with its line as a tooltip (``help=``) and cite a paper by :data:`PAPERS`'s name
+instead of "the paper"; the report and the CLI use the same lines. One place, so a term reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+#: the papers behind the methods, as a reader would cite them
+PAPERS = {
+    "leaderboard": "Longjohn et al. (2024), \u201cStatistical Uncertainty Quantification for Aggregate Performance "
+                   "Metrics in Machine Learning Benchmarks\u201d",
+    "subgroups": "Fogliato, Patil, Akpinar & Monfort (2024), \u201cPrecise Model Benchmarking with Only a Few "
+                 "Observations\u201d",
+    "sampling": "Fogliato, Patil, Monfort & Perona (2024), \u201cA Framework for Efficient Model Evaluation through "
+                "Stratification, Sampling, and Estimation\u201d",
+    "autoeval": "Boyeau, Angelopoulos, Yosef, Malik & Jordan (2024), \u201cAutoEval Done Right: Using Synthetic Data "
+                "for Model Evaluation\u201d",
+    "calibration": "Liang et al. (2022), \u201cHolistic Evaluation of Language Models\u201d (HELM)",
+    "ebci": "Armstrong, Koles\u00e1r & Plagborg-M\u00f8ller (2022), \u201cRobust Empirical Bayes Confidence "
+            "Intervals\u201d",
+    "ppi++": "Angelopoulos, Duchi & Zrnic (2023), \u201cPPI++: Efficient Prediction-Powered Inference\u201d",
+    "ranks": "Mogstad, Romano, Shaikh & Wilhelm (2024), \u201cInference for Ranks with Applications to Mobility "
+             "across Neighbourhoods and Academic Achievement across Countries\u201d",
+    "rhat": "Vehtari, Gelman, Simpson, Carpenter & B\u00fcrkner (2021), \u201cRank-Normalization, Folding, and "
+            "Localization: An Improved R-hat\u201d",
+    "fdr": "Benjamini & Hochberg (1995), \u201cControlling the False Discovery Rate\u201d",
+}
+
+#: each term of the pages with one line a newcomer can follow
+TERMS = {
+    "interval": "The range of values the data leave plausible: at a 95% level, 95 of 100 such intervals hold the "
+                "true value.",
+    "Wilson": "Wilson score interval for a proportion: stays inside 0\u20131 and holds its level with few examples.",
+    "Student-t": "Interval for a mean score from its standard error and Student's t distribution.",
+    "bootstrap": "Resampling the examples many times and recomputing the number, to see how much it moves.",
+    "simultaneous": "Intervals that hold all at once at the level (max-|t| bootstrap), so reading many of them "
+                    "together stays honest.",
+    "83.4%": "83.4% comparison intervals: two such intervals that do not overlap differ at about the 5% level "
+             "(Goldstein & Healy 1995).",
+    "rank interval": "The best and worst place a model can hold given the uncertainty (Mogstad et al. 2024).",
+    "direct": "Direct estimate (DT): the subgroup's own accuracy, from its examples alone.",
+    "synthetic": "Synthetic estimate (SR): the accuracy predicted for the subgroup from what is known about it "
+                 "(e.g. the model's overall accuracy), ignoring its own examples.",
+    "empirical Bayes": "Empirical Bayes (EB): a weighted mean of the direct and synthetic estimates; small "
+                       "subgroups borrow more from the prediction (Fogliato et al. 2024).",
+    "EBCI": "Robust empirical Bayes confidence interval: an EB interval that keeps its level on average over "
+            "subgroups whatever their true accuracies (Armstrong, Koles\u00e1r & Plagborg-M\u00f8ller 2022).",
+    "shrinkage": "How far an EB estimate moves from the subgroup's own accuracy toward the prediction (0 = not at "
+                 "all, 1 = all the way).",
+    "SRS": "Simple random sampling: every example equally likely to be labeled.",
+    "stratified": "Stratified sampling: examples split into strata (e.g. by the model's confidence) and labeled "
+                  "in each, which makes the estimate more precise (Fogliato et al. 2024).",
+    "Neyman": "Neyman allocation: more labels where answers vary more, the allocation with the smallest error.",
+    "proportional": "Proportional allocation: labels shared in proportion to the strata's sizes.",
+    "Horvitz-Thompson": "Horvitz-Thompson estimator: each labeled example weighted by one over its chance of being "
+                        "picked, which keeps the estimate unbiased.",
+    "proxy": "A stand-in for the unknown label (e.g. the model's confidence) used to plan where to label.",
+    "PPI": "Prediction-powered inference: a few human labels correct an AI judge's many verdicts, so the estimate "
+           "is unbiased and tighter than from the labels alone (Boyeau et al. 2024).",
+    "PPI++": "PPI with a tuned weight on the AI judge (lambda): never worse than the labels alone (Angelopoulos, "
+             "Duchi & Zrnic 2023).",
+    "lambda": "How much the AI judge's verdicts are trusted (0 = ignored, 1 = fully).",
+    "ESS": "Effective sample size: how many human labels alone would give the same precision.",
+    "Bradley-Terry": "A model of pairwise battles in which each model has a strength; the chance A beats B grows "
+                     "with the difference of their strengths.",
+    "ECE": "Expected calibration error: the average gap between the model's confidence and its accuracy, over "
+           "confidence bins (0 = perfectly calibrated).",
+    "reliability diagram": "Accuracy against confidence per bin: a calibrated model lies on the diagonal.",
+    "selective prediction": "Answering only when the confidence is high enough: accuracy on the answered share.",
+    "AURC": "Area under the risk-coverage curve: the mean error over all shares answered (lower is better).",
+    "R-hat": "Convergence check of the sampler: close to 1 (below 1.01) means the chains agree (Vehtari et al. "
+             "2021).",
+    "posterior": "What the Bayesian model believes about a number after seeing the data.",
+    "FDR": "False discovery rate: the expected share of flagged findings that are false (Benjamini & Hochberg "
+           "1995).",
+}
+
+
+def explain(term: str) -> str:
+    """The line of ``term`` (KeyError for a term not in the glossary: a page must not show an unexplained word)."""
+    return TERMS[term]
