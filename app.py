@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common import data_source, hosting, render, saved_analysis, selection, sign_in
+from pages.common import data_source, hosting, render, saved_analysis, selection, session_link, sign_in
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 
@@ -25,7 +25,9 @@ page = st.navigation(PAGES, position="hidden" if sign_in.configured() and sign_i
 sign_in.require()
 if (warning := hosting.open_instance_warning()) is not None:  # no sign-in, reachable from the network
     st.warning(warning, icon=":material/lock_open:")
+session_link.restore_data()  # a reload (new session): the upload, demo or dataset named in the address
 saved_analysis.follow_link(page.url_path)
+session_link.restore_settings()  # and the selection and level in the address
 
 with st.sidebar:
     st.markdown("**evalcore** · precise evaluation with scarce labels")
@@ -42,7 +44,11 @@ with st.sidebar:
         if page.url_path in saved_analysis.VIEWS:
             saved_analysis.offer(page.url_path)
     except EvalDataError:
-        st.caption("Data: the upload needs fixing (see the Data page).")
+        lost = data_source.source()["type"] == "lost"
+        st.caption("Data: the data this address names is no longer on the server (see the Data page)." if lost else
+                   "Data: the upload needs fixing (see the Data page).")
     render.format_picker()
 
+session_link.publish()  # the address names the data and the settings, so that a reload keeps them
 page.run()
+session_link.publish()  # what the page changed (a page that stops early changes nothing it has not rerun for)

@@ -26,8 +26,11 @@ EXAMPLE = pd.DataFrame({
 })
 
 st.title("Data")
-st.caption("Start from a built-in demo or upload your own evaluation log. Everything you upload stays in your "
-           "session.")
+answer_box = st.container()  # one sentence about what is loaded, filled once the data is read
+st.caption("Start from a built-in demo or upload your own evaluation log. An upload stays in your session and is kept "
+           "for reloads: the page's address names it (by a digest of its content), so reloading the page (F5) "
+           "reopens it with your settings while the server keeps it (a bounded store, least recently used first "
+           "out). Only someone with this address can reopen it; save it to the workspace to keep it.")
 
 left, right = st.columns([1, 1], gap="large")
 with left:
@@ -137,6 +140,10 @@ if data is None:
     st.stop()
 
 report = data.report
+with answer_box:
+    render.answer(ds.loaded_sentence(data))
+    for warning in report.warnings:  # e.g. files that share no example and no task: seen before anything else
+        st.warning(literal(warning), icon=":material/warning:")
 if src["type"] == "upload":
     locked = workspace_store.locked()
     with st.form("save_dataset", border=False):
@@ -153,12 +160,11 @@ if src["type"] == "upload":
             else:
                 ds.use_saved(record.id, record.name)
                 st.rerun()
-    st.caption("Until you save it, the upload stays in this session only.")
+    st.caption("Until you save it, the upload stays in this session only (and, for reloads of this page's address, "
+               "on this server while its upload store keeps it).")
 st.subheader("Validation report")
 st.success(f"{literal(data.label)}: a **{report.kind}** table with {report.n_rows:,} rows and "
            f"{report.n_models} models.")
-for warning in report.warnings:
-    st.warning(literal(warning), icon=":material/warning:")
 for note in report.notes:
     st.info(literal(note), icon=":material/info:")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})

@@ -113,7 +113,8 @@ def load_eval_logs(
 def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, kind: str | None = None,
                      min_models: int | None = None, limits: ReadLimits | None = None) -> pd.DataFrame:
     """``raw`` validated; a tool's log or combined files keep their role-named columns unless ``mapping`` says
-    otherwise, and what the import did heads the report's notes."""
+    otherwise, and what the import did heads the report's notes (and its warnings, e.g. files that share no example
+    and no task)."""
     if raw.mapped:  # role-named columns: the mapping's entries for them (a remap), else each to its namesake role
         roles = ROLES[kind or raw.kind or LOG]
         mapping = {column: role for column, role in (mapping or {}).items() if column in raw.frame.columns} or {
@@ -121,6 +122,7 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
     frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models, limits=limits)
     report = frame.attrs["report"]
     report["notes"] = (*raw.notes, *report["notes"])
+    report["warnings"] = (*raw.warnings, *report["warnings"])
     report["files"] = tuple(raw.files)
     return frame
 

@@ -5,7 +5,8 @@ returned exactly as read, so that its columns can still be mapped onto roles by 
 come back with their columns named after the roles. Files of different shapes (a per-example log and pairwise
 battles) are refused together, naming the files of each shape. A row that two files both hold — the same
 (model, task, example, repeat) — is counted once when the files agree on its values (the same file uploaded twice)
-and refused, with its ids and the two files, when they do not.
+and refused, with its ids and the two files, when they do not. Files that share no example id and no task with each
+other (two different benchmarks uploaded together) are combined too, with a warning naming them.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class RawLog:
     kind: str | None
     files: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
-    mapped: bool = True   # columns already named after roles (False: one plain table, mapped by validate)
+    mapped: bool = True
+    warnings: list[str] = field(default_factory=list)  # e.g. files that share no example and no task   # columns already named after roles (False: one plain table, mapped by validate)
 
 
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
@@ -67,9 +69,57 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     if n_rows > limits.max_rows:
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
+    warnings = unrelated_files(imported) if kind in (LOG, SUMMARY) else []
     frame = _stack(imported, kind, notes)
     files_read = tuple(name for item in imported for name in item.files)
-    return RawLog(frame, kind, files_read, notes)
+    return RawLog(frame, kind, files_read, notes, warnings=warnings)
+
+
+def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:
+    """The distinct values of ``role`` as text; None when the frame has no such column."""
+    if role not in frame.columns:
+        return None
+    return set(pd.unique(frame[role].dropna().astype(str)))
+
+
+def unrelated_files(imported: list[Imported]) -> list[str]:
+    """A warning when the files fall into sets that share no example id and no task with each other (e.g. an
+    MMLU-Pro log and an ImageNet log): they are still combined into one log, whose models were then evaluated on
+    different examples. Files are linked when they share an example id or a task (a log without a task column
+    counts its categories as tasks, as validation does); a file with neither column cannot be told apart and links
+    to every file. Names each set of files ('a.csv + b.csv' for files that belong together)."""
+    if len(imported) < 2:
+        return []
+    keys = []
+    for item in imported:
+        ids = _ids(item.frame, "example_id")
+        tasks = _ids(item.frame, "task")
+        if tasks is None:
+            tasks = _ids(item.frame, "category")
+        keys.append(None if ids is None and tasks is None else (ids or set(), tasks or set()))
+    parent = list(range(len(imported)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(imported)):
+        for j in range(i + 1, len(imported)):
+            a, b = keys[i], keys[j]
+            if a is None or b is None or (a[0] & b[0]) or (a[1] & b[1]):
+                parent[root(i)] = root(j)
+    sets: dict[int, list[str]] = {}
+    for i, item in enumerate(imported):
+        sets.setdefault(root(i), []).extend(item.files)
+    if len(sets) < 2:
+        return []
+    names = [" + ".join(files) for files in sets.values()]
+    listed_names = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
+    return [f"{listed_names} share no example and no task{'' if len(names) == 2 else ' with each other'}: they are "
+            "analysed as one log, in which models from different files were evaluated on different examples. Upload "
+            "them separately if they are different benchmarks."]
 
 
 def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:

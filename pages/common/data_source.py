@@ -1,6 +1,7 @@
 """Which data the session works on: a built-in demo or the session's own upload.
 
-The uploaded bytes live in this session's ``st.session_state`` only. They are read and validated in a separate
+The uploaded bytes live in this session's ``st.session_state``, and for reloads in the bounded upload store
+(:mod:`.upload_store`), reachable only through the digest in this session's address (:mod:`.session_link`). They are read and validated in a separate
 worker process whose memory and time are bounded (:mod:`evalcore.data.sandbox`), so a hostile file cannot starve other
 sessions. Outcomes (the canonical frame, or what is wrong with the file) are cached process-wide keyed by the
 sha256 digest of the bytes plus the column mapping (never by file name), so another session can only ever receive
@@ -31,7 +32,9 @@ from evalcore.data.sandbox import run_bounded
 from .store import cached
 
 SOURCE = "data_source"        # {"type": "demo", "name": ...}, {"type": "upload", "digest": ..., "filename": ...}
-                               # or {"type": "saved", "id": ..., "name": ...} (a workspace dataset)
+                               # or {"type": "saved", "id": ..., "name": ...} (a workspace dataset), or
+                               # {"type": "lost", "digest": ..., "reason": ...}: an upload named by the address
+                               # that the upload store no longer holds (never replaced by the demo silently)
 UPLOAD_BYTES = "upload_bytes"  # the session's uploaded files: a tuple of (file name, bytes)
 MAPPING = "upload_mapping"     # {user column: role} chosen on the data page
 KIND = "upload_kind"           # None (detect) or log / summary / battles
@@ -179,15 +182,76 @@ def use_demo(name: str) -> None:
 def use_upload(files: tuple[tuple[str, bytes], ...]) -> str:
     """Keep an upload of one or several files (name, bytes) in this session (replacing an earlier one); returns
     its digest."""
+    from .upload_store import uploads
+    from .workspace_store import viewer
+
     key = digest(files)
-    filename = files[0][0] if len(files) == 1 else f"{len(files)} files"
     current = st.session_state.get(SOURCE, {})
-    if current.get("digest") != key:
+    if current.get("type") != "upload" or current.get("digest") != key:
         st.session_state[UPLOAD_BYTES] = files
         st.session_state.pop(MAPPING, None)
         st.session_state.pop(KIND, None)
-    st.session_state[SOURCE] = {"type": "upload", "digest": key, "filename": filename}
+    st.session_state[SOURCE] = {"type": "upload", "digest": key, "filename": upload_name(files)}
+    uploads().put(key, files, viewer())  # kept for a reload of this session's address
     return key
+
+
+def upload_name(files: tuple[tuple[str, bytes], ...]) -> str:
+    """How an upload is named: its file's name, or "3 files"."""
+    return files[0][0] if len(files) == 1 else f"{len(files)} files"
+
+
+LOST = ("The uploaded file is no longer on the server (it was evicted or the server restarted): upload it again "
+        "on the Data page, or load a demo.")
+FORBIDDEN = ("The upload named in this address belongs to another signed-in user: uploads stay with the user who "
+             "made them. Upload the file yourself on the Data page, or ask them to save it to the workspace and "
+             "share an analysis.")
+
+
+def reopen_upload(content_digest: str, mapping: dict[str, str | None] | None = None,
+                  kind: str | None = None) -> bool:
+    """Make the upload with ``content_digest`` (named by the address of a reloaded page) this session's data again,
+    with its column mapping and data shape, from the upload store; when the store no longer holds it (or holds it
+    for another signed-in user), the session's data is a "lost" source whose use says so plainly, never the demo.
+    Returns whether the upload is back."""
+    from .upload_store import FOUND, MISSING, uploads
+    from .workspace_store import viewer
+
+    status, files = uploads().get(content_digest, viewer())
+    if status != FOUND or digest(files) != content_digest:
+        st.session_state[SOURCE] = {"type": "lost", "digest": content_digest,
+                                    "reason": LOST if status == MISSING else FORBIDDEN}
+        st.session_state.pop(UPLOAD_BYTES, None)
+        return False
+    st.session_state[UPLOAD_BYTES] = files
+    st.session_state[SOURCE] = {"type": "upload", "digest": content_digest, "filename": upload_name(files)}
+    if mapping:
+        st.session_state[MAPPING] = dict(mapping)
+    else:
+        st.session_state.pop(MAPPING, None)
+    if kind:
+        st.session_state[KIND] = kind
+    else:
+        st.session_state.pop(KIND, None)
+    return True
+
+
+def _mapping_key(chosen: dict | None, kind: str | None) -> str:
+    items = tuple(sorted((chosen or {}).items(), key=lambda kv: (kv[0], kv[1] or "")))
+    return hashlib.sha256(repr((items, kind)).encode()).hexdigest()[:12]
+
+
+def current_key() -> str | None:
+    """The data key (:attr:`ActiveData.key`) of the session's source without loading it; None for a lost upload."""
+    src = source()
+    if src["type"] == "demo":
+        return f"demo:{src['name']}"
+    if src["type"] == "saved":
+        return f"saved:{src['id']}"
+    if src["type"] == "upload":
+        chosen = st.session_state.get(MAPPING) or None
+        return f"upload:{src['digest']}:{_mapping_key(chosen, st.session_state.get(KIND))}"
+    return None
 
 
 def source() -> dict:
@@ -214,16 +278,62 @@ def active_data() -> ActiveData:
         except (LookupError, PermissionError) as exc:
             raise EvalDataError(f"The saved dataset '{src['name']}' cannot be opened: {exc}") from exc
         return _with_units(f"saved:{src['id']}", f"workspace · {src['name']}", frame)
+    if src["type"] == "lost":
+        raise EvalDataError(src["reason"])
     files = st.session_state[UPLOAD_BYTES]
     kind = st.session_state.get(KIND)
     chosen = st.session_state.get(MAPPING) or None  # None: the mapping suggested from the names, in the worker
     table = upload_table(src["digest"], files, chosen, kind)
     if table.frame is None:
         raise EvalDataError(table.problem)
-    items = tuple(sorted((chosen or {}).items()))
-    mapping_key = hashlib.sha256(repr((items, kind)).encode()).hexdigest()[:12]
-    key = f"upload:{src['digest']}:{mapping_key}"
+    key = f"upload:{src['digest']}:{_mapping_key(chosen, kind)}"
     return _with_units(key, f"upload · {src['filename']}", table.frame)
+
+
+@cached("Counting models, tasks and examples...")
+def _counts(key: str, _log) -> dict[str, int]:
+    """Distinct tasks and examples ((task, example) pairs) of a log, or battles' rows; cached per data key."""
+    if isinstance(_log, pd.DataFrame):  # a leaderboard summary: a few rows per model
+        return {"tasks": int(_log["task"].nunique())}
+    if _log.kind == "battles":
+        return {"battles": int(_log.n_rows)}
+    t = _log.table
+    examples = int(_log.run(t.select("task", "example_id").distinct().count().name("n").as_table())["n"].iloc[0])
+    return {"tasks": len(_log.distinct("task")), "examples": examples}
+
+
+def data_name(files: tuple[tuple[str, bytes], ...] | None = None) -> str:
+    """What the session's data is called: the uploaded file's name (up to three names), the demo's or the saved
+    dataset's name."""
+    src = source()
+    if src["type"] == "upload":
+        files = st.session_state.get(UPLOAD_BYTES, ()) if files is None else files
+        return " + ".join(name for name, _ in files) if 1 < len(files) <= 3 else src["filename"]
+    if src["type"] == "demo":
+        return f"demo · {src['name']}"
+    return f"workspace · {src.get('name', '')}"
+
+
+def loaded_sentence(data: ActiveData) -> str:
+    """One plain sentence about what was loaded, e.g. "mmlu_pro_per_question.csv.gz: 29 models, 14 tasks, 12,032
+    examples; 2 notes" (counts as integers, :func:`evalcore.stats.headline.count`)."""
+    from evalcore.stats.headline import count
+
+    def n(k: int, noun: str) -> str:
+        return f"{count(k)} {noun}{'' if k == 1 else 's'}"
+
+    report = data.report
+    counts = _counts(data.key, data.log)
+    parts = [n(report.n_models, "model")]
+    if "tasks" in counts:
+        parts.append(n(counts["tasks"], "task"))
+    if "examples" in counts:
+        parts.append(n(counts["examples"], "example"))
+    if "battles" in counts:
+        parts.append(n(counts["battles"], "battle"))
+    said = [n(len(report.warnings), "warning")] if report.warnings else []
+    said += [n(len(report.notes), "note")] if report.notes else []
+    return f"{data_name()}: {', '.join(parts)}" + (f"; {', '.join(said)}" if said else "") + "."
 
 
 def engine_rows() -> int:
@@ -266,7 +376,10 @@ def try_active_data(link: bool = True) -> ActiveData | None:
     try:
         return active_data()
     except EvalDataError as exc:
-        st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
+        if source()["type"] == "lost":  # said as it is: the address names an upload this server no longer holds
+            st.error(literal(exc), icon=":material/cloud_off:")
+        else:
+            st.error(f"The uploaded data cannot be used yet: {literal(exc)}")
         if link:
             st.page_link("pages/data.py", label="Fix it on the Data page", icon=":material/upload_file:")
         return None
