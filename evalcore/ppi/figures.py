@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from evalcore.data.display import chart_labels, plotly_literal
-from evalcore.stats.figures import PALETTE, _TEMPLATE, _rgba, _title, color, percent
+from evalcore.stats.figures import PALETTE, _TEMPLATE, _rgba, _title, color, interval_dots, percent
+from evalcore.stats.intervals import DEFAULT_LEVEL
 
 #: method -> (colour, legend label), in drawing order
 METHOD_STYLE = {
@@ -34,6 +35,37 @@ MODEL_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cro
                  "hexagon")
 
 _METRICS = ("ess", "mse", "width", "coverage")
+#: share of the data's span added on each side of an axis drawn from the data
+MARGIN = 0.05
+
+
+def data_range(values, include=(), margin: float = MARGIN) -> list[float]:
+    """An axis range that starts where the data are: the smallest to the largest finite value of ``values`` (and
+    of ``include``, e.g. a reference line that must be seen), widened by ``margin`` of the span on each side (by
+    ``margin`` of the value's size, or 0.05, when all values are equal). Never forced to include 0."""
+    x = np.asarray(list(np.ravel(np.asarray(values, dtype=float))) + [float(v) for v in include], dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return [0.0, 1.0]
+    lo, hi = float(x.min()), float(x.max())
+    pad = margin * (hi - lo) if hi > lo else max(margin * abs(hi), 0.05)
+    return [lo - pad, hi + pad]
+
+
+def estimates_figure(table: pd.DataFrame, title: str, x_title: str, subtitle: str, label: str = "model",
+                     by: str | None = "method", reference: float | None = None) -> go.Figure:
+    """The estimates with their intervals (:func:`evalcore.stats.figures.interval_dots`, one colour per method), in
+    the order of ``table``'s rows (sort it by the estimate first: best on top), with the x axis from the data.
+
+    Grouped dots (``by``) make plotly's automatic range include 0, which squeezes accuracies of 0.55-0.85 into
+    the right third of the chart (issue 26); the range here runs from the lowest interval bound to the highest
+    (and ``reference`` when given), with a margin of :data:`MARGIN` of the span.
+    """
+    _require(table, [label, "estimate", "ci_low", "ci_high"], "table")
+    fig = interval_dots(table, label, title, x_title, subtitle, by=by, reference=reference)
+    fig.update_xaxes(range=data_range(table[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float),
+                                      () if reference is None else (reference,)))
+    return fig
 
 
 def _require(frame: pd.DataFrame, columns: tuple[str, ...] | list[str], what: str) -> None:
@@ -72,7 +104,7 @@ def _diagonal(n: np.ndarray, showlegend: bool = True) -> go.Scatter:
                       hovertemplate="ESS = n = %{x:,} labels (classical)<extra></extra>")
 
 
-def ess_curves_figure(curves: pd.DataFrame, level: float = 0.9, model: str = ALL_MODELS,
+def ess_curves_figure(curves: pd.DataFrame, level: float = DEFAULT_LEVEL, model: str = ALL_MODELS,
                       title: str = "Effective sample size and interval diagnostics") -> go.Figure:
     """Four panels against the labeled size n, one colour per method (paper, Figures 1a-b and 6).
 
@@ -88,6 +120,9 @@ def ess_curves_figure(curves: pd.DataFrame, level: float = 0.9, model: str = ALL
     * (d) coverage of the ``level`` intervals with its band and a dotted line at the nominal ``level``.
 
     Bands are filled areas between ``X_low`` and ``X_high`` (rows with a missing bound are left out of the band).
+    The labeled sizes n are roughly geometric, so every x axis is logarithmic (a linear one starts at 0 and piles
+    the small n, where the methods differ most, against it); ESS, MSE and width are on log axes too (ranges from
+    the data), coverage on a linear axis from just below the lowest value.
     Each method has one legend entry whose ``legendgroup`` hides it in all four panels. Raises ValueError when
     ``curves`` has no rows for ``model`` (naming the models it has) or lacks a column.
     """
@@ -139,11 +174,12 @@ def ess_curves_figure(curves: pd.DataFrame, level: float = 0.9, model: str = ALL
                 "open circles: empirical ESS")
     fig.update_layout(template=_TEMPLATE, height=640, title=_title(title, subtitle),
                       margin={"l": 60, "r": 20, "t": 115, "b": 40}, legend={"orientation": "h", "y": -0.12})
+    fig.update_xaxes(type="log")
     fig.update_xaxes(title_text="labeled examples (n)", row=2, col=1)
     fig.update_xaxes(title_text="labeled examples (n)", row=2, col=2)
-    fig.update_yaxes(title_text="ESS (labels)", row=1, col=1)
+    fig.update_yaxes(title_text="ESS (labels)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="mean squared error", type="log", exponentformat="power", row=1, col=2)
-    fig.update_yaxes(title_text="interval width", row=2, col=1)
+    fig.update_yaxes(title_text="interval width", type="log", row=2, col=1)
     cov = rows[rows["method"].isin(list(METHOD_STYLE))][["coverage", "coverage_low"]].to_numpy(dtype=float)
     low = float(np.nanmin(np.append(cov.ravel(), level)))
     fig.update_yaxes(title_text="coverage", range=[max(0.0, low - 0.05), 1.01], tickformat=".0%", row=2, col=2)
@@ -156,7 +192,7 @@ def rank_correlation_figure(curves: pd.DataFrame, title: str = "Agreement with t
     Uses the rows of ``curves`` with ``model == "all models"`` and columns ``n``, ``method``, ``rank_corr``,
     ``rank_corr_low`` and ``rank_corr_high`` (rows with a missing ``rank_corr`` are dropped): per method a band
     between the bounds and a line. The ranking is the Bonferroni one where models with overlapping intervals
-    tie. The y axis spans [-0.05, 1.05], wider if the data need it.
+    tie. The y axis spans [-0.05, 1.05], wider if the data need it; the x axis (n, roughly geometric) is logarithmic.
     """
     _require(curves, ["n", "method", "model", "rank_corr", "rank_corr_low", "rank_corr_high"], "curves")
     rows = _model_rows(curves, ALL_MODELS, "curves")
@@ -187,6 +223,7 @@ def rank_correlation_figure(curves: pd.DataFrame, title: str = "Agreement with t
                       xaxis_title="labeled examples (n)", yaxis_title="Spearman correlation",
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
     fig.update_yaxes(range=[min(-0.05, lo - 0.05), max(1.05, hi + 0.05)])
+    fig.update_xaxes(type="log")
     return fig
 
 
@@ -254,7 +291,8 @@ def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against anno
 
 
 def projection_figure(table: pd.DataFrame, actual_n: int | None = None, target_width: float | None = None,
-                      level: float = 0.9, title: str = "Projected precision as more labels arrive") -> go.Figure:
+                      level: float = DEFAULT_LEVEL,
+                      title: str = "Projected precision as more labels arrive") -> go.Figure:
     """Projected ESS and interval width of each model as the labeled size n grows (two panels).
 
     ``table`` columns: ``model``, ``n``, ``ess`` (ESS of PPI++), ``width_classical`` and ``width_ppi`` (width of
@@ -263,6 +301,10 @@ def projection_figure(table: pd.DataFrame, actual_n: int | None = None, target_w
     colour. ``actual_n`` adds a dotted vertical line "labels so far" to both panels and ``target_width`` a
     dash-dot horizontal line "target width" to (b); neither is drawn when None. The legend has one entry per
     model (hiding it in both panels) and two gray entries explaining the line styles.
+
+    The projection's n runs geometrically from 2 to the pool's size, so both axes of both panels are logarithmic:
+    on linear axes they start at 0, the width at n = 2 (above 1) dwarfs the widths that matter and the curves of
+    the models merge (issue 26). Log axes start where the data are.
     """
     _require(table, ["model", "n", "ess", "width_classical", "width_ppi"], "table")
     if table.empty:
@@ -302,7 +344,7 @@ def projection_figure(table: pd.DataFrame, actual_n: int | None = None, target_w
         subtitle += f" · dotted vertical: {actual_n:,} labels so far"
     fig.update_layout(template=_TEMPLATE, height=420, title=_title(title, subtitle),
                       margin={"l": 60, "r": 20, "t": 115, "b": 40}, legend={"orientation": "h", "y": -0.25})
-    fig.update_xaxes(title_text="labeled examples (n)")
-    fig.update_yaxes(title_text="ESS (labels)", row=1, col=1)
-    fig.update_yaxes(title_text="interval width", row=1, col=2)
+    fig.update_xaxes(title_text="labeled examples (n)", type="log")
+    fig.update_yaxes(title_text="ESS (labels)", type="log", row=1, col=1)
+    fig.update_yaxes(title_text="interval width", type="log", row=1, col=2)
     return fig

@@ -15,15 +15,17 @@ from plotly.colors import sample_colorscale
 
 from evalcore.data.display import plotly_literal
 from evalcore.stats.figures import _TEMPLATE, _rgba, _title, color, percent
+from evalcore.stats.intervals import DEFAULT_LEVEL
 
-#: (design, estimator) -> legend label, in drawing order
+#: (design, estimator) -> legend label in plain words, in drawing order ("plain average": the weighted mean of the
+#: labels, Horvitz-Thompson; "proxy-assisted": the difference estimator, which subtracts the proxy's error)
 DESIGN_LABELS = {
-    ("srs", "ht"): "SRS + HT (baseline)",
-    ("srs", "df"): "SRS + DF",
-    ("proportional", "ht"): "SSRS proportional + HT",
-    ("proportional", "df"): "SSRS proportional + DF",
-    ("neyman", "ht"): "SSRS Neyman + HT",
-    ("neyman", "df"): "SSRS Neyman + DF",
+    ("srs", "ht"): "simple random sample, plain average (baseline)",
+    ("srs", "df"): "simple random sample, proxy-assisted",
+    ("proportional", "ht"): "stratified, proportional, plain average",
+    ("proportional", "df"): "stratified, proportional, proxy-assisted",
+    ("neyman", "ht"): "stratified, Neyman, plain average",
+    ("neyman", "df"): "stratified, Neyman, proxy-assisted",
 }
 
 
@@ -74,13 +76,14 @@ def allocation_bars(table: pd.DataFrame, title: str = "Budget per stratum") -> g
             hovertemplate=f"{name}<br>stratum %{{x}}: %{{y:,}} labels" +
                           (" of %{customdata[0]:,}" if "N_h" in table else "") + "<extra></extra>"))
     fig.update_layout(template=_TEMPLATE, barmode="group", height=340, xaxis_title="stratum (low to high proxy)",
-                      yaxis_title="labels", title=_title(title, "integer budgets: ≥ 2 per stratum, never above N_h"),
+                      yaxis_title="labels", title=_title(title, "whole labels: at least 2 per stratum, never more than the stratum holds"),
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
     return fig
 
 
 def efficiency_curves(frame: pd.DataFrame, title: str = "Predicted relative efficiency") -> go.Figure:
-    """Relative efficiency (MSE / MSE of SRS + HT) against the budget, one line per (design, estimator).
+    """Relative efficiency (MSE / MSE of the plain average of a simple random sample) against the budget, one line
+    per (design, estimator).
 
     ``frame``: :func:`evalcore.sampling.designs.design_efficiency` output over several budgets. Below 1 = more precise
     than the plain average of a simple random sample; 0.5 = the same precision with half the labels.
@@ -96,13 +99,15 @@ def efficiency_curves(frame: pd.DataFrame, title: str = "Predicted relative effi
             hovertemplate=f"{name}<br>n = %{{x:,}}: %{{y:.3f}}<extra></extra>"))
     fig.add_hline(y=1.0, line={"color": "#a0aec0", "dash": "dot"})
     fig.update_layout(template=_TEMPLATE, height=380, xaxis={"title": "labels (budget n)", "type": "log"},
-                      yaxis_title="MSE relative to SRS + HT", margin={"l": 50, "r": 20, "t": 70, "b": 40},
-                      title=_title(title, "design variance with the proxy in place of the labels (eqs. 3-5, 8)"),
+                      yaxis_title="error relative to a simple random sample", margin={"l": 50, "r": 20, "t": 70,
+                                                                                     "b": 40},
+                      title=_title(title, "squared error predicted with the proxy in place of the labels · "
+                                          "below 1: more precise than a simple random sample of the same size"),
                       legend={"orientation": "h", "y": -0.25})
     return fig
 
 
-def monte_carlo_curves(frame: pd.DataFrame, level: float = 0.95,
+def monte_carlo_curves(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
                        title: str = "Monte Carlo MSE by design") -> go.Figure:
     """Empirical MSE against the budget with ±2 SE bands, and the predicted MSE as dotted lines (Figure 1).
 
@@ -132,4 +137,36 @@ def monte_carlo_curves(frame: pd.DataFrame, level: float = 0.95,
                       yaxis={"title": "mean squared error", "type": "log"},
                       title=_title(title, "bands: ±2 Monte Carlo standard errors · dotted: predicted"),
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def labels_needed_figure(needed: pd.DataFrame, level: float, width: float, probability: float,
+                         title: str = "Labels needed by sampling plan") -> go.Figure:
+    """Horizontal bars of the labels each plan needs for a ``level`` interval no wider than ``width`` on average,
+    fewest first, with a whisker to the labels that give a ``probability`` chance that one sample meets it.
+
+    ``needed``: :func:`evalcore.sampling.designs.labels_needed` output (design, estimator, labels_needed,
+    labels_for_probability); rows without a count are left out. The count axis starts at 0: a bar's length is the
+    number of labels.
+    """
+    rows = needed.dropna(subset=["labels_needed"]).copy()
+    rows["plan"] = [DESIGN_LABELS.get((d, e), f"{d}, {e}") for d, e in zip(rows["design"], rows["estimator"])]
+    rows = rows.sort_values("labels_needed", kind="stable")
+    high = rows["labels_for_probability"].where(rows["labels_for_probability"].notna(), rows["labels_needed"])
+    colours = [color(0) if d == "srs" else color(2) for d in rows["design"]]
+    fig = go.Figure(go.Bar(
+        x=rows["labels_needed"], y=rows["plan"].map(plotly_literal), orientation="h", marker_color=colours,
+        error_x={"type": "data", "symmetric": False, "array": high - rows["labels_needed"],
+                 "arrayminus": np.zeros(len(rows)), "color": "#4a5568", "thickness": 1.5},
+        customdata=np.stack([high], axis=1),
+        hovertemplate=("%{y}<br>%{x:,} labels on average; %{customdata[0]:,} for a "
+                       f"{percent(probability)} chance<extra></extra>")))
+    top = float(np.nanmax(high)) if len(rows) else 1.0
+    fig.update_layout(template=_TEMPLATE, height=max(260, 110 + 34 * len(rows)),
+                      title=_title(title, f"{percent(level)} interval no wider than {width:.3g} (±{width / 2:.3g}) "
+                                          f"on average · whisker: a {percent(probability)} chance that one sample "
+                                          "meets it · blue: no strata"),
+                      xaxis={"title": "labels", "range": [0, top * 1.05]},
+                      margin={"l": 10, "r": 20, "t": 70, "b": 40}, showlegend=False)
+    fig.update_yaxes(autorange="reversed", type="category")
     return fig

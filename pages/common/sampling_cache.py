@@ -19,7 +19,7 @@ from .store import cached, compute_with_progress
 
 PROXY_SOURCES = {"confidence": "the model's confidence", "proxy": "the proxy column (a surrogate's estimate)",
                  "calibrated": "the model's confidence, calibrated by isotonic regression (cross-fitted)"}
-STRATA_BASES = {"proxy": "k-means on the proxy (the paper's recommendation)",
+STRATA_BASES = {"proxy": "k-means on the proxy (recommended by Fogliato et al. 2024)",
                 "features": "k-means on the feature columns", "groups": "the existing groups"}
 DESIGNS = {"srs": "simple random sample", "proportional": "stratified, proportional allocation",
            "neyman": "stratified, Neyman allocation"}
