@@ -1,14 +1,18 @@
-"""Leaderboard page: task, category and overall scores with bootstrap intervals, pairwise differences, rank intervals."""
+"""Leaderboard page: who leads, by how much, and which models the data tell apart (the answer first, then the
+overall chart best first); task, category and overall scores with bootstrap intervals, pairwise differences, rank
+intervals, weighted scores, the Bayesian model and the task-weighting map. A log of one model gets its own scores
+and a plain word on what comparisons need."""
 
 import pandas as pd
 import streamlit as st
 
-from evalcore.stats import figures
+from evalcore.stats import figures, glossary, headline
 from evalcore.leaderboard import figures as leaderboard_figures
+from evalcore.leaderboard.answer import lead_answer
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 from evalcore.leaderboard.mcmc import ESS_MIN, RHAT_MAX, convergence_problems
-from evalcore.data.schema import BATTLES, LOG
+from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from pages.common import data_source as ds
 from pages.common import leaderboard_cache as lc
 from pages.common import render, selection
@@ -18,10 +22,40 @@ ensure_app_navigation()
 #: the level at which two non-overlapping intervals differ at about 5% (Goldstein & Healy 1995), offered as an option
 COMPARISON_LEVEL = 0.834
 _MAX_DRAWS = 20000  # "Draw more" stops doubling here (about 25 s of sampling and summary on VTAB-1k)
+PAPER = glossary.PAPERS["leaderboard"]
+CITE = PAPER.split(",")[0]  # "Longjohn et al. (2024)"
+TERMS = glossary.TERMS
 
 st.title("Leaderboard")
+answer_box, chart_box = st.container(), st.container()  # the answer and the overall chart first, filled below
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
-           "category and overall (the plain mean of tasks), with bootstrap intervals.")
+           f"category and overall (the mean over tasks), with bootstrap intervals, after {PAPER}.",
+           help=TERMS["bootstrap"])
+
+
+def one_model(model: str) -> None:
+    """A log of one model: its overall and per-task accuracy with their intervals, and what comparing needs."""
+    whole, per_task = lc.single_model((data.key, sel.models, sel.tasks, sel.groups), sel.level, kind == SUMMARY, rows)
+    pct = figures.percent(sel.level)
+    with answer_box:
+        render.answer(headline.lead_sentence(whole, sel.level, "overall accuracy"))
+    st.info(f"This log holds one model, {literal(model)}, so there is no ranking to show: above is its overall "
+            f"accuracy (the mean over tasks) and below its accuracy on each task, each with its {pct} interval. "
+            "Comparing models (who leads and by how much, pairwise differences, rank intervals, weighted scores) "
+            "needs at least two models: on the Data page, upload a second model's log together with this one "
+            "(choose both files at once).", icon=":material/info:")
+    with chart_box:
+        render.chart(figures.interval_dots(per_task.assign(label=per_task["task"]), "label",
+                                           f"Accuracy of {model} per task, best first", "accuracy",
+                                           f"{pct} Wilson intervals"), "accuracy per task")
+    several = len(per_task) > 1
+    st.caption(f"Per task: accuracy over the task's labeled examples with its {pct} Wilson interval. Overall: the "
+               "mean over tasks" + (f", with a {pct} normal interval (se = sqrt(sum of the tasks' se²) / number of "
+                                   "tasks)." if several else " (one task: that task's own interval)."),
+               help=TERMS["Wilson"])
+    render.table(whole, "overall accuracy")
+    render.table(per_task, "accuracy per task")
+
 
 data = ds.try_active_data()
 if data is None:
@@ -33,6 +67,10 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
             "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
     st.stop()
 rows = selection.apply(data.log, sel, kind)
+if len(selection.options(data).models) == 1:  # the data, not the selection, has one model: say what it can show
+    selection.require(sel, rows)
+    one_model(selection.options(data).models[0])
+    st.stop()
 selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
 tasks = selection.tasks(rows)
@@ -40,15 +78,14 @@ with st.expander("Settings", icon=":material/settings:"):
     c1, c2, c3, c4 = st.columns(4)
     compare = c1.toggle(f"Comparison intervals ({figures.percent(COMPARISON_LEVEL)})", False, key="lb_compare",
                         help=f"Single models' intervals at {figures.percent(COMPARISON_LEVEL)} instead of the "
-                             f"chosen {figures.percent(sel.level)}: two models whose intervals do not overlap then "
-                             "differ at about the 5% level (Goldstein & Healy 1995).")
+                             f"chosen {figures.percent(sel.level)}. {TERMS['83.4%']}")
     n_boot = c2.select_slider("Bootstrap replicates", [500, 1000, 2000, 5000, 10000], value=2000, key="lb_boot")
     seed = int(c3.number_input("Seed", 0, 2**31 - 1, 0, key="lb_seed"))
     norm = c4.selectbox("Scores", list(lc.NORMALIZATIONS), format_func=lc.NORMALIZATIONS.get, key="lb_norm",
                         help="Normalized accuracy = (raw - low) / (high - low) per task. low/high: the lowest and "
                              "highest observed accuracy of the selected models (fixed by the data); the bootstrap "
-                             "minimum and maximum over models and replicates (the paper's choice: these extremes are "
-                             "random, so the normalized scores themselves move with the seed and the number of "
+                             f"minimum and maximum over models and replicates (the choice of {CITE}: these extremes "
+                             "are random, so the normalized scores themselves move with the seed and the number of "
                              "replicates, by as much as half an interval); or your chance level and ceiling.")
     if norm == "observed":
         st.caption("Observed min–max: each interval is the union of two bootstraps, one holding each task's bounds "
@@ -58,7 +95,7 @@ with st.expander("Settings", icon=":material/settings:"):
                    "simulations with 4 tasks (0.90–0.91 with the bounds held fixed, the intervals then a third to "
                    "a half narrower).")
     if norm == "bootstrap":
-        st.caption("Bootstrap min–max (the paper's choice): the per-task bounds are extremes of random replicates, "
+        st.caption(f"Bootstrap min–max (the choice of {CITE}): the per-task bounds are extremes of random replicates, "
                    "so the normalized point estimates change with the seed and the number of replicates. The "
                    "observed min–max gives the same scores for every seed.")
     bounds: tuple = ()
@@ -90,23 +127,38 @@ else:
 st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
            f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}."
            + (f" Comparison intervals ({figures.percent(level)}, not the chosen {figures.percent(sel.level)}): two "
-              "models whose intervals do not overlap differ at about the 5% level." if compare else ""))
+              "models whose intervals do not overlap differ at about the 5% level." if compare else ""),
+           help=TERMS["83.4%"] if compare else TERMS["bootstrap"])
 
-overall = table[table["scope"] == "overall"].sort_values("estimate", ascending=False)
-render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score", "score",
-                                   f"{figures.percent(level)} bootstrap intervals"
-                                   + (" (comparison)" if compare else "") + " · plain mean of tasks"),
-             "overall score")
+overall = table[table["scope"] == "overall"].sort_values(["estimate", "model"], ascending=[False, True], kind="stable")
+every = lc.differences(key, sel.level, n_boot, seed, source)
+# the answer at the sidebar's level (the chart may show the 83.4% comparison intervals); the differences are of raw
+# accuracies, so they speak of the leader only when the scores are raw
+at_level = overall if not compare else lc.board(key, sel.level, n_boot, seed, norm, bounds, source).query(
+    "scope == 'overall'")
+with answer_box:
+    render.answer(lead_answer(at_level, sel.level, every if norm == "raw" else None,
+                              "overall accuracy" if norm == "raw" else "overall normalized score"))
+with chart_box:
+    render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score, best first",
+                                       "score", f"{figures.percent(level)} bootstrap intervals"
+                                       + (" (comparison)" if compare else "") + " · mean over tasks"),
+                 "overall score")
+# one row per model, best overall first; the overall column first, then the categories in the board's order
 wide = table[table["scope"] != "task"].assign(
     value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
-render.table(wide.pivot(index="model", columns="name", values="value").reset_index(), "leaderboard")
-render.table(table, "leaderboard (long, all tasks)")
+columns = ["overall", *[c for c in pd.unique(wide.loc[wide["scope"] == "category", "name"]) if c != "overall"]]
+render.table(wide.pivot(index="model", columns="name", values="value").reindex(index=list(overall["model"]),
+                                                                                columns=columns)
+             .rename_axis(index="model", columns=None).reset_index(), "leaderboard")
+with st.expander("Every score with its interval (one row per model and task, category or overall)",
+                 icon=":material/table:"):
+    render.table(table, "leaderboard (long, all tasks)")
 
-st.subheader("Pairwise differences")
+st.subheader("Pairwise differences", help=TERMS["simultaneous"])
 most = min(8, len(overall))  # a slider needs two distinct ends: with two models there is nothing to choose
 top = st.slider("Compare the top k models", 2, most, min(3, most), key="lb_top") if most > 2 else most
 models = set(overall["model"].head(top))
-every = lc.differences(key, sel.level, n_boot, seed, source)
 diffs = every[every["model_a"].isin(models) & every["model_b"].isin(models)]
 diffs = diffs.assign(label=diffs["model_a"] + " − " + diffs["model_b"], estimate=diffs["diff"])
 st.caption(f"Difference of overall raw accuracies with simultaneous {figures.percent(sel.level)} intervals: all "
@@ -118,21 +170,23 @@ render.chart(figures.interval_dots(diffs, "label", "Pairwise differences", "diff
                                    f"simultaneous {figures.percent(sel.level)} bootstrap intervals (all pairs)",
                                    reference=0.0),
              "pairwise differences")
-render.table(diffs.drop(columns=["label", "estimate"]), "pairwise differences")
+with st.expander("Pairwise differences: the table", icon=":material/table:"):
+    render.table(diffs.drop(columns=["label", "estimate"]), "pairwise differences")
 
-st.subheader("Rank intervals")
+st.subheader("Rank intervals", help=TERMS["rank interval"])
 method = st.selectbox("Rank by", list(lc.RANK_METHODS), format_func=lc.RANK_METHODS.get, key="lb_rank")
 ranked = lc.ranks(key, method, sel.level, n_boot, seed, source).sort_values("rank")
 st.caption(f"Rank on the observed data (1 = best) with {figures.percent(sel.level)} intervals that hold for all "
            "models together. By mean or "
            "geometric mean: best rank = 1 + the models surely ahead, worst = the number of models − those surely "
            "behind, from the simultaneous intervals of the differences. By average rank: the statistic ± the "
-           "studentized maximum over models. mean_rank: the average over replicates (the paper's Table 8 value).")
+           f"studentized maximum over models. mean_rank: the average over replicates ({CITE}, Table 8).")
 render.chart(figures.interval_dots(ranked.assign(label=ranked["model"], estimate=ranked["rank"]), "label",
                                    f"Rank by {lc.RANK_METHODS[method]}", "rank",
                                    f"simultaneous {figures.percent(sel.level)} bootstrap intervals"),
              "rank intervals")
-render.table(ranked, "rank intervals")
+with st.expander("Rank intervals: best and worst rank of each model (table)", icon=":material/table:"):
+    render.table(ranked, "rank intervals")
 
 summary = lc.summary(key, rows) if kind == LOG else rows
 categories = [str(c) for c in pd.unique(summary["category"].astype(str))]
@@ -158,19 +212,20 @@ render.chart(figures.interval_dots(scores.assign(label=scores["model"], estimate
              "weighted score")
 render.table(scores, "weighted scores")
 
-st.subheader("Bayesian hierarchical model")
-st.caption("Beta-binomial model per model across tasks (paper Section 2.2): Y ~ Binomial(N, theta), theta ~ "
+st.subheader("Bayesian hierarchical model", help=TERMS["posterior"])
+st.caption(f"Beta-binomial model per model across tasks ({PAPER}, Section 2.2): Y ~ Binomial(N, theta), theta ~ "
            "Beta(alpha, beta); Gibbs sampling with slice steps, 4 chains.")
 draws, prior = 2000, ()
 if st.toggle("Fit the Bayesian model", key="lb_bayes"):
     b1, b2 = st.columns(2)
     draws = b1.select_slider("Draws per chain", [1000, 2000, 5000], value=2000, key="lb_draws")
     prior_kind = b2.radio("Priors on alpha and beta", ["exponential", "normal"], horizontal=True, key="lb_prior",
-                          format_func={"exponential": "Exponential(rate 1/10000) (paper)",
-                                       "normal": "Normal(mean, sd) truncated at 0"}.get)
+                          format_func={"exponential": f"Exponential(rate 1/10000) ({CITE})",
+                                       "normal": "Normal(mean, sd) truncated at 0"}.get,
+                          help=f"Exponential(rate 1/10000): the priors of {CITE}.")
     if prior_kind == "normal":
-        st.caption("Per model: alpha and beta act like prior counts of correct and wrong answers (the paper's "
-                   "simulation uses N(2000, 10)).")
+        st.caption("Per model: alpha and beta act like prior counts of correct and wrong answers (the simulation "
+                   f"of {CITE} uses N(2000, 10)).")
         edited = st.data_editor(pd.DataFrame({"model": list(sel.models), "alpha_mean": 10.0, "alpha_sd": 100.0,
                                               "beta_mean": 10.0, "beta_sd": 100.0}),
                                 key="lb_prior_table", hide_index=True, disabled=["model"], num_rows="fixed")
@@ -185,11 +240,11 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
         st.stop()
     probs = lc.rank_probabilities(key, draws, seed, prior, weights, summary)
     prior_text = "truncated normal priors (your table)" if prior else "Exponential(1/10000) priors"
-    st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (the paper's Table 7), "
+    st.caption(f"{figures.percent(level)} equal-tailed posterior predictive intervals (as in {CITE}, Table 7), "
                f"{draws:,} draws per chain (first half burn-in), {prior_text}, seed {seed}. Convergence "
-               f"(rank-normalized, Vehtari et al. 2021): largest R-hat {bboard['rhat'].max():.3f}, smallest bulk "
-               f"effective sample size {bboard['ess_bulk'].min():,.0f}, smallest tail effective sample size "
-               f"{bboard['ess_tail'].min():,.0f}.")
+               f"(rank-normalized, Vehtari et al. 2021): largest R-hat {headline.number(bboard['rhat'].max(), 4)}, "
+               f"smallest bulk effective sample size {headline.count(bboard['ess_bulk'].min())}, smallest tail "
+               f"effective sample size {headline.count(bboard['ess_tail'].min())}.", help=TERMS["R-hat"])
     problems = convergence_problems(bboard["rhat"], bboard["ess_bulk"], bboard["ess_tail"])
     if problems:
         st.warning(f"The chains have not converged: {'; '.join(problems)} (trust the draws when every R-hat is "
@@ -207,7 +262,10 @@ if st.toggle("Fit the Bayesian model", key="lb_bayes"):
     bwide = bboard[bboard["scope"] != "task"].assign(
         value=lambda t: [render.ci(e, lo, hi) for e, lo, hi in zip(t["estimate"], t["ci_low"], t["ci_high"])])
     render.table(bwide.pivot(index="model", columns="name", values="value").reset_index(), "bayesian leaderboard")
-    render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
+    with st.expander("Sampler diagnostics: R-hat and effective sample sizes of every score", icon=":material/table:"):
+        st.caption(f"R-hat: {TERMS['R-hat']} ess_bulk, ess_tail: the effective sample sizes of the draws in the bulk "
+                   f"and the tails of the posterior (trust the draws above {ESS_MIN}).", help=TERMS["posterior"])
+        render.table(bboard, "bayesian leaderboard (long, with diagnostics)")
     render.chart(leaderboard_figures.rank_probability_bars(probs, f"weighted score under the posterior · {shown_w}"),
                  "posterior rank probabilities")
     render.table(probs, "posterior rank probabilities")

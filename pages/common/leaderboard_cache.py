@@ -14,7 +14,8 @@ import pandas as pd
 from evalcore.leaderboard import bootstrap as aggregate
 from evalcore.leaderboard import bayes
 from evalcore.leaderboard import publication
-from evalcore.stats.summaries import summary_from_log
+from evalcore.stats import overall
+from evalcore.stats.summaries import mean_table, summary_from_log
 from evalcore.leaderboard.weighting import ternary_winner_map, weighted_scores
 
 from .store import cached
@@ -22,7 +23,7 @@ from .store import cached
 RANK_METHODS = {"mean": "mean accuracy", "geometric": "geometric mean", "avg_rank": "average per-task rank",
                 "avg_rank_noise": "average rank, N(0,1)-point noise", "avg_rank_bins": "average rank, 1-point bins"}
 NORMALIZATIONS = {"raw": "raw accuracy", "observed": "normalized: observed min–max of the models per task",
-                  "bootstrap": "normalized: bootstrap min–max per task (the paper's; moves with the seed)",
+                  "bootstrap": "normalized: bootstrap min–max per task (Longjohn et al. 2024; moves with the seed)",
                   "chance": "normalized: your chance and ceiling per task"}
 
 
@@ -45,6 +46,23 @@ def replicates(key: tuple, n_boot: int, seed: int, _data: pd.DataFrame) -> aggre
     """The bootstrap replicates the board, the rank intervals and the pairwise differences share (one bootstrap,
     so a pair the differences separate is the pair the rank intervals separate)."""
     return aggregate.bootstrap_replicates(_data, n_boot=n_boot, seed=seed)
+
+
+@cached("Scoring the model per task...")
+def single_model(key: tuple, level: float, summary: bool, _rows) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A one-model log's (overall, per task) accuracy with ``level`` intervals: the overall number of
+    :func:`evalcore.stats.overall.overall_table` (mean over tasks) and each task's Wilson interval (the bootstrap
+    leaderboard compares at least two models). Per task: task, n, estimate, ci_low, ci_high, best first."""
+    alpha = 1 - level
+    whole = overall.overall_table(_rows, "correct", alpha, summary=summary)
+    if summary:  # a summary's tasks as the "models" of a one-task overall table: each gets its Wilson interval
+        tasks = overall.overall_table(_rows.assign(model=_rows["task"].astype(str)), "correct", alpha, summary=True)
+        tasks = tasks.rename(columns={"model": "task"})
+    else:
+        tasks = mean_table(_rows, ["model", "task"], "correct", alpha)
+        tasks = tasks[tasks["n"] > 0]
+    tasks = tasks[["task", "n", "estimate", "ci_low", "ci_high"]].assign(task=lambda t: t["task"].astype(str))
+    return whole, tasks.sort_values(["estimate", "task"], ascending=[False, True], ignore_index=True)
 
 
 @cached("Summarising the bootstrap...")
