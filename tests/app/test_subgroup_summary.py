@@ -41,7 +41,7 @@ def test_cz_vignette_uploaded_as_a_summary(shared_file):
     at.selectbox(key="sga_role_group").set_value("cz")
     at.selectbox(key="sga_role_estimate").set_value("theta25")
     at.selectbox(key="sga_role_se").set_value("se25")
-    at.selectbox(key="sga_level").set_value(0.9)
+    at.select_slider(key="w_level").set_value(0.9)  # the sidebar's level is the level of the summary's intervals
     at.run()
     at.multiselect(key="sga_features").set_value(["stayer25"])
     at.run()
