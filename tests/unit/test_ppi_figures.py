@@ -89,7 +89,9 @@ def test_ess_diagonal_nominal_line_and_log_mse_axis():
     assert len(nominal) == 1 and nominal[0].yref == "y4" and nominal[0].line.dash == "dot"
     assert any(a.text == "nominal 80%" for a in fig.layout.annotations)
     assert fig.layout.yaxis2.type == "log"
-    assert fig.layout.yaxis.type != "log" and fig.layout.yaxis3.type != "log"
+    # n is roughly geometric: log x axes, and ESS and width on log axes too (issue 26: axes start where the data are)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis3.type == "log" and fig.layout.yaxis4.type != "log"
+    assert all(fig.layout[f"xaxis{i}"].type == "log" for i in ("", 2, 3, 4))
     assert fig.layout.yaxis4.range[0] <= 0.8 - 0.05 + 1e-9
 
 
