@@ -842,7 +842,7 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
     assert list(ests["estimator"]) == ["ht", "df", "df_tuned"]
     assert ((ests["ci_low"] < ests["estimate"]) & (ests["estimate"] < ests["ci_high"])).all()
     assert any("Dotted line: the pool's true accuracy" in c for c in texts(at.caption))
-    assert len(charts(at)) == 4  # strata, allocation, efficiency curves, estimates
+    assert len(charts(at)) == 5  # labels needed (the answer's chart), strata, allocation, efficiency, estimates
 
     at.select_slider(key="sp_reps").set_value(200)
     at.multiselect(key="sp_mc_budgets").set_value([100, 500])
@@ -855,7 +855,7 @@ def test_labeling_budget_on_the_fully_labeled_sklearn_demo():
     assert (mc["predicted_low"] <= mc["predicted_high"]).all()
     baseline = mc[(mc["design"] == "srs") & (mc["estimator"] == "ht")]
     assert baseline["coverage"].between(0.85, 1.0).all()  # 200 samples: coverage SE ~ 0.015
-    assert len(charts(at)) == 5
+    assert len(charts(at)) == 6
     assert_tables_downloadable(at)
 
 
