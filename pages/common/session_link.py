@@ -155,30 +155,23 @@ def wanted() -> dict[str, list[str]]:
     elif src["type"] == "saved":
         out[DATASET] = [src["id"]]
     sel = st.session_state.get(selection.SELECTION)
-    if isinstance(sel, selection.Selection) and sel.data_key == ds.current_key():
-        if abs(sel.level - selection.DEFAULT_LEVEL) > 1e-9:
-            out[LEVEL] = [f"{sel.level:g}"]
-        lists = {TASK: list(sel.tasks), GROUP: list(sel.groups)}
-        try:
-            everything = selection.options(ds.active_data()).models
-        except EvalDataError:
-            everything = sel.models
-        if sel.models and tuple(sel.models) != tuple(everything):
-            lists[MODEL] = list(sel.models)
-        lists = {key: values for key, values in lists.items() if values}
-        if sum(len(v) + 7 for values in lists.values() for v in values) <= MAX_QUERY_CHARS:
-            out.update(lists)
-        if sel.metric is not None and _default_metric() not in (None, sel.metric):
-            out[METRIC] = [sel.metric]
-    return out
-
-
-def _default_metric() -> str | None:
+    if not isinstance(sel, selection.Selection) or sel.data_key != ds.current_key():
+        return out  # the selection of earlier data: the next run makes the new data's
     try:
-        metrics = selection.options(ds.active_data()).metrics
+        opts = selection.options(ds.active_data())
     except EvalDataError:
-        return None
-    return metrics[0] if metrics else None
+        return out
+    if abs(sel.level - selection.DEFAULT_LEVEL) > 1e-9:
+        out[LEVEL] = [f"{sel.level:g}"]
+    lists = {TASK: list(sel.tasks), GROUP: list(sel.groups)}
+    if sel.models and tuple(sel.models) != tuple(opts.models):
+        lists[MODEL] = list(sel.models)
+    lists = {key: values for key, values in lists.items() if values}
+    if sum(len(v) + 7 for values in lists.values() for v in values) <= MAX_QUERY_CHARS:
+        out.update(lists)
+    if sel.metric is not None and opts.metrics and sel.metric != opts.metrics[0]:
+        out[METRIC] = [sel.metric]
+    return out
 
 
 def publish() -> None:

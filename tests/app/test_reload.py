@@ -123,3 +123,13 @@ def test_a_chosen_column_mapping_is_restored():
     again = reload(at)
     assert "Data: upload · renamed.csv" in sidebar(again)
     assert again.selectbox(key="role_correct").value == "ok"
+
+
+def test_the_data_page_opens_with_one_sentence_about_a_summary_and_about_battles():
+    summary = b"model,task,n,n_correct\nalpha,t1,10,7\nalpha,t2,10,5\nbeta,t1,10,6\nbeta,t2,10,9\n"
+    at = upload(open_app(), "board.csv", summary)
+    sentence = shown(at.subheader[0].value)
+    assert sentence.startswith("board.csv: 2 models, 2 tasks") and "examples" not in sentence
+    battles = b"model_a,model_b,outcome\nx,y,1\ny,z,0\nx,z,0.5\n"
+    at = upload(at, "duels.csv", battles)
+    assert shown(at.subheader[0].value).startswith("duels.csv: 3 models, 3 battles")
