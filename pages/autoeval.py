@@ -115,7 +115,8 @@ if examples is None:  # beyond the memory bound: estimates from moments and per-
                                                      f"strength (log-odds against {reference})"))
             with chart_box:
                 render.chart(ppi_figures.estimates_figure(
-                    shown, "Bradley-Terry strength, strongest first", "strength (log-odds against the reference)",
+                    shown, "Bradley-Terry coefficients (strength), strongest first",
+                    "strength (log-odds against the reference)",
                     f"{percent(level)} intervals · reference {reference} fixed at 0", reference=0.0),
                     "bradley-terry")
                 words_row("Bradley-Terry")
@@ -215,7 +216,8 @@ if kind == BATTLES:
         render.answer(lead(shown, strength, table.attrs["n"]).replace(" human labels", " human votes"))
     with chart_box:
         render.chart(ppi_figures.estimates_figure(
-            shown, "Bradley-Terry strength, strongest first", f"strength (log-odds against {reference})",
+            shown, "Bradley-Terry coefficients (strength), strongest first",
+            f"strength (log-odds against {reference})",
             f"{percent(level)} intervals per model · reference {reference} fixed at 0", reference=0.0),
             "bradley-terry coefficients")
         words_row("Bradley-Terry")
@@ -230,8 +232,8 @@ if kind == BATTLES:
                    "votes correct the judge's bias (PPI++, with the weight on the judge tuned for the narrowest "
                    f"intervals). Interval: {percent(level)} normal interval for each strength on its own.")
         show_notes(table.attrs["notes"])
-        render.table(table[["model", "method", "coefficient", "ci_low", "ci_high", "rank"]],
-                     "bradley-terry strengths")
+        render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank"]],
+                     "bradley-terry coefficients")
         with st.expander("Fit diagnostics (standard errors, weight on the judge, ranks by method)",
                          icon=":material/functions:"):
             st.caption(f"P(B beats A) = 1 / (1 + exp(ζ_A − ζ_B)); PPI++ (equation 6 of {PAPERS['autoeval']}) with "
@@ -239,7 +241,7 @@ if kind == BATTLES:
                        f"the number of models whose Bonferroni interval (all {len(models)} models at once) lies "
                        "entirely above; overlapping intervals share a rank.")
             render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank", "lam"]],
-                         "bradley-terry coefficients")
+                         "bradley-terry coefficients with the weight on the judge")
             methods = list(dict.fromkeys(table["method"]))  # classical, PPI, PPI++: the order they were fitted in
             order = list(dict.fromkeys(table["model"]))
             ranking = table.pivot(index="model", columns="method", values="rank")[methods].loc[order].reset_index()

@@ -185,7 +185,7 @@ basis_text = (
     "labels to the log to plan with fewer.")
 st.caption(f"Labels for a {figures.percent(level)} interval no wider than {width:.3f} (±{width / 2:.3f}) on "
            f"average, and for a {figures.percent(probability)} chance that one sample meets it. {basis_text}")
-render.table(needed[["plan", "labels_needed", "labels_for_probability", "meets_target", "design", "estimator",
+render.table(needed.sort_values("labels_needed", kind="stable")[["plan", "labels_needed", "labels_for_probability", "meets_target", "design", "estimator",
                      "labels_needed_calibrated", "labels_needed_worst"]], "labels needed")
 with st.expander("What the labels-needed columns mean", icon=":material/functions:"):
     st.caption(
@@ -276,7 +276,8 @@ if upload is not None:
     labels = np.where(np.isfinite(from_file), from_file, labels)
 missing = int(np.isnan(labels).sum())
 if missing:
-    st.info(f"{headline.count(missing)} of the {headline.count(len(picked))} selected examples have no label yet: download the list above, "
+    st.info(f"{headline.count(missing)} of the {headline.count(len(picked))} selected examples have no label yet: "
+            "download the list above, "
             "have them labeled, and upload the labels here.")
 else:
     z = pool["z"].to_numpy(dtype=float).copy()
@@ -327,7 +328,8 @@ if fully_labeled:
             st.error(literal(exc))
             st.stop()
         z_crit = norm.ppf(1 - alpha / 2)
-        st.caption(f"{headline.count(reps)} samples per design and budget, seed {seed}. Bands: ±2 Monte Carlo standard errors of "
+        st.caption(f"{headline.count(reps)} samples per design and budget, seed {seed}. Bands: ±2 Monte Carlo "
+                   "standard errors of "
                    f"the MSE; coverage of the {figures.percent(level)} intervals (z = {z_crit:.2f}) should be near "
                    f"{figures.percent(level)}.")
         render.chart(sampling_figures.monte_carlo_curves(mc, level), "monte carlo mse")

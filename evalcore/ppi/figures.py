@@ -41,8 +41,8 @@ MARGIN = 0.05
 
 def data_range(values, include=(), margin: float = MARGIN) -> list[float]:
     """An axis range that starts where the data are: the smallest to the largest finite value of ``values`` (and
-    of ``include``, e.g. a reference line that must be seen), widened by ``margin`` of the span on each side (by
-    ``margin`` of the value's size, or 0.05, when all values are equal). Never forced to include 0."""
+    of ``include``, e.g. a reference line that must be seen), widened by ``margin`` of the span on each side (when
+    all values are equal, by the larger of ``margin`` times the value's size and 0.05). Never forced to include 0."""
     x = np.asarray(list(np.ravel(np.asarray(values, dtype=float))) + [float(v) for v in include], dtype=float)
     x = x[np.isfinite(x)]
     if x.size == 0:

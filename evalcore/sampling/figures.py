@@ -76,7 +76,8 @@ def allocation_bars(table: pd.DataFrame, title: str = "Budget per stratum") -> g
             hovertemplate=f"{name}<br>stratum %{{x}}: %{{y:,}} labels" +
                           (" of %{customdata[0]:,}" if "N_h" in table else "") + "<extra></extra>"))
     fig.update_layout(template=_TEMPLATE, barmode="group", height=340, xaxis_title="stratum (low to high proxy)",
-                      yaxis_title="labels", title=_title(title, "whole labels: at least 2 per stratum, never more than the stratum holds"),
+                      yaxis_title="labels",
+                      title=_title(title, "whole labels: at least 2 per stratum, never more than the stratum holds"),
                       margin={"l": 50, "r": 20, "t": 70, "b": 40}, legend={"orientation": "h", "y": -0.25})
     return fig
 
