@@ -14,7 +14,7 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import SIDEBAR, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import SIDEBAR, goto_page, screenshot, wait_idle  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -62,6 +62,14 @@ def test_a_reload_keeps_the_upload_and_the_level(page: Page, tmp_path: Path):
     expect(page.locator(ANSWER).first).to_have_text(
         re.compile(r"reload_run\.csv:\u2060? 2 models, 1 task, 6 examples; 1 note\."))
     screenshot(page, "reload-keeps-upload")
+
+    goto_page(page, "Models")  # a page switch keeps the address's data and level; a reload there stays there
+    expect(page).to_have_url(re.compile(r"/models\?.*upload=[0-9a-f]{64}"))
+    page.reload()
+    expect(page.locator("h1").first).to_have_text("Models")
+    wait_idle(page)
+    expect(page.locator(SIDEBAR)).to_contain_text("Data: upload · reload_run.csv")
+    expect(page.locator(SIDEBAR)).to_contain_text("level 90%")
 
 
 def test_two_unrelated_logs_together_get_a_warning_naming_both(page: Page, tmp_path: Path):
