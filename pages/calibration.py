@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+from evalcore.calibration import answer
 from evalcore.stats import figures
 from evalcore.calibration import figures as calibration_figures
 from evalcore.data.display import literal
 from evalcore.data.schema import LOG
+from evalcore.stats.glossary import PAPERS, TERMS
 from pages.common import calibration_cache as cc
 from pages.common import data_source as ds
 from pages.common import render, selection
@@ -14,8 +16,10 @@ from pages.common.navigation import ensure_app_navigation
 ensure_app_navigation()
 
 st.title("Calibration")
-st.caption("Does a model's confidence mean what it says? Reliability diagrams and expected calibration error "
-           "(ECE), and how accuracy grows when the model may abstain on its least confident examples.")
+answer_box, chart_box = st.container(), st.container()  # the answer and its chart first, filled below
+st.caption("Does a model's confidence mean what it says? Expected calibration error (ECE) and reliability diagrams, "
+           "and how accuracy grows when the model may abstain on its least confident examples (selective "
+           f"prediction); definitions as in {PAPERS['calibration']}.")
 
 data = ds.try_active_data()
 if data is None:
@@ -48,18 +52,25 @@ st.caption(f"Using {int(table['n'].sum()):,} labeled rows with a confidence from
            f"{rows.n_rows - labeled:,} unlabeled rows (no `correct`), {labeled - int(table['n'].sum()):,} labeled rows "
            "without a confidence.")
 
-st.subheader("Calibration error by model")
+ranked = answer.ranked(table)
+with answer_box:
+    render.answer(answer.sentence(table, sel.level))
+with chart_box:
+    render.chart(figures.interval_dots(ranked.rename(columns={answer.ESTIMATE: "estimate"}), "model",
+                                       "Expected calibration error by model, best calibrated first", "ECE",
+                                       f"debiased ECE with {figures.percent(sel.level)} intervals · {n_bins} bins",
+                                       reference=0.0), "ECE by model")
+
+st.subheader("Calibration error by model", anchor=False, help=TERMS["ECE"])
 st.caption(f"ECE intervals (paired bootstrap, {n_boot:,} replicates, seed {seed}): over repeated samples of this size, "
            f"the interval contains the model's ECE for these bins about {figures.percent(sel.level)} of the time. It "
            "excludes 0 only when a test of perfect calibration (`p_value`) rejects: an interval reaching 0 means no "
            "measurable miscalibration. The debiased ECE is median-unbiased (the true ECE is above it half the time).")
-render.chart(figures.interval_dots(table.rename(columns={"debiased": "estimate"}), "model",
-                                   "Expected calibration error", "ECE",
-                                   f"debiased ECE with {figures.percent(sel.level)} intervals · {n_bins} bins",
-                                   reference=0.0), "ECE by model")
-render.table(table, "calibration by model")
+with st.expander("ECE table by model (plug-in and debiased ECE, intervals, calibration test, accuracy and mean "
+                 "confidence)"):
+    render.table(table, "calibration by model")
 
-st.subheader("Reliability diagrams")
+st.subheader("Reliability diagrams", anchor=False, help=TERMS["reliability diagram"])
 st.caption(f"Accuracy against mean confidence per bin; bands are {figures.percent(sel.level)} Wilson intervals; bars "
            "count the examples per bin. Empty bins are listed in the table, not drawn.")
 models = list(reliability)
@@ -71,37 +82,73 @@ for tab, model in zip(st.tabs([literal(m) for m in models], key="cal_model_tab",
         ece_text = render.ci(row["ece"], row["ci_low"], row["ci_high"])
         render.chart(calibration_figures.reliability_diagram(reliability[model], model, sel.level, ece_text),
                      f"reliability {model}")
-        render.table(reliability[model], f"reliability table {model}")
+        with st.expander(f"Bins of {literal(model)} (count, mean confidence, accuracy and its interval, gap)"):
+            render.table(reliability[model], f"reliability table {model}")
 
-examples = selection.examples(rows, "Selective prediction and the breakdown by task or group", key,
-                              ("model", "task", "category", "group", "correct", "confidence"))
-if examples is None:
-    st.stop()
-usable = examples[examples["correct"].notna() & examples["confidence"].notna()]
-per_model = cc.selective(key, params, models, usable)
+# Selective prediction and the breakdown bootstrap every example: with the first screen on small logs, when opened
+# on large ones (cc.AT_ONCE), so a large upload's first screen is the answer, its chart and the diagrams.
+n_usable = int(table["n"].sum())
+now = cc.at_once(n_usable, params)
+later = "" if now else (f" Computed when opened: {n_usable:,} examples x {n_boot:,} bootstrap replicates take a "
+                        "few seconds.")
 
-st.subheader("Selective prediction")
-st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against the "
-           f"fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} intervals of the accuracy at "
-           "that coverage (Wilson's, widened for the threshold being a quantile of these data). A well-ranked "
-           "model's curve falls as coverage grows.")
-render.chart(calibration_figures.selective_curves({m: per_model[m].curve for m in models}, sel.level),
-             "selective prediction")
-st.caption(f"Area under the selective curve: bootstrap percentile interval ({n_boot:,} replicates, seed {seed}); "
-           f"accuracy at coverage {figures.percent(target)}: the curve's interval at that coverage.")
-render.table(cc.selective_table(per_model, target), "selective prediction")
 
-st.subheader("Breakdown")
-by = st.radio("Break ECE down by", ["task", "category", "group"], horizontal=True, key="cal_by")
-cells = usable.groupby(["model", by], observed=True).size()
-if len(cells) > 400:
-    st.info(f"{len(cells)} (model, {by}) cells: choose fewer models or {by}s on the Models page to break down.")
-else:
-    breakdown = cc.breakdown(key, params, by, usable)
-    st.caption(f"Debiased ECE per (model, {by}) with {figures.percent(sel.level)} intervals ({n_boot:,} replicates, seed "
-               f"{seed}); small cells have wide intervals.")
-    render.chart(figures.interval_dots(breakdown.rename(columns={"debiased": "estimate"}), by, f"ECE by {by}", "ECE",
-                                       f"debiased ECE with {figures.percent(sel.level)} intervals", by="model",
-                                       reference=0.0),
-                 f"ECE by {by}")
-    render.table(breakdown, f"ECE by {by}")
+_fetched: list = []
+
+
+def usable_examples():
+    """The selection's labeled examples with a confidence (fetched once per run, cached), or None after saying why
+    not (once)."""
+    if not _fetched:
+        examples = selection.examples(rows, "Selective prediction and the breakdown by task or group", key,
+                                      ("model", "task", "category", "group", "correct", "confidence"))
+        _fetched.append(None if examples is None else
+                        examples[examples["correct"].notna() & examples["confidence"].notna()])
+    return _fetched[0]
+
+
+st.subheader("Selective prediction", anchor=False, help=TERMS["selective prediction"])
+st.caption("Accuracy when the model answers only its most confident examples, against the share answered "
+           "(coverage), and the area under that curve with its interval." + later)
+selective_box = st.expander("Selective-prediction curves and the area under them", expanded=now,
+                            on_change="rerun", key="cal_selective" + ("" if now else "_on_demand"))
+if selective_box.open:
+    with selective_box:
+        usable = usable_examples()
+        if usable is not None:
+            per_model = cc.selective(key, params, models, usable)
+            st.caption(f"Selective accuracy among the examples whose confidence is at least the threshold, against "
+                       f"the fraction answered (coverage); bands are pointwise {figures.percent(sel.level)} intervals "
+                       "of the accuracy at that coverage (Wilson's, widened for the threshold being a quantile of "
+                       "these data). A well-ranked model's curve falls as coverage grows.")
+            render.chart(calibration_figures.selective_curves({m: per_model[m].curve for m in models}, sel.level),
+                         "selective prediction")
+            st.caption(f"Area under the selective-accuracy curve (higher is better; one minus the area under the "
+                       f"risk-coverage curve, AURC): bootstrap percentile interval ({n_boot:,} replicates, seed "
+                       f"{seed}); accuracy at coverage {figures.percent(target)}: the curve's interval at that "
+                       "coverage.", help=TERMS["AURC"])
+            render.table(cc.selective_table(per_model, target), "selective prediction")
+
+st.subheader("Breakdown", anchor=False, help=TERMS["ECE"])
+st.caption("The ECE of each model within each task, category or group." + later)
+breakdown_box = st.expander("ECE by task, category or group", expanded=now, on_change="rerun",
+                            key="cal_breakdown" + ("" if now else "_on_demand"))
+if breakdown_box.open:
+    with breakdown_box:
+        by = st.radio("Break ECE down by", ["task", "category", "group"], horizontal=True, key="cal_by")
+        usable = usable_examples()
+        if usable is not None:
+            cells = usable.groupby(["model", by], observed=True).size()
+            if len(cells) > 400:
+                st.info(f"{len(cells)} (model, {by}) cells: choose fewer models or {by}s on the Models page to break "
+                        "down.")
+            else:
+                breakdown = cc.breakdown(key, params, by, usable)
+                st.caption(f"Debiased ECE per (model, {by}) with {figures.percent(sel.level)} intervals "
+                           f"({n_boot:,} replicates, seed {seed}); small cells have wide intervals.")
+                render.chart(figures.interval_dots(breakdown.rename(columns={"debiased": "estimate"}), by,
+                                                   f"ECE by {by}", "ECE",
+                                                   f"debiased ECE with {figures.percent(sel.level)} intervals",
+                                                   by="model", reference=0.0),
+                             f"ECE by {by}")
+                render.table(breakdown, f"ECE by {by}")

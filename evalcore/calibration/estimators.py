@@ -289,6 +289,22 @@ def calibration_by_model(log, n_bins: int = 15, n_boot: int = 200, level: float 
     log = as_log(log)
     log.require("correct", "confidence", method="Calibration")
     table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
+    return _by_model(table, reps, n_boot, level, seed)
+
+
+def calibration_and_reliability(log, n_bins: int = 10, n_boot: int = 200, level: float = 0.95,
+                                seed: int = 0) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """(:func:`calibration_by_model`, :func:`reliability_by_model` at ``alpha = 1 - level``) from one pass over
+    the log: the same per-bin counts and sums feed both (each function alone reads them again), so the two are
+    equal to the separate calls."""
+    log = as_log(log)
+    log.require("correct", "confidence", method="Calibration")
+    table, reps = reductions.calibration_bins(log, n_bins, n_boot, seed)
+    return _by_model(table, reps, n_boot, level, seed), _reliability(table, n_bins, 1 - level)
+
+
+def _by_model(table: pd.DataFrame, reps: dict, n_boot: int, level: float, seed: int) -> pd.DataFrame:
+    """:func:`calibration_by_model` from :func:`evalcore.engine.reductions.calibration_bins`'s output."""
     rng = np.random.default_rng([int(seed), 3])
     rows = []
     for i, (model, part) in enumerate(table.groupby("model", sort=True)):
@@ -315,6 +331,12 @@ def reliability_by_model(log, n_bins: int = 10, alpha: float = 0.05) -> dict[str
     log = as_log(log)
     log.require("correct", "confidence", method="Calibration")
     bins, _ = reductions.calibration_bins(log, n_bins, 1, 0)
+    return _reliability(bins, n_bins, alpha)
+
+
+def _reliability(bins: pd.DataFrame, n_bins: int, alpha: float) -> dict[str, pd.DataFrame]:
+    """:func:`reliability_by_model` from the per-(model, bin) table of
+    :func:`evalcore.engine.reductions.calibration_bins`."""
     edges = np.arange(n_bins + 1) / n_bins
     out = {}
     for model, part in bins.groupby("model", sort=True):

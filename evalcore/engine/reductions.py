@@ -67,9 +67,11 @@ def calibration_bins(log: LazyLog, n_bins: int, n_boot: int, seed: int) -> tuple
     sums = bucket_sums(binned, ["model", "bin"], {"residual": binned.residual}, seed, log.run, BUCKETS)
     weights = bucket_weights(n_boot, seed)
     reps = replicate_totals(sums, cells, ["model", "bin"], ["rows", "residual"], weights)
-    per_model = sums.groupby(["model", "bucket"], as_index=False)["rows"].sum()
-    models = pd.Index(sorted(table["model"].unique()))
-    reps["model_rows"] = replicate_totals(per_model, models, ["model"], ["rows"], weights)["rows"]
+    # a model's replicated rows: the sum over its bins (whole numbers, so exactly the totals of its own bucket sums,
+    # without drawing the weights a second time)
+    model = table["model"].to_numpy()
+    starts = np.flatnonzero(np.append(True, model[1:] != model[:-1]))
+    reps["model_rows"] = np.add.reduceat(reps["rows"], starts, axis=1) if len(model) else reps["rows"]
     return table, reps
 
 

@@ -219,10 +219,9 @@ def calibration_section(log, kind: str, s: Settings) -> Section | None:
     in memory."""
     if kind != LOG or "confidence" not in log or "correct" not in log or not log.count("confidence"):
         return None
-    ece = calibration.calibration_by_model(log, s.n_bins, s.n_boot, s.level, s.seed)
+    ece, tables = calibration.calibration_and_reliability(log, s.n_bins, s.n_boot, s.level, s.seed)  # one pass
     if ece.empty:
         return None
-    tables = calibration.reliability_by_model(log, s.n_bins, s.alpha)
     table = ece.rename(columns={"debiased": "ece_debiased", "p_value": "p_calibrated"})
     table = table.sort_values("ece", ascending=False, ignore_index=True)
     figs = [calibration_figures.reliability_diagram(tables[m], m, s.level,

@@ -39,11 +39,22 @@ class Selective:
     correct: pd.Series
 
 
+#: selective prediction and the breakdown bootstrap every labeled example ``n_boot`` times: up to this many
+#: (example, replicate) draws (e.g. the 43,500-row demo at 500 replicates) they are computed with the first screen,
+#: above it (ImageNet-X's 200,000 rows: seconds each) when the user opens them
+AT_ONCE = 25_000_000
+
+
+def at_once(n_examples: int, p: Params) -> bool:
+    """Whether the per-example bootstraps of ``n_examples`` are cheap enough for the first screen."""
+    return n_examples * p.n_boot <= AT_ONCE
+
+
 @cached("Computing calibration...")
 def by_model(key: tuple, p: Params, _log: LazyLog) -> tuple[pd.DataFrame, dict]:
-    """ECE with intervals per model and the reliability tables (uniform bins), from the log's reductions."""
-    return (cal.calibration_by_model(_log, p.n_bins, p.n_boot, p.level, p.seed),
-            cal.reliability_by_model(_log, p.n_bins, p.alpha))
+    """ECE with intervals per model and the reliability tables (uniform bins), from one pass of the log's
+    reductions (:func:`evalcore.calibration.estimators.calibration_and_reliability`)."""
+    return cal.calibration_and_reliability(_log, p.n_bins, p.n_boot, p.level, p.seed)
 
 
 def selective(key: tuple, p: Params, models: list[str], usable: pd.DataFrame) -> dict[str, Selective]:

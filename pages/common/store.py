@@ -140,6 +140,13 @@ def cached(spinner: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return decorate
 
 
+def computed(key: Hashable, sub: Hashable = ()) -> Any:
+    """What :func:`compute_with_progress` stored for ``key`` and job ``sub``, or None when it has not computed it
+    (or it was evicted): lets a page show a result computed on request (a button) on later reruns."""
+    value = _STORE.get(("progress", key, sub), _MISSING)
+    return None if value is _MISSING else value
+
+
 def compute_with_progress(key: Hashable, label: str, jobs: list[tuple[Hashable, Callable[..., Any]]]) -> list[Any]:
     """Run ``jobs`` (sub-key, fn(progress)) under one progress bar, reusing stored results.
 
