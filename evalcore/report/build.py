@@ -105,6 +105,10 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
     which), or of a log in an engine (:func:`evalcore.engine.scan`: the sections run their reductions there);
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
+    # what validation warned about (e.g. files that share no example and no task) ends the summary
+    validated = log if isinstance(log, pd.DataFrame) else getattr(log, "frame", None)  # a LazyLog wraps its frame
+    checks = ([f"Warning: {w}" for w in report_of(validated).warnings]
+              if isinstance(validated, pd.DataFrame) and "report" in validated.attrs else [])
     if isinstance(log, pd.DataFrame):  # a validated frame: its kind and mapping from its report
         rows, kind, mapping = len(log), report_of(log).kind, report_of(log).mapping
         log = log if kind == SUMMARY else as_log(log, scope or "the log")
@@ -133,4 +137,5 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
         progress(len(wanted), len(wanted), "done")
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     provenance = Provenance(tuple(files), rows, len(sec.models_of(log, kind)), kind, dict(mapping), created, scope)
-    return Report(title, settings, list(done.values()), sentences(done, settings), skipped, provenance, timings)
+    return Report(title, settings, list(done.values()), sentences(done, settings) + checks, skipped, provenance,
+                  timings)

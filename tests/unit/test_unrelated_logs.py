@@ -120,3 +120,14 @@ def test_with_sign_in_an_upload_opens_only_for_the_users_who_uploaded_it():
     assert store.get("d", None) == (FORBIDDEN, None)
     store.put("d", _files("f", 10), owner="bob@example.org")  # bob uploads the same bytes himself
     assert store.get("d", "bob@example.org")[0] == FOUND and store.bytes == 11  # kept once
+
+
+def test_the_report_summary_ends_with_the_warning():
+    from evalcore.report import Settings, build_report
+
+    frame = load_eval_logs([("mmlu.csv", _log("llm-a", "law", ["q1", "q2", "q3", "q4"])),
+                            ("imagenet.csv", _log("resnet", "fish", ["i1", "i2", "i3", "i4"]))])
+    report = build_report(frame, settings=Settings(n_boot=50))
+    assert report.summary[-1].startswith("Warning: mmlu.csv and imagenet.csv share no example and no task")
+    same = load_eval_logs([("a.csv", _log("m1", "law", ["q1", "q2"])), ("b.csv", _log("m2", "law", ["q1", "q2"]))])
+    assert not any(s.startswith("Warning:") for s in build_report(same, settings=Settings(n_boot=50)).summary)
