@@ -60,6 +60,9 @@ with right:
         for stale in [k for k in st.session_state if str(k).startswith("role_")] + ["kind_choice"]:
             st.session_state.pop(stale, None)
         st.rerun()  # app.py drew the sidebar before this page ran: redraw it for the new data
+    if not uploaded and current["type"] == "upload":  # e.g. reopened after a reload: the uploader itself is empty
+        st.caption(f"Open: {literal(ds.data_name())}, kept on this server for reloads of this page's address. "
+                   "Upload files to replace it.")
 
 with st.expander("Accepted formats and an example"):
     st.markdown(

@@ -58,6 +58,7 @@ def test_the_address_names_the_upload_and_the_level_and_a_reload_restores_both()
     # the Data page shows the upload again: its one sentence, its columns, no demo
     assert shown(again.subheader[0].value) == "tiny.csv: 3 models, 1 task, 2 examples; 1 note."
     assert any("Columns of tiny.csv" in shown(s.value) for s in again.subheader)
+    assert any(t.startswith("Open: tiny.csv, kept on this server for reloads") for t in texts(again.caption))
     goto(again, "models")
     assert again.multiselect(key="w_models").value == ["alpha", "gamma"]
 
