@@ -12,7 +12,7 @@ independently for every model and task, so the models are independent and ``rho 
 
 Truth: ``S_i(w) = sum_c w_c mean_{j in c} p_ij``. Rows:
 
-* ``weighted_scores``: share of (repetition, model) intervals holding ``S_i(w)`` at levels 0.834 (default) and
+* ``weighted_scores``: share of (repetition, model) intervals holding ``S_i(w)`` at levels 0.834 (the paper's comparison level) and
   0.95, weights (1/3, 1/3, 1/3) and (0.6, 0.2, 0.2) (the MC SE treats the models of one repetition as independent,
   which they are here);
 * ``difference_se``: ``diff -/+ z se_independent`` (``rho = 0``) at 95% for every pair, equal weights, truth

@@ -49,6 +49,7 @@ from scipy.special import gammaln
 
 from evalcore.leaderboard.bootstrap import _check_level, _matrices, long_board, with_aggregates
 from evalcore.leaderboard.mcmc import diagnose, effective_sample_size, split_rhat
+from evalcore.stats.intervals import DEFAULT_LEVEL
 
 __all__ = [
     "DEFAULT_RATE",
@@ -375,7 +376,7 @@ def _draws_of(data, draws, chains, seed, prior, burn) -> GibbsDraws:
 
 def bayes_leaderboard(
     data: pd.DataFrame | GibbsDraws,
-    level: float = 0.834,
+    level: float = DEFAULT_LEVEL,
     draws: int = 5000,
     chains: int = 4,
     seed: int = 0,
@@ -386,7 +387,8 @@ def bayes_leaderboard(
     """Per-task, per-category and overall accuracy from the BHM (paper, Table 7), with diagnostics.
 
     Columns: model, scope ("task" / "category" / "overall"), name, estimate (posterior mean), ci_low, ci_high
-    (equal-tailed ``level`` credible interval; default 83.4%), rhat (rank-normalized split R-hat), ess_bulk and
+    (equal-tailed ``level`` credible interval; default :data:`~evalcore.stats.intervals.DEFAULT_LEVEL`, 95%; the
+    paper's Table 7 is at ``level=0.834``, passed explicitly), rhat (rank-normalized split R-hat), ess_bulk and
     ess_tail (bulk / tail effective sample sizes; :mod:`evalcore.leaderboard.mcmc`), fractions in [0, 1]. Task = ``theta_ij``; category = mean of theta over the category's tasks; overall = mean
     over all tasks (as VTAB). ``data`` is a summary frame or the draws of :func:`fit`.
 

@@ -14,8 +14,10 @@ correlation between models on shared examples is not represented here).
 
 Aggregates (VTAB's mechanism, Section 2.1): category score = plain mean of the category's task accuracies,
 overall = plain mean of all tasks. Intervals are bootstrap percentile intervals: the ``(1-level)/2`` and
-``(1+level)/2`` quantiles of the replicated aggregate; the default ``level=0.834`` follows Goldstein & Healy (1995)
-(two non-overlapping 83.4% intervals ~ a difference significant at 0.05; Section 3.1). Point estimates are the
+``(1+level)/2`` quantiles of the replicated aggregate. The default level is the one of every interval of the
+package, :data:`evalcore.stats.intervals.DEFAULT_LEVEL` (95%); the paper's ``level=0.834`` (Goldstein & Healy
+1995: two non-overlapping 83.4% intervals ~ a difference significant at 0.05; Section 3.1) is an option passed
+explicitly (the dashboard's comparison intervals, the checks against Tables 6 and 9). Point estimates are the
 values on the observed data.
 
 Paired bootstrap from per-example logs. ``data`` may also be a per-example log: the canonical frame of
@@ -36,7 +38,7 @@ replicates of such a cell are therefore drawn from the Jeffreys-smoothed bootstr
 pi_bij)``, ``pi_bij ~ Beta(Y_ij + 1/2, N_ij - Y_ij + 1/2)`` (a beta-binomial; pseudo-count 1/2 on each side),
 from a random stream of their own (``default_rng([seed, 1])``), so every other cell keeps exactly the replicates of
 the plain bootstrap and the paper's numbers are unchanged. Such a cell has no variance to correlate, so the paired
-bootstrap loses nothing by drawing it alone. Simulated coverage of the task interval at the default 83.4% level
+bootstrap loses nothing by drawing it alone. Simulated coverage of the task interval at the 83.4% level
 with known truth (``tests/unit/test_aggregate_small_n.py``): p = 0.9 and 0.99 at N = 1, 5 and 20 all at least
 91%, where the plain bootstrap covers 0.99 at N = 20 only 18% of the time (its interval is the point 1 when all 20
 are right). The point estimate stays the observed ``Y_ij / N_ij``.
@@ -81,6 +83,7 @@ from scipy.stats import rankdata
 from evalcore.engine import LazyLog, as_log, is_lazy, reductions
 from evalcore.data.reading import EvalDataError, listed
 from evalcore.leaderboard.ranks import rank_bounds
+from evalcore.stats.intervals import DEFAULT_LEVEL
 
 __all__ = [
     "Replicates",
@@ -433,7 +436,7 @@ def long_board(models: Sequence[str], tasks: Sequence[str], categories: Sequence
 
 def leaderboard(
     data: pd.DataFrame,
-    level: float = 0.834,
+    level: float = DEFAULT_LEVEL,
     n_boot: int = 2000,
     seed: int = 0,
     normalized: bool = False,
@@ -450,7 +453,8 @@ def leaderboard(
 
     ``estimate`` is the value on the observed data; ``[ci_low, ci_high]`` the ``(1-level)/2`` and
     ``(1+level)/2`` quantiles of the same statistic over the bootstrap replicates (Section 2.1). ``level``
-    defaults to 83.4% (Goldstein & Healy, 1995; Section 3.1). ``normalized=True`` replaces every accuracy by
+    defaults to :data:`~evalcore.stats.intervals.DEFAULT_LEVEL` (95%); the paper's tables use ``level=0.834``
+    (Goldstein & Healy, 1995; Section 3.1), passed explicitly. ``normalized=True`` replaces every accuracy by
     ``(p - low_j) / (high_j - low_j)`` before aggregating (Section 2.4), with ``low_j`` / ``high_j`` from
     :func:`normalization_bounds`: by default the observed min / max of task ``j`` over models (deterministic; the
     intervals may extend beyond [0, 1]; see below); ``bounds="bootstrap"`` the paper's min / max over models and

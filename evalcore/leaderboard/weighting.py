@@ -53,7 +53,7 @@ from evalcore.leaderboard.bootstrap import (
     _check_bounds, _check_level, _matrices, bootstrap_replicates, normalization_bounds, user_bounds,
 )
 from evalcore.leaderboard.bayes import GibbsDraws, fit
-from evalcore.stats.intervals import binomial_variance
+from evalcore.stats.intervals import DEFAULT_LEVEL, binomial_variance
 from evalcore.data.reading import EvalDataError
 
 __all__ = [
@@ -242,7 +242,7 @@ def weighted_scores(
     data: pd.DataFrame,
     weights: Mapping[str, float] | Sequence[float],
     normalized: bool = False,
-    level: float = 0.834,
+    level: float = DEFAULT_LEVEL,
     bounds: Mapping[str, tuple[float, float]] | str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
@@ -254,7 +254,8 @@ def weighted_scores(
     ``se = sqrt(sum_c w_c^2 Var[pbar_ic])`` with ``Var[pbar_ic] = (1/K_c^2) sum_{j in c} p_ij (1 - p_ij) / N_j``
     (independence across tasks, binomial per task; at ``p_ij`` 0 or 1 the Jeffreys-floored variance of
     :func:`evalcore.stats.intervals.binomial_variance`, so the se is never 0); the interval is the normal one ``score -/+ z se`` with
-    ``z = Phi^-1((1 + level) / 2)`` (83.4% by default, as the leaderboard's single-model intervals).
+    ``z = Phi^-1((1 + level) / 2)`` (``level`` :data:`~evalcore.stats.intervals.DEFAULT_LEVEL`, 95%, by default,
+    as every interval of the package; 0.834 gives the paper's comparison intervals).
     Columns: model, score, se, ci_low, ci_high (data order of models). ``n_boot`` / ``seed``: the bootstrap that
     gives the normalization bounds when ``normalized`` with ``bounds="bootstrap"``.
 

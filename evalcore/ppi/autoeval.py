@@ -13,6 +13,7 @@ Public API: ``PPIData``, ``log_matrices(rows, metric, annotators, use_weight) ->
 ``estimate_table(data, annotator, alpha, ...) -> DataFrame``,
 ``quality_table(data, alpha) -> DataFrame``, ``battle_sets(frame) -> (labeled, unlabeled)``,
 ``bradley_terry_table(frame, alpha, judge, reference) -> DataFrame``.
+``alpha`` defaults to :data:`evalcore.stats.intervals.DEFAULT_ALPHA` (0.05: the package's 95% level).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from evalcore.leaderboard.ranks import rank_with_ties
 from evalcore.data.reading import EvalDataError, listed
 from evalcore.data.repeats import per_example
 from evalcore.stats.summaries import mean_table
+from evalcore.stats.intervals import DEFAULT_ALPHA
 
 #: Annotator values must lie in the metric's range for these metrics.
 METRIC_BOUNDS = {"correct": (0.0, 1.0)}
@@ -158,7 +160,7 @@ def _rows(result: MeanEstimate, models, method: str,
     return frame
 
 
-def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: bool = False,
+def estimate_table(data: PPIData, annotator: str, alpha: float = DEFAULT_ALPHA, weighted: bool = False,
                    self_normalize: bool = True, strata: np.ndarray | None = None, n_boot: int = 200,
                    seed: int = 0) -> pd.DataFrame:
     """Classical, PPI and PPI++ side by side (plus stratified PPI++ when ``strata`` label every example).
@@ -193,7 +195,7 @@ def estimate_table(data: PPIData, annotator: str, alpha: float = 0.1, weighted: 
     return table
 
 
-def quality_table(data: PPIData, alpha: float = 0.1, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+def quality_table(data: PPIData, alpha: float = DEFAULT_ALPHA, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
     """Each annotator's quality (Pearson correlation with the labels, on the labeled examples) and the ESS/n of
     PPI++ at the actual n, λ's estimation accounted for, with its bootstrap interval
     (:func:`evalcore.ppi.means.ess_bootstrap`): the partly labeled version of the paper's Figure 3."""
@@ -231,7 +233,7 @@ def battle_sets(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return frame[has], unlabeled
 
 
-def bradley_terry_table(frame: pd.DataFrame, alpha: float = 0.1, judge: str = "probability",
+def bradley_terry_table(frame: pd.DataFrame, alpha: float = DEFAULT_ALPHA, judge: str = "probability",
                         reference: str | None = None) -> pd.DataFrame:
     """Bradley-Terry coefficients by the classical MLE, PPI and PPI++ (rows per model and method, with ranks)."""
     labeled, unlabeled = battle_sets(frame)
@@ -252,7 +254,7 @@ def bradley_terry_table(frame: pd.DataFrame, alpha: float = 0.1, judge: str = "p
     return table
 
 
-def moment_table(log, annotator: str, metric: str, alpha: float = 0.1) -> pd.DataFrame:
+def moment_table(log, annotator: str, metric: str, alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """Classical (labels only) and PPI++ (tuned λ) means per model, from moments: the table of a log in an engine
     (:func:`evalcore.ppi.means.ppi_mean_by_model`; a frame works too). Columns model, method, estimate, ci_low, ci_high,
     se, lam, ess, ess_ratio (ESS over the labeled n), n, N."""

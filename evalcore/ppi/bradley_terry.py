@@ -50,7 +50,7 @@ Identifiability. The labeled comparisons must involve every model, contain both 
 classical MLE also needs Ford's condition: the directed graph "``a`` beat ``b`` in some labeled comparison" is strongly
 connected (no group of models won, or lost, every labeled comparison against the others).
 
-Public API: ``ppi_bradley_terry(labeled, unlabeled, alpha=0.1, lam=None, reference=None, judge="probability")
+Public API: ``ppi_bradley_terry(labeled, unlabeled, alpha=DEFAULT_ALPHA, lam=None, reference=None, judge="probability")
 -> DataFrame`` with columns ``model, coefficient, se, ci_low, ci_high, rank, lam`` and ``attrs`` ``notes``, ``n``,
 ``N``, ``reference``, ``alpha``; ``pair_estimates(m, reference, la, lb, y, yhat, ua, ub, yhat_u, lams)`` the
 array-level estimator on integer model codes (for split studies).
@@ -70,6 +70,7 @@ from scipy.stats import norm
 from evalcore.engine import as_log, reductions
 from evalcore.leaderboard.ranks import bonferroni_z, rank_with_ties
 from evalcore.data.reading import EvalDataError, listed
+from evalcore.stats.intervals import DEFAULT_ALPHA
 
 JUDGE_MODES = ("probability", "hard")
 MAX_NEWTON_STEPS = 100
@@ -99,7 +100,7 @@ class _PairStats:
 def ppi_bradley_terry(
     labeled: pd.DataFrame,
     unlabeled: pd.DataFrame,
-    alpha: float = 0.1,
+    alpha: float = DEFAULT_ALPHA,
     lam: float | None = None,
     reference: str | None = None,
     judge: str = "probability",
@@ -147,7 +148,7 @@ def ppi_bradley_terry(
     return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
 
 
-def bradley_terry_of_log(log, alpha: float = 0.1, lam: float | None = None,
+def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = None,
                          reference: str | None = None) -> pd.DataFrame:
     """:func:`ppi_bradley_terry` of a battles log: the battles with a human ``outcome`` are labeled, those with only
     the ``judge``'s probability unlabeled (classical, λ = 0, without a judge column).

@@ -29,7 +29,8 @@ results depend on ``seed`` only, never on the number of cores.
 Public API: ``METHODS``, ``ALL_MODELS``, ``ess_curves(y, yhat, n_grid, splits, alpha, seed, models, n_jobs,
 progress) -> DataFrame``, ``default_grid(total, points) -> list[int]``, ``annotator_quality(y, annotators, n,
 ...) -> DataFrame``, ``bt_ess_curves(battles, n_grid, splits, alpha, seed, judge, reference) -> DataFrame`` (the same
-study for Bradley-Terry coefficients on fully voted battles, Figure 4).
+study for Bradley-Terry coefficients on fully voted battles, Figure 4). ``alpha`` defaults to
+:data:`evalcore.stats.intervals.DEFAULT_ALPHA` (0.05, the package's 95% level); the paper's figures use 0.1.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from evalcore.stats.parallel import random_subsets, seeded_map
 from evalcore.ppi.means import as_matrix, binary_floor, ppi_variance, tuned_lambda
 from evalcore.leaderboard.ranks import bonferroni_z
 from evalcore.data.reading import EvalDataError
+from evalcore.stats.intervals import DEFAULT_ALPHA
 
 METHODS = ("classical", "ppi", "ppi++")
 ALL_MODELS = "all models"
@@ -134,7 +136,7 @@ def _summary(n: int, method: str, model: str, parts: dict, base_mse: float) -> d
     return row
 
 
-def ess_curves(y, yhat, n_grid, splits: int = 250, alpha: float = 0.1, seed: int = 0, models=None,
+def ess_curves(y, yhat, n_grid, splits: int = 250, alpha: float = DEFAULT_ALPHA, seed: int = 0, models=None,
                n_jobs: int = -1, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Split study on a fully labeled log: one row per (n, method, model) and per (n, method) for all models.
 
@@ -175,7 +177,7 @@ def ess_curves(y, yhat, n_grid, splits: int = 250, alpha: float = 0.1, seed: int
     return frame
 
 
-def annotator_quality(y, annotators: dict, n: int, splits: int = 250, alpha: float = 0.1, seed: int = 0,
+def annotator_quality(y, annotators: dict, n: int, splits: int = 250, alpha: float = DEFAULT_ALPHA, seed: int = 0,
                       models=None, n_jobs: int = -1, progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """ESS/n of PPI++ at ``n`` labels for each annotator, against its quality (Figure 3), on a fully labeled log.
 
@@ -242,7 +244,7 @@ def _bt_unit(codes_a, codes_b, y, yhat, m, reference, truth, truth_ranks, n, siz
     return out
 
 
-def bt_ess_curves(battles: pd.DataFrame, n_grid, splits: int = 250, alpha: float = 0.1, seed: int = 0,
+def bt_ess_curves(battles: pd.DataFrame, n_grid, splits: int = 250, alpha: float = DEFAULT_ALPHA, seed: int = 0,
                   judge: str = "probability", reference: str | None = None, n_jobs: int = -1,
                   progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Split study for Bradley-Terry coefficients on battles that all carry a human ``outcome`` and a ``judge``.

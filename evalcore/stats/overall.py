@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from evalcore.stats.intervals import binomial_variance, wilson_interval
+from evalcore.stats.intervals import DEFAULT_ALPHA, binomial_variance, wilson_interval
 from evalcore.stats.summaries import BINARY_METRICS, mean_table
 
 #: the estimands and their names in captions, tables and the report
@@ -32,7 +32,7 @@ DEFAULT = "tasks"
 COLUMNS = ["model", "n_tasks", "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]
 
 
-def overall_table(data, metric: str = "correct", alpha: float = 0.05, over: str = DEFAULT,
+def overall_table(data, metric: str = "correct", alpha: float = DEFAULT_ALPHA, over: str = DEFAULT,
                   summary: bool = False) -> pd.DataFrame:
     """Each model's overall ``metric`` with a (1 - alpha) interval, sorted by the estimate (best first).
 

@@ -23,6 +23,7 @@ from scipy.special import ndtri
 
 from evalcore.subgroups.robust_intervals import ebci
 from evalcore.errors import EvalDataError, listed
+from evalcore.stats.intervals import DEFAULT_ALPHA
 
 ROLES = ("group", "estimate", "se", "model", "n")
 REQUIRED = ("group", "estimate", "se")
@@ -157,7 +158,7 @@ class AreaEstimates:
     notes: tuple[str, ...]
 
 
-def area_estimates(summary: AreaSummary, alpha: float = 0.05, weights: str = "precision",
+def area_estimates(summary: AreaSummary, alpha: float = DEFAULT_ALPHA, weights: str = "precision",
                    kappa: float | None = None) -> AreaEstimates:
     """Robust EB estimates per model (:func:`evalcore.subgroups.robust_intervals.ebci` on that model's rows, the summary's features as
     covariates, PMT correction).

@@ -57,7 +57,7 @@ from scipy import stats
 from evalcore.subgroups.robust_intervals import robust_critical_value
 from evalcore.engine import LazyLog, is_lazy, reductions
 from evalcore.data.features import default_features, numeric_columns
-from evalcore.stats.intervals import wilson_interval
+from evalcore.stats.intervals import DEFAULT_ALPHA, wilson_interval
 from evalcore.data.reading import EvalDataError
 from evalcore.data.repeats import N_REPEATS, per_example
 from evalcore.stats.summaries import mean_table
@@ -73,7 +73,7 @@ LAZY_SHARED = ("off: models share labeled examples within groups, and for a log 
 _XGB_THREADS = 1  # threads per XGBoost fit (see _xgboost_fit_predict)
 
 
-def direct_estimates(log: pd.DataFrame, metric: str = "correct", alpha: float = 0.05) -> pd.DataFrame:
+def direct_estimates(log: pd.DataFrame, metric: str = "correct", alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """Per (model, group) mean of ``metric`` over labeled rows: model, group, n, estimate, se, ci_low, ci_high."""
     _require_metric(log, metric)
     log = per_example(log)  # repeated samples: the example is the unit
@@ -192,7 +192,7 @@ def empirical_bayes(
     log: pd.DataFrame,
     metric: str = "correct",
     regressor: str = "xgboost",
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     seed: int = 0,
     features: list[str] | None = None,
     group_difficulty: bool | None = None,
@@ -359,7 +359,7 @@ def _intervals(fit: pd.DataFrame, metric: str, alpha: float) -> pd.DataFrame:
 
 
 def finite_population(table: pd.DataFrame, s2: np.ndarray, pool: np.ndarray, metric: str,
-                      alpha: float = 0.05) -> pd.DataFrame:
+                      alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     r"""DT and EB estimates of each unit's mean over its whole pool of :math:`N_g` examples, from
     :func:`empirical_bayes` output ``table`` (aligned with ``s2``, the units' :math:`s_g^2`, and ``pool``).
 

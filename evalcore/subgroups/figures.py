@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalcore.data.display import chart_labels, plotly_literal
+from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.stats.figures import PALETTE, _TEMPLATE, _columns, _rgba, _title, color, percent
 
 
@@ -30,7 +31,7 @@ FOREST_ROW_PX = 22
 
 def forest_plot(
     table: pd.DataFrame,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     overall: float | None = None,
     truth: pd.Series | None = None,
     title: str = "",
@@ -178,7 +179,7 @@ def holdout_mse_chart(summary_by_model: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def holdout_coverage_width(summary_by_model: pd.DataFrame, level: float = 0.95) -> go.Figure:
+def holdout_coverage_width(summary_by_model: pd.DataFrame, level: float = DEFAULT_LEVEL) -> go.Figure:
     """Average interval coverage against average width per (model, method) for DT and EB, like the paper's Figure 4.
 
     ``summary_by_model`` is :func:`evalcore.subgroups.holdout.summarize` output with ``by_model=True``; the dashed

@@ -32,6 +32,7 @@ from joblib import Parallel, delayed
 
 from evalcore.data.reading import EvalDataError, listed
 from evalcore.data.repeats import per_example
+from evalcore.stats.intervals import DEFAULT_ALPHA
 from evalcore.subgroups.estimates import (
     REGRESSORS, _cross_fit, _feature_columns, _require_metric, _unit_covariates, _unit_stats, empirical_bayes, finite_population, unit_variances,
 )
@@ -70,7 +71,7 @@ def holdout_study(
     regressor: str = "xgboost",
     n_repetitions: int = 200,
     design: str | int = "proportional",
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     seed: int = 0,
     n_jobs: int = -1,
     progress: Callable[[float], None] | None = None,

@@ -89,6 +89,7 @@ from scipy.optimize import brentq, minimize_scalar
 from scipy.special import ndtr, ndtri
 
 from evalcore.errors import EvalDataError, listed
+from evalcore.stats.intervals import DEFAULT_ALPHA
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 _TAIL = 10.0  # r(t, chi) = 1 - O(Phi(-10)) beyond sqrt(t) = chi + 10, so t0 < (chi + 10)^2
@@ -278,7 +279,7 @@ def _cva_direct(m2: float, kappa: float, alpha: float) -> float:
     return brentq(lambda chi: rho(chi) - alpha, float(low), float(high), xtol=1e-13, rtol=1e-14)
 
 
-def robust_critical_value(m2, kappa: float, alpha: float = 0.05) -> np.ndarray | float:
+def robust_critical_value(m2, kappa: float, alpha: float = DEFAULT_ALPHA) -> np.ndarray | float:
     r"""Robust EBCI critical value :math:`cva_\alpha(m_2, \kappa)` (Armstrong, Kolesár & Plagborg-Møller 2022).
 
     The smallest :math:`\chi` with :math:`\rho(m_2, \kappa, \chi) = \alpha`, where :math:`\rho` is the largest
@@ -382,7 +383,7 @@ def _covariates(covariates, index: pd.Index) -> pd.DataFrame:
                         index=index)
 
 
-def ebci(estimate, se, covariates=None, weights=None, alpha: float = 0.05, kappa: float | None = None,
+def ebci(estimate, se, covariates=None, weights=None, alpha: float = DEFAULT_ALPHA, kappa: float | None = None,
          fs_correction: str = "PMT") -> EBCIResult:
     r"""Robust EBCIs shrinking toward a regression: the R package ``ebci``'s ``ebci()`` (Armstrong, Kolesár &
     Plagborg-Møller 2022, Econometrica 90(6), 2567-2602; kolesarm/ebci, R/eb.R).

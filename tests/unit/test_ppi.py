@@ -546,7 +546,7 @@ def test_all_correct_labels_get_the_jeffreys_floor_not_a_zero_width():
     assert est.ci_high - est.ci_low == pytest.approx(2 * 1.6448536 * floor_se, rel=1e-6)
     constant_judge = ppi_mean(y, np.ones(20), np.ones(100), alpha=0.1)  # λ = 0: the classical interval
     assert constant_judge.se == pytest.approx(floor_se) and constant_judge.ess == pytest.approx(20)
-    table = projected_precision(y, np.linspace(0, 1, 20), np.linspace(0, 1, 100), [10, 20, 40])
+    table = projected_precision(y, np.linspace(0, 1, 20), np.linspace(0, 1, 100), [10, 20, 40], alpha=0.1)
     assert (table["width_classical"] > 0).all()
     assert table.loc[table["n"] == 20, "width_classical"].item() == pytest.approx(2 * 1.6448536 * floor_se, rel=1e-6)
     mixed = classical_mean(np.r_[np.ones(19), 0.0], alpha=0.1)  # not constant: the plain sample variance

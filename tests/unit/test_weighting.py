@@ -57,10 +57,11 @@ def test_weighted_scores_hand_computed(tiny):
     corner = weighted_scores(tiny, {"structured": 1.0}).set_index("model")
     assert corner.at["B", "score"] == pytest.approx(0.8)
     assert corner.at["B", "se"] == pytest.approx(math.sqrt(0.8 * 0.2 / 50))
-    # 83.4% normal interval by default: z = Phi^-1(0.917) = 1.38517 (Goldstein & Healy), 95% gives z = 1.95996
-    assert out.at["A", "ci_high"] - out.at["A", "score"] == pytest.approx(1.385172 * math.sqrt(VAR_A), rel=1e-6)
-    wide = weighted_scores(tiny, W, level=0.95).set_index("model")
-    assert wide.at["B", "score"] - wide.at["B", "ci_low"] == pytest.approx(1.959964 * math.sqrt(VAR_B), rel=1e-6)
+    # 95% normal interval by default (DEFAULT_LEVEL): z = Phi^-1(0.975) = 1.95996; the paper's 83.4% (Goldstein &
+    # Healy), passed explicitly, gives z = Phi^-1(0.917) = 1.38517
+    assert out.at["B", "score"] - out.at["B", "ci_low"] == pytest.approx(1.959964 * math.sqrt(VAR_B), rel=1e-6)
+    narrow = weighted_scores(tiny, W, level=0.834).set_index("model")
+    assert narrow.at["A", "ci_high"] - narrow.at["A", "score"] == pytest.approx(1.385172 * math.sqrt(VAR_A), rel=1e-6)
 
 
 def test_chance_and_ceiling_normalization_by_hand(tiny):
