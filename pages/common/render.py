@@ -54,7 +54,7 @@ def _number_format(column: pd.Series) -> str:
     float column to 3 significant digits."""
     values = column.dropna().to_numpy()
     whole = len(values) > 0 and bool(((values == values.round()) & (abs(values) < 2**53)).all())
-    return "%d" if whole else "%#.3g"
+    return "%d" if whole else "%.3g"  # Streamlit's formatter rejects the '#' flag and then shows raw floats
 
 
 def answer(sentence: str) -> None:
