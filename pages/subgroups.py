@@ -109,6 +109,8 @@ def direct_only(key: tuple, rows, why: str) -> None:
                                          empirical_bayes=False))
     st.info(f"{why} The direct estimate of each subgroup needs no borrowing: it is below, with its {level} "
             f"interval ({DIRECT_INTERVAL}).", icon=":material/info:")
+    st.caption(f"Direct estimate of each (model, subgroup) from its own labeled examples, with its {level} "
+               f"{DIRECT_INTERVAL} interval.", help=TERMS["direct"])
     render.table(table, "direct subgroup estimates")
     st.stop()
 
