@@ -80,8 +80,7 @@ if examples is None:  # beyond the memory bound: the designs' predicted efficien
     with chart_box:
         render.chart(sampling_figures.efficiency_curves(curves), "relative efficiency by budget")
         words_row()
-    render.table(curves.assign(plan=[sampling_figures.DESIGN_LABELS.get((d, e), f"{d}, {e}") for d, e in
-                                     zip(curves["design"], curves["estimator"])]), "predicted design efficiency")
+    render.table(curves, "predicted design efficiency")
     st.stop()
 if "confidence" in sources:
     sources.append("calibrated")
@@ -178,7 +177,8 @@ with chart_box:
     words_row()
 basis_text = (
     "Planned from the labels at hand: the proxy recalibrated on them (Platt, sigmoid(a + b·logit p)), taking the "
-    "least favourable (a, b) of their 90% confidence region, so a few labels do not make the plan optimistic."
+    "least favourable (a, b) of a one-sided 90% region of that fit (a fixed safety margin of the plan, not the "
+    "interval's level), so a few labels do not make the plan optimistic."
     if plan_basis == "labels" else
     f"No usable labels at hand (fewer than {sampling.MIN_PILOT}, or all alike): planned for the worst "
     "miscalibration of the proxy, so honest but costly. Label a pilot sample (e.g. 200 at random) and add its "
@@ -304,7 +304,7 @@ else:
     render.table(ests, "estimates after labeling")
 
 if fully_labeled:
-    st.subheader("Repeated-sampling check", anchor=False)
+    st.subheader("Monte Carlo check", anchor=False)
     st.caption("The pool is fully labeled, so drawing many samples (a Monte Carlo check) shows each design's real "
                f"squared error and interval coverage (as in Figure 1 and Table 1 of {PAPERS['sampling']}), next to "
                "the predictions above. Runs on all cores.")
