@@ -67,9 +67,10 @@ if kind == BATTLES or (kind == LOG and sel.metric != "correct"):
             "(model, task, category, n, n_correct). Load the synthetic demo or upload such data on the Data page.")
     st.stop()
 rows = selection.apply(data.log, sel, kind)
-if len(selection.options(data).models) == 1:  # the data, not the selection, has one model: say what it can show
+available = selection.options(data).models
+if len(available) == 1:  # the data, not the selection, has one model: say what it can show
     selection.require(sel, rows)
-    one_model(selection.options(data).models[0])
+    one_model(available[0])
     st.stop()
 selection.require(sel, rows, min_models=2)
 key = (data.key, sel.models, sel.tasks, sel.groups)
