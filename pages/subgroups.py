@@ -224,7 +224,7 @@ if auto:
     key = (*key, "auto", tuple(chosen or screen.features), seed)
 
 if rows["group"].nunique() < 2:
-    offer = ("Choose feature columns under **Settings** above and tick **Form subgroups automatically** to form "
+    offer = ("Choose feature columns under Settings above and tick 'Form subgroups automatically' to form "
              "subgroups from them, or add a `group` column to the log." if features else
              "Add a `group` column to the log (or numeric feature columns, from which subgroups can be formed "
              "automatically).")

@@ -27,7 +27,7 @@ def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
     goto(at, "subgroups")  # the single group "all": no EB forest plot, the automatic-subgroups offer instead
     assert not at.exception and not texts(at.error) and not texts(at.warning)
     [single] = [n for n in texts(at.info) if n.startswith("The selection has a single group")]
-    assert "tick **Form subgroups automatically** to form subgroups" in single
+    assert "tick 'Form subgroups automatically' to form subgroups" in single
     assert not at.get("plotly_chart")
     chosen = at.multiselect(key="sg_features")
     assert SET_ASIDE.isdisjoint(chosen.value)

@@ -41,7 +41,7 @@ def test_a_single_group_is_explained_with_the_automatic_subgroups_offer(feature)
     at = subgroups_of(frame)
     [note] = texts(at.info)
     assert note.startswith("The selection has a single group: subgroup estimates compare at least two groups")
-    assert ("tick **Form subgroups automatically** to form subgroups" in note) == feature
+    assert ("tick 'Form subgroups automatically' to form subgroups" in note) == feature
     assert ("Add a `group` column to the log (or numeric feature columns" in note) == (not feature)
     table = table_with(at, "model", "group", "n", "estimate", "ci_low", "ci_high")
     assert table[["model", "n"]].values.tolist() == [["solo-model", 30]]
