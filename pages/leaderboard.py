@@ -96,9 +96,9 @@ with st.expander("Settings", icon=":material/settings:"):
                    "simulations with 4 tasks (0.90–0.91 with the bounds held fixed, the intervals then a third to "
                    "a half narrower).")
     if norm == "bootstrap":
-        st.caption(f"Bootstrap min–max (the choice of {CITE}): the per-task bounds are extremes of random replicates, "
-                   "so the normalized point estimates change with the seed and the number of replicates. The "
-                   "observed min–max gives the same scores for every seed.")
+        st.caption(f"Bootstrap min–max (the choice of {CITE}): the per-task bounds are extremes of random "
+                   "replicates, so the normalized point estimates change with the seed and the number of "
+                   "replicates. The observed min–max gives the same scores for every seed.")
     bounds: tuple = ()
     if norm == "chance":
         st.caption("Chance level and ceiling per task, as fractions (e.g. chance 0.1 for a 10-class task). A model "

@@ -1,10 +1,10 @@
 """Cached leaderboard computations, keyed by data digest + selection + parameters.
 
 Normalization and priors travel as hashable tuples: ``norm`` is ``"raw"``, ``"observed"`` (observed min–max per
-task, deterministic), ``"bootstrap"`` (the bootstrap min–max of Longjohn et al. 2024, moves with the seed) or ``"chance"`` and
-``bounds`` a tuple of (task, chance, ceiling) rows (only for ``"chance"``); ``prior`` is ``()`` for Longjohn et al.'s
-Exponential(1/10000) priors or a tuple of (model, alpha_mean, alpha_sd, beta_mean, beta_sd) rows for truncated
-normal priors.
+task, deterministic), ``"bootstrap"`` (the bootstrap min–max of Longjohn et al. 2024, moves with the seed) or
+``"chance"`` and ``bounds`` a tuple of (task, chance, ceiling) rows (only for ``"chance"``); ``prior`` is ``()`` for
+Longjohn et al.'s Exponential(1/10000) priors or a tuple of (model, alpha_mean, alpha_sd, beta_mean, beta_sd) rows
+for truncated normal priors.
 """
 
 from __future__ import annotations

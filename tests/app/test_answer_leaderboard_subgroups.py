@@ -26,7 +26,8 @@ from test_pages import assert_no_exception, charts, csv_bytes, goto, open_app, s
 
 Z90, Z95 = 1.6448536269514722, 1.959963984540054
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-INSPECT_ONE_MODEL = SHARED / "ecosystem" / "inspect_ai" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+INSPECT_ONE_MODEL = (SHARED / "ecosystem" / "inspect_ai"
+                     / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
 
 
 def wilson(k: int, n: int, z: float) -> tuple[float, float]:
@@ -84,8 +85,8 @@ def test_range_sentence_names_both_ends_and_the_narrowing_of_small_subgroups():
                           "eb": [0.65, 0.72, 0.79], "eb_low": [0.55, 0.6, 0.74], "eb_high": [0.75, 0.84, 0.84]})
     assert range_sentence(table, "m", 0.9) == (
         "For m, subgroup accuracy ranges from 0.650 (g1, 90% interval 0.550–0.750) to 0.790 (g3, 90% interval "
-        "0.740–0.840); empirical Bayes borrows strength across subgroups, so the intervals of its small subgroups (at "
-        "most 10 examples) are 35.0% narrower on average than their direct intervals.")
+        "0.740–0.840); empirical Bayes borrows strength across subgroups, so the intervals of its small subgroups "
+        "(at most 10 examples) are 35.0% narrower on average than their direct intervals.")
     direct = table.rename(columns={"direct": "estimate", "direct_low": "ci_low", "direct_high": "ci_high"})
     assert range_sentence(direct, "m", 0.95, "score", empirical_bayes=False) == (
         "For m, subgroup mean score ranges from 0.600 (g1, 95% interval 0.400–0.800) to 0.800 (g3, 95% interval "
