@@ -307,3 +307,49 @@ def test_the_summary_view_uses_the_sidebar_level():
     assert table["direct_low"].tolist() == pytest.approx((summary["estimate"] - Z90 * summary["se"]).tolist())
     assert any("Confidence level 90%" in c for c in texts(at.caption))
     assert answer(at).startswith("Subgroup estimate ranges from") and "90% interval" in answer(at)
+
+
+def test_the_bayesian_section_names_the_paper_and_keeps_its_diagnostics_in_an_expander():
+    at = open_app()
+    upload(at, "three.csv", csv_bytes(three_model_log()))
+    goto(at, "leaderboard")
+    at.toggle(key="lb_bayes").set_value(True)
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    captions = texts(at.caption)
+    assert any(c.startswith(f"Beta-binomial model per model across tasks ({glossary.PAPERS['leaderboard']}, "
+                            "Section 2.2)") for c in captions)
+    assert any("posterior predictive intervals (as in Longjohn et al. (2024), Table 7)" in c for c in captions)
+    assert not any("the paper" in c for c in captions)
+    [diagnostics] = [e for e in at.expander if e.label.startswith("Sampler diagnostics")]
+    board = diagnostics.dataframe[0].value
+    assert {"rhat", "ess_bulk", "ess_tail"} <= set(board.columns)
+    assert len(board) == 3 * (2 + 2 + 1)  # 3 models x (2 tasks, 2 categories, overall)
+    assert [s.proto.help for s in at.main.subheader if s.value == "Bayesian hierarchical model"] == [
+        glossary.TERMS["posterior"]]
+
+
+def test_mmlu_pro_opens_on_its_leader_with_overall_first(shared_file):
+    """MMLU-Pro, six questions per category answered by all 29 models: the leader is the model with the highest mean
+    over the 14 categories (one task each), counted here with pandas; the wide table puts 'overall' right after
+    'model' and lists the models best first."""
+    raw = pd.read_csv(shared_file("mmlu_pro_per_question.csv.gz"))
+    answered_by_all = raw.groupby("question_id")["model"].nunique() == raw["model"].nunique()
+    common = raw[raw["question_id"].isin(answered_by_all[answered_by_all].index)]
+    questions = common.drop_duplicates("question_id").groupby("category").head(6)["question_id"]
+    frame = common[common["question_id"].isin(questions)]
+    means = frame.groupby(["model", "category"])["correct"].mean().groupby("model").mean()
+    best = means.sort_values(ascending=False, kind="stable")
+    at = open_app()
+    upload(at, "mmlu_pro.csv", csv_bytes(frame))
+    goto(at, "leaderboard")
+    assert not texts(at.error)
+    leader = best.index[0]
+    assert answer(at).startswith(f"{leader} leads on overall accuracy at {best.iloc[0]:.3f} (95% interval ")
+    wide = table_with(at, "model", "overall", "other", "philosophy")
+    assert list(wide.columns[:2]) == ["model", "overall"]
+    assert sorted(wide.columns[2:]) == sorted(frame["category"].unique())
+    shown_means = [float(v.split(" (")[0]) for v in wide["overall"]]
+    assert shown_means == sorted(shown_means, reverse=True) and wide["model"].iloc[0] == leader
+    assert first_chart(at)["data"][0]["y"][0] == leader
