@@ -127,7 +127,7 @@ if source == "calibrated":
 
 # --------------------------------------------------------------------------- the answer: labels needed
 st.subheader("Labels needed", anchor=False)
-w1, w2, w3 = st.columns(3)
+w1, w2, w3, w4 = st.columns(4)
 width = w1.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
                         format="%.3f", key="sp_width")
 probability = w2.select_slider("Chance that one sample meets it", [0.5, 0.8, 0.9, 0.95, 0.99], value=0.9,
@@ -136,7 +136,14 @@ design = w3.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=
                   help="Default: stratified with proportional allocation (recommended by Fogliato et al. 2024; "
                        "never worse than simple random sampling in expectation). Neyman allocation pays off only "
                        "if the proxy is calibrated. " + TERMS["stratified"])
-needed = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
+budget = int(w4.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
+                             key="sp_budget", help="The size of the sample drawn below: its allocation to the "
+                                                   "strata, its predicted precision and the list to label."))
+try:
+    needed = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
+except EvalDataError as exc:  # e.g. a stratum of one example on a small pool
+    st.error(literal(exc))
+    st.stop()
 plan_basis = needed.attrs["basis"]
 needed = needed.assign(plan=[sampling_figures.DESIGN_LABELS[(d, e)] for d, e in
                              zip(needed["design"], needed["estimator"])])
@@ -203,8 +210,6 @@ render.chart(sampling_figures.strata_histogram(pool["proxy"].to_numpy(), strata,
              "strata on the proxy")
 
 st.subheader("Budget per stratum", anchor=False)
-budget = int(st.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
-                             key="sp_budget"))
 try:
     alloc = sc.allocations(skey, n_strata, seed, budget, pool, strata)
 except EvalDataError as exc:
@@ -284,7 +289,8 @@ else:
     z[chosen] = labels
     try:
         ests = pd.DataFrame([
-            {"estimator": name, "estimate": e.estimate, "se": e.se, "ci_low": e.ci_low, "ci_high": e.ci_high,
+            {"estimator": name, "method": ESTIMATORS[name], "estimate": e.estimate, "se": e.se, "ci_low": e.ci_low,
+             "ci_high": e.ci_high,
              "coefficient": e.coefficient, "n": e.n}
             for name in ESTIMATORS
             for e in [sampling.estimate(z, chosen, used, proxy=pool["proxy"].to_numpy(), estimator=name,
@@ -297,7 +303,7 @@ else:
                f"correction: over repeated draws of the sample, {figures.percent(level)} of such intervals contain "
                "the pool's accuracy." + (f" Dotted line: the pool's true accuracy {headline.number(truth)}."
                                          if truth else ""))
-    render.chart(figures.interval_dots(ests.assign(label=ests["estimator"].map(ESTIMATORS)), "label",
+    render.chart(figures.interval_dots(ests, "method",
                                        f"Accuracy of {model}", "accuracy",
                                        f"{sc.DESIGNS[design]}, n = {headline.count(len(picked))}",
                                        reference=truth), "estimates after labeling")
