@@ -18,7 +18,7 @@ Usage (from the repository root, with the project's virtual environment)::
     .venv/bin/python docs/screenshots.py --checkout /tmp/before --prefix before
     git worktree remove /tmp/before
 
-Options: ``--data`` the log to upload (default /work/shared/data/mmlu_pro_per_question.csv.gz), ``--out`` the
+Options: ``--data`` the log to upload (default ../shared/data/mmlu_pro_per_question.csv.gz), ``--out`` the
 folder (default docs/screenshots), ``--pages`` which pages (default Models Leaderboard Subgroups); or give the
 output files one by one with ``--models PATH --leaderboard PATH --subgroups PATH``. The server's log is written
 next to the screenshots as ``<prefix>-streamlit.log`` only when the run fails.
@@ -45,7 +45,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWPORT = {"width": 1400, "height": 900}
-DEFAULT_DATA = Path("/work/shared/data/mmlu_pro_per_question.csv.gz")
+DEFAULT_DATA = HERE.parents[1] / "shared" / "data" / "mmlu_pro_per_question.csv.gz"  # ../shared/data of the repo
 DEFAULT_PAGES = ("Models", "Leaderboard", "Subgroups")
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 EXCEPTION = "[data-testid='stException']"
