@@ -137,8 +137,7 @@ design = w3.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=
                        "never worse than simple random sampling in expectation). Neyman allocation pays off only "
                        "if the proxy is calibrated. " + TERMS["stratified"])
 budget = int(w4.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
-                             key="sp_budget", help="The size of the sample drawn below: its allocation to the "
-                                                   "strata, its predicted precision and the list to label."))
+                             key="sp_budget"))  # the sample drawn below: its allocation, precision and list
 try:
     needed = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
 except EvalDataError as exc:  # e.g. a stratum of one example on a small pool
