@@ -177,7 +177,7 @@ def ess_curves_figure(curves: pd.DataFrame, level: float = DEFAULT_LEVEL, model:
     fig.update_xaxes(type="log")
     fig.update_xaxes(title_text="labeled examples (n)", row=2, col=1)
     fig.update_xaxes(title_text="labeled examples (n)", row=2, col=2)
-    fig.update_yaxes(title_text="ESS (labels)", type="log", row=1, col=1)
+    fig.update_yaxes(title_text="effective sample size (labels)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="mean squared error", type="log", exponentformat="power", row=1, col=2)
     fig.update_yaxes(title_text="interval width", type="log", row=2, col=1)
     cov = rows[rows["method"].isin(list(METHOD_STYLE))][["coverage", "coverage_low"]].to_numpy(dtype=float)
@@ -227,7 +227,8 @@ def rank_correlation_figure(curves: pd.DataFrame, title: str = "Agreement with t
     return fig
 
 
-def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against annotator quality") -> go.Figure:
+def annotator_quality_figure(table: pd.DataFrame,
+                             title: str = "Effective sample size against annotator quality") -> go.Figure:
     """ESS / n of PPI++ against the annotator's quality, one colour per annotator (paper, Figures 3 and 5).
 
     ``table`` columns: ``model``, ``annotator``, ``quality`` (Pearson correlation of the annotator's labels with
@@ -284,7 +285,7 @@ def annotator_quality_figure(table: pd.DataFrame, title: str = "ESS against anno
                       title=_title(title, f"PPI++ at {at} · error bars: range of ESS / n where available · "
                                           "dashed: classical estimate (ESS = n)"),
                       xaxis_title="annotator quality (Pearson correlation with the human labels)",
-                      yaxis_title="ESS / n of PPI++", margin={"l": 50, "r": 20, "t": 70, "b": 40},
+                      yaxis_title="effective sample size / n (PPI++)", margin={"l": 50, "r": 20, "t": 70, "b": 40},
                       legend={"orientation": "h", "y": -0.25})
     fig.update_yaxes(range=[min(0.95, float(np.nanmin(values)) - 0.05), float(np.nanmax(values)) + 0.05])
     return fig
@@ -345,6 +346,6 @@ def projection_figure(table: pd.DataFrame, actual_n: int | None = None, target_w
     fig.update_layout(template=_TEMPLATE, height=420, title=_title(title, subtitle),
                       margin={"l": 60, "r": 20, "t": 115, "b": 40}, legend={"orientation": "h", "y": -0.25})
     fig.update_xaxes(title_text="labeled examples (n)", type="log")
-    fig.update_yaxes(title_text="ESS (labels)", type="log", row=1, col=1)
+    fig.update_yaxes(title_text="effective sample size (labels)", type="log", row=1, col=1)
     fig.update_yaxes(title_text="interval width", type="log", row=1, col=2)
     return fig
