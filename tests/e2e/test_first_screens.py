@@ -1,6 +1,7 @@
 """First screens in the browser (issue 26): ImageNet-X (4 models x 50,000 images) uploaded through the real uploader;
 the Calibration page opens with its answer sentence, the ECE chart and the reliability diagram, and leaves selective
-prediction (a bootstrap of every image) for when the user opens it. No timing is asserted here:
+prediction (a bootstrap of every image) for when the user opens it; the Report page says what it will hold and builds
+it on its button. No timing is asserted here:
 ``benchmarks/pages.py`` measures the render times.
 
 Known answers: on ImageNet-X, ViT is the best-calibrated model (plug-in ECE 0.0138 with 10 equal-width bins) and
@@ -63,3 +64,14 @@ def test_imagenet_x_calibration_opens_with_its_answer(page: Page, imagenet_table
     wait_idle(page)
     expect(page.locator(PLOTLY)).to_have_count(3, timeout=120_000)
     expect(page.locator("[data-testid='stException']")).to_have_count(0)
+
+    # the Report page: what it will hold first, built on the button (200,000 rows), then what it holds and its headline
+    goto_page(page, "Report")
+    expect(page.locator("h3").first).to_contain_text("The report of these 200,000 rows of 4 models is built when you ask")
+    page.get_by_role("button", name="Build the report").click()
+    wait_idle(page)
+    expect(page.get_by_role("button", name="Download the report (HTML)")).to_be_visible(timeout=120_000)
+    expect(page.locator("h3").first).to_contain_text("The report holds Accuracy by model")
+    expect(page.locator("h3").first).to_contain_text("for 200,000 rows of 4 models. Top model:")
+    assert "Top model: ViT, overall accuracy" in page.locator("h3").first.inner_text().replace(WORD_JOINER, "")
+    screenshot(page, "first-screen-imagenet-report-built")
