@@ -38,7 +38,8 @@ selection.require(sel, rows)
 with st.expander("Settings", expanded=False, icon=":material/settings:"):
     s1, s2, s3 = st.columns(3)
     n_bins = s1.slider("Bins (equal-width)", 2, 30, 10, key="cal_bins")
-    n_boot = s2.select_slider("Bootstrap replicates", [200, 500, 1000, 2000, 5000], value=500, key="cal_boot")
+    n_boot = s2.select_slider("Bootstrap replicates", [200, 500, 1000, 2000, 5000], value=500, key="cal_boot",
+                              help=TERMS["bootstrap"])
     seed = int(s3.number_input("Seed", 0, 2**31 - 1, 0, key="cal_seed"))
     target = st.slider("Coverage for 'accuracy at coverage'", 0.05, 1.0, 0.8, 0.05, key="cal_coverage")
 params = cc.Params(n_bins=n_bins, n_boot=n_boot, seed=seed, level=sel.level)
