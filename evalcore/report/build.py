@@ -106,7 +106,7 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
     ``progress(done, total, section)`` is called before each section and once at the end."""
     settings = settings or sec.Settings()
     # what validation warned about (e.g. files that share no example and no task) ends the summary
-    validated = log if isinstance(log, pd.DataFrame) else getattr(log, "frame", None)  # a LazyLog wraps its frame
+    validated = log if isinstance(log, pd.DataFrame) else getattr(log, "frame", None)  # a log in memory wraps its frame
     checks = ([f"Warning: {w}" for w in report_of(validated).warnings]
               if isinstance(validated, pd.DataFrame) and "report" in validated.attrs else [])
     if isinstance(log, pd.DataFrame):  # a validated frame: its kind and mapping from its report
