@@ -5,6 +5,7 @@ import streamlit as st
 
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
+from evalcore.stats import headline
 from evalcore.workspace.access import may_change
 from pages.common import data_source as ds
 from pages.common import render, saved_analysis, workspace_store
@@ -13,6 +14,7 @@ from pages.common.navigation import ensure_app_navigation
 ensure_app_navigation()
 
 st.title("Workspace")
+answer_box = st.container()  # what can be opened, first; filled once the catalogue is read
 ws = workspace_store.workspace()
 viewer = workspace_store.viewer()
 if viewer is None:
@@ -88,6 +90,12 @@ except EvalDataError as exc:
     st.error(literal(exc), icon=":material/error:")
     st.stop()
 dataset_names = {r.id: r.name for r in datasets}
+others = sum(r.owner is not None and r.owner != viewer for r in [*analyses, *datasets]) if viewer else 0
+with answer_box:
+    render.answer(f"{'You can open' if viewer else 'This instance keeps'} {headline.count(len(analyses))} saved "
+                  f"{'analysis' if len(analyses) == 1 else 'analyses'} and {headline.count(len(datasets))} saved "
+                  f"dataset{'' if len(datasets) == 1 else 's'}"
+                  + (f", {headline.count(others)} of them shared by your team." if others else "."))
 
 # ------------------------------------------------------------------------------------------------------- analyses
 st.subheader("Saved analyses")

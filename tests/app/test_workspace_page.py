@@ -8,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from evalcore.data.display import literal
 from evalcore.workspace import Workspace
 from test_pages import assert_no_exception, goto, open_app, shown, texts, upload
 
@@ -150,6 +151,7 @@ def test_the_workspace_page_lists_renames_opens_and_deletes_analyses(folder):
     at.run()
     analysis_id = save_analysis(at, "calibration, 12 bins")
     goto(at, "workspace")
+    assert at.subheader[0].value == literal("This instance keeps 1 saved analysis and 1 saved dataset.")  # the answer first
     analyses = at.dataframe[0].value
     assert analyses[["name", "view", "dataset", "owner"]].values.tolist() == [
         ["calibration, 12 bins", "calibration", "demo · synthetic", "(none)"]]
@@ -225,6 +227,8 @@ def test_signed_in_items_are_owned_and_private_until_shared(folder):
     bob = team_app({"is_logged_in": True, "email": "bob@team.example", "email_verified": True}, analysis_id)
     assert [t.value for t in bob.title] == ["Calibration"]
     goto(bob, "workspace")
+    assert bob.subheader[0].value == literal(
+        "You can open 1 saved analysis and 1 saved dataset, 2 of them shared by your team.")
     assert bob.text_input(key=f"ws_analysis_name_{analysis_id}").disabled  # only its owner renames it
     assert any("only its owner can rename or delete it" in t for t in texts(bob.caption))
 
