@@ -20,7 +20,8 @@ times on a shared machine: the load of other processes shows; medians over ``--r
 
 ``python -m benchmarks.pages [--reps R] [--data mmlu imagenet] [--pages calibration report]`` prints a Markdown
 table of medians; targets: < 3 s for every first screen (issue 26; Calibration of ImageNet-X < 5 s in its
-"Done when").
+"Done when"). ``--permalink`` adds the table of :mod:`benchmarks.permalink` (a saved Leaderboard analysis of
+MMLU-Pro opened by its link on a freshly started server, in chromium).
 """
 
 from __future__ import annotations
@@ -191,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--data", nargs="+", choices=list(DATASETS), default=list(DATASETS))
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES))
+    parser.add_argument("--permalink", action="store_true",
+                        help="also time a saved Leaderboard analysis opened by its permalink after a server restart "
+                             "(benchmarks.permalink: live servers and chromium; its table follows)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
@@ -213,6 +217,13 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             later.update({(step, label): seconds for step, seconds in steps.items()})
     print(markdown(rows, args.reps, later))
+    if args.permalink:
+        import tempfile
+
+        from benchmarks import permalink
+
+        with tempfile.TemporaryDirectory(prefix="evalcore-logs-") as logs:
+            print("\n" + permalink.markdown(permalink.measure(args.reps, Path(logs)), args.reps))
     return 0
 
 
