@@ -94,7 +94,8 @@ def open_link(browser, url: str, analysis_id: str) -> tuple[float, float]:
         context.close()
 
 
-def measure(reps: int, log_dir: Path) -> dict[str, list[float]]:
+def measure(reps: int, log_dir: Path, settle: float = 0.0) -> dict[str, list[float]]:
+    """Per repetition a fresh server, ``settle`` seconds after it is healthy the first open, then the second."""
     from playwright.sync_api import sync_playwright
 
     from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS
@@ -113,6 +114,7 @@ def measure(reps: int, log_dir: Path) -> dict[str, list[float]]:
                 for rep in range(reps):
                     with streamlit_server(env=_env(workspace), log_path=log_dir / f"permalink-{rep}.log") as server:
                         times["startup"].append(server.startup_seconds)
+                        time.sleep(settle)
                         for key in ("first", "second"):
                             idle, answer = open_link(browser, server.url, analysis_id)
                             times[key].append(idle)
@@ -199,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="profile the permalink in a bare AppTest instead")
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="seconds between the server's health answer and the first open (default 0: at once)")
     parser.add_argument("--logs", type=Path, default=None, help="folder for the servers' logs (default: temporary)")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
@@ -209,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         logs = args.logs or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="evalcore-logs-")))
         logs.mkdir(parents=True, exist_ok=True)
-        times = measure(args.reps, logs)
+        times = measure(args.reps, logs, args.settle)
     print(markdown(times, args.reps))
     return 0
 
