@@ -13,7 +13,8 @@ analysis" stores them), while a first server runs on that workspace; that server
   main area's first ``<h3>``, "... leads ...") is visible;
 * ``second s``: the same in a second new browser context (a new session) on the same server.
 
-``python -m benchmarks.permalink [--reps R]`` prints a Markdown table row per open (median over ``--reps``); target
+``python -m benchmarks.permalink [--reps R] [--settle S]`` (``--settle``: seconds the fresh server stays idle
+before the first open, as a server restarted some time before its first visitor) prints a Markdown table row per open (median over ``--reps``); target
 < 3 s. ``--profile`` instead runs the same permalink once in a bare ``AppTest`` (a new process, empty caches) under
 cProfile and prints the top functions by cumulative time.
 """
