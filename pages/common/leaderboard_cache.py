@@ -13,7 +13,6 @@ import pandas as pd
 
 from evalcore.leaderboard import bootstrap as aggregate
 from evalcore.leaderboard import bayes
-from evalcore.leaderboard import publication
 from evalcore.stats import overall
 from evalcore.stats.summaries import mean_table, summary_from_log
 from evalcore.leaderboard.weighting import ternary_winner_map, weighted_scores
@@ -123,5 +122,8 @@ def weighting_map(key: tuple, categories: tuple[str, ...], z: float, se_source: 
 
 @cached("Drawing the publication version...")
 def static_map(key: tuple, fmt: str, _map: pd.DataFrame) -> bytes:
-    """``key`` must identify ``_map`` (the weighting map's own cache key)."""
+    """``key`` must identify ``_map`` (the weighting map's own cache key). python-ternary and matplotlib are imported
+    here, on request: they cost a cold Leaderboard open about a second."""
+    from evalcore.leaderboard import publication
+
     return publication.figure_bytes(publication.ternary_static(_map), fmt)

@@ -2,8 +2,11 @@
 requests pass :class:`pages.common.guard.RequestGuard` first (sign-in for uploads, downloads and metrics; upload
 bounds). ``make run``, the Docker image, ``evalcore serve`` and the browser tests all start this file."""
 
+import ast
+import importlib.util
 import logging
 import sys
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -27,4 +30,32 @@ def _not_missing_context(record: logging.LogRecord) -> bool:
 
 logging.getLogger(MISSING_CONTEXT_LOGGER).addFilter(_not_missing_context)
 
+def page_imports() -> list[str]:
+    """The modules ``app.py`` and the pages import (read from their source, not run): what a first visit imports."""
+    names = []
+    for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return [name for name in dict.fromkeys(names) if _is_module(name)]
+
+
+def _is_module(name: str) -> bool:
+    """Whether ``name`` is an importable module (``from a import b`` names a module or an attribute of one)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the parent is a module, not a package: ``name`` is an attribute
+        return False
+
+
+def _warm_imports() -> None:
+    """Import the pages' modules (scipy.stats, plotly, DuckDB, ...) in the background after start, so the first
+    visitor after a restart does not wait for them (about 3 s of a first permalink open)."""
+    for name in page_imports():
+        importlib.import_module(name)
+
+
+threading.Thread(target=_warm_imports, name="evalcore-warm-imports", daemon=True).start()
 app = st.App(ROOT / "app.py", middleware=[Middleware(RequestGuard)])
