@@ -300,7 +300,8 @@ st.caption(f"Each point is one weighting of the three categories (1% steps); its
 render.chart(leaderboard_figures.ternary_figure(wmap), "task weighting map")
 p1, p2 = st.columns([1, 3])
 fmt = p1.radio("Publication version", ["png", "svg", "pdf"], format_func=str.upper, horizontal=True, key="lb_fmt")
-p2.download_button(f"Download the static map ({fmt.upper()}, python-ternary)", lc.static_map(map_key, fmt, wmap),
+p2.download_button(f"Download the static map ({fmt.upper()}, python-ternary)",  # drawn on click (~2 s), not on load
+                   lambda: lc.static_map(map_key, fmt, wmap),
                    file_name=f"task-weighting-map.{fmt}", key="lb_static", icon=":material/download:")
 share = (wmap.assign(region=wmap["winner"].where(~wmap["gray"], "too close to call"))
          .groupby("region").size().rename("share of weightings").div(len(wmap)).reset_index())
