@@ -71,7 +71,8 @@ else:
     several = bool((table["n_tasks"] > 1).any())
     interval = "Wilson" if metric == "correct" else "Student-t"
     if over == "tasks" and several:
-        interval = f"normal (per task {interval}; se = sqrt(sum of the tasks' se²) / number of tasks)"
+        interval = (f"normal joined with Wilson at the effective number of examples (per task {interval}; se = "
+                    "sqrt(sum of the tasks' se²) / number of tasks)")
     st.caption(f"{'Accuracy' if metric == 'correct' else f'Mean {metric}'} per model, {overall.NAMES[over]}, over "
                f"the labeled rows of the selection, with {figures.percent(sel.level)} {interval} intervals. "
                "Unlabeled rows are counted, not used.")

@@ -60,3 +60,17 @@ def test_a_summary_gives_the_same_numbers_as_its_log():
 def test_an_unknown_estimand_is_refused():
     with pytest.raises(ValueError, match="over must be one of"):
         overall_table(_log(), over="models")
+
+
+def test_a_high_accuracy_interval_joins_normal_and_wilson_at_the_effective_n():
+    # 19/20 and 17/20: estimate 0.9, se = sqrt(0.95*0.05/20 + 0.85*0.15/20) / 2 = sqrt(0.00875) / 2
+    summary = pd.DataFrame({"model": ["a", "a"], "task": ["t1", "t2"], "n": [20, 20], "n_correct": [19, 17]})
+    row = overall_table(summary, summary=True).iloc[0]
+    se = np.sqrt(0.00875) / 2
+    z = norm.ppf(0.975)
+    n_eff = 0.9 * 0.1 / se**2  # 41.14: Wilson's interval at 0.9 of 41.14 reaches lower than the normal one
+    k = 0.9 * n_eff
+    wilson_low = (k + z**2 / 2) / (n_eff + z**2) - z / (n_eff + z**2) * np.sqrt(k * (n_eff - k) / n_eff + z**2 / 4)
+    assert row.ci_low == pytest.approx(wilson_low) and row.ci_low == pytest.approx(0.7718, abs=5e-4)
+    assert row.ci_high == pytest.approx(0.9 + z * se)  # the normal one reaches higher: 0.992
+    assert row.ci_low < 0.9 - z * se
