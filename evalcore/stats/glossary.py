@@ -20,11 +20,8 @@ PAPERS = {
     "ebci": "Armstrong, Koles\u00e1r & Plagborg-M\u00f8ller (2022), \u201cRobust Empirical Bayes Confidence "
             "Intervals\u201d",
     "ppi++": "Angelopoulos, Duchi & Zrnic (2023), \u201cPPI++: Efficient Prediction-Powered Inference\u201d",
-    "ranks": "Mogstad, Romano, Shaikh & Wilhelm (2024), \u201cInference for Ranks with Applications to Mobility "
-             "across Neighbourhoods and Academic Achievement across Countries\u201d",
     "rhat": "Vehtari, Gelman, Simpson, Carpenter & B\u00fcrkner (2021), \u201cRank-Normalization, Folding, and "
             "Localization: An Improved R-hat\u201d",
-    "fdr": "Benjamini & Hochberg (1995), \u201cControlling the False Discovery Rate\u201d",
 }
 
 #: each term of the pages with one line a newcomer can follow
@@ -72,8 +69,6 @@ TERMS = {
     "R-hat": "Convergence check of the sampler: close to 1 (below 1.01) means the chains agree (Vehtari et al. "
              "2021).",
     "posterior": "What the Bayesian model believes about a number after seeing the data.",
-    "FDR": "False discovery rate: the expected share of flagged findings that are false (Benjamini & Hochberg "
-           "1995).",
 }
 
 

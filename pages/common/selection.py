@@ -13,7 +13,7 @@ import streamlit as st
 
 from evalcore.data.display import literal
 from evalcore.engine import ExamplesTooLarge, LazyLog, fetch
-from evalcore.stats import intervals
+from evalcore.stats import glossary, intervals
 from evalcore.stats.figures import percent
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 
@@ -148,7 +148,8 @@ def level_picker(data: ActiveData) -> None:
         st.session_state[LEVEL_KEY] = current(data).level
     st.select_slider("Confidence level of every interval", LEVELS, key=LEVEL_KEY, format_func=percent,
                      on_change=lambda: update(data, level=st.session_state[LEVEL_KEY]),
-                     help=f"Used by every page, the report and saved analyses; {percent(DEFAULT_LEVEL)} by default.")
+                     help=f"{glossary.explain('interval')} Used by every page, the report and saved analyses; "
+                          f"{percent(DEFAULT_LEVEL)} by default.")
 
 
 def describe(sel: Selection) -> str:
