@@ -31,16 +31,16 @@ import contextlib
 import io
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # the repository's benchmarks package: one launcher's port and health check
+from benchmarks.server import free_port, healthy  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -57,20 +57,6 @@ MAX_BYTES = 300_000
 
 
 # --------------------------------------------------------------------------------------------- the server
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200 and response.read().decode().strip() == "ok"
-    except OSError:
-        return False
-
 
 def entry(checkout: Path) -> str:
     """The script ``streamlit run`` starts in ``checkout``."""
