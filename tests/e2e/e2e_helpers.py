@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
@@ -13,6 +14,9 @@ PLOTLY = "[data-testid='stPlotlyChart']"
 ERROR_ALERT = "[data-testid='stAlertContentError']"
 SIDEBAR = "[data-testid='stSidebar']"
 NAV_LINK = "[data-testid='stSidebarNav'] a"
+UPLOADER = "[data-testid='stFileUploader'] input[type=file]"
+ANSWER = "[data-testid='stMain'] h3"  # the page's one-sentence answer, first under its title
+LEVEL_SLIDER = f"{SIDEBAR} [data-testid='stSlider'] input[type='range']"
 RERUN_START_MS = 300   # lets a rerun triggered by the last interaction start before waiting for the idle state
 IDLE_TIMEOUT_MS = 120_000
 
@@ -25,6 +29,21 @@ def wait_idle(page: Page) -> None:
     if exceptions.count():
         text = "\n---\n".join(exceptions.all_inner_texts())
         raise AssertionError(f"the app shows {exceptions.count()} exception(s) on {page.url}:\n{text}")
+
+
+def open_app(page: Page) -> None:
+    """Open the dashboard on its Data page and wait until it has rendered."""
+    page.goto("/")
+    expect(page.locator("h1").first).to_have_text("Data")
+    wait_idle(page)
+
+
+def load_demo(page: Page, label: str) -> None:
+    """Pick the demo whose description contains ``label`` on the Data page and load it."""
+    page.get_by_role("combobox").first.click()  # the demo picker
+    page.get_by_role("option", name=re.compile(label)).click()
+    page.get_by_role("button", name="Load demo").click()
+    wait_idle(page)
 
 
 def goto_page(page: Page, title: str) -> None:

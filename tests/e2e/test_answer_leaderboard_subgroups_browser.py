@@ -15,15 +15,13 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import ERROR_ALERT, EXCEPTION, PLOTLY, SIDEBAR, goto_page, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import (ANSWER, ERROR_ALERT, EXCEPTION, LEVEL_SLIDER, PLOTLY, SIDEBAR, UPLOADER, goto_page,  # noqa: E402
+                         screenshot, wait_idle)
 
 pytestmark = pytest.mark.e2e
 
-UPLOADER = "[data-testid='stFileUploader'] input[type=file]"
-ANSWER = "[data-testid='stMain'] h3"
 CAPTIONS = "[data-testid='stMain'] [data-testid='stCaptionContainer']"
 INFO = "[data-testid='stAlertContentInfo']"
-LEVEL_SLIDER = f"{SIDEBAR} [data-testid='stSlider'] input[type='range']"
 #: one model (openai/gpt-4o-mini), one task (popularity), 10 samples of which 8 are right (the header's accuracy 0.8)
 ONE_MODEL = "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
 #: literal() puts an invisible word joiner after a colon

@@ -14,7 +14,8 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import ERROR_ALERT, EXCEPTION, PLOTLY, expect_charts, goto_page, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import (ANSWER, ERROR_ALERT, EXCEPTION, PLOTLY, expect_charts, goto_page, load_demo,  # noqa: E402
+                         open_app, screenshot, wait_idle)
 
 pytestmark = pytest.mark.e2e
 
@@ -23,20 +24,6 @@ TEXTS_IN_ORDER = """() => [...document.querySelectorAll("[data-testid='stMain'] 
     .map(e => e.innerText.replace(/\\u2060/g, '').trim()).filter(t => t.length > 0)"""
 
 
-def open_app(page: Page) -> None:
-    page.goto("/")
-    expect(page.locator("h1").first).to_have_text("Data")
-    wait_idle(page)
-
-
-def load_demo(page: Page, label: str) -> None:
-    page.get_by_role("combobox").first.click()  # the demo picker
-    page.get_by_role("option", name=re.compile(label)).click()
-    page.get_by_role("button", name="Load demo").click()
-    wait_idle(page)
-
-
-ANSWER = "[data-testid='stMain'] h3"
 
 
 def answer_under_title(page: Page, title: str, pattern: str) -> str:

@@ -15,27 +15,13 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import (ERROR_ALERT, NAV_LINK, PLOTLY, SIDEBAR, expect_charts,  # noqa: E402
-                         goto_page, screenshot, wait_idle)
+from e2e_helpers import (ERROR_ALERT, NAV_LINK, PLOTLY, SIDEBAR, expect_charts, goto_page, load_demo,  # noqa: E402
+                         open_app, screenshot, wait_idle)
 
 pytestmark = pytest.mark.e2e
 
 UPLOAD_MODELS = ["aurora-small", "basalt-large", "cobalt-medium"]
 N_EXAMPLES = 100  # per model: 300 rows in all
-
-
-def open_app(page: Page) -> None:
-    page.goto("/")
-    expect(page.locator("h1").first).to_have_text("Data")
-    wait_idle(page)
-
-
-def load_demo(page: Page, label: str) -> None:
-    """Pick the demo whose description contains ``label`` on the Data page and load it."""
-    page.get_by_role("combobox").first.click()  # the demo picker
-    page.get_by_role("option", name=re.compile(label)).click()
-    page.get_by_role("button", name="Load demo").click()
-    wait_idle(page)
 
 
 def upload(page: Page, path: Path) -> None:

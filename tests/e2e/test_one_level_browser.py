@@ -14,12 +14,10 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import ERROR_ALERT, EXCEPTION, SIDEBAR, goto_page, wait_idle  # noqa: E402
+from e2e_helpers import (ANSWER, ERROR_ALERT, EXCEPTION, LEVEL_SLIDER, SIDEBAR, goto_page, wait_idle)  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-ANSWER = "[data-testid='stMain'] h3"
-LEVEL_SLIDER = f"{SIDEBAR} [data-testid='stSlider'] input[type='range']"
 #: the synthetic demo's leader by the mean over tasks (tests/app: atlas-l, 0.788 on the Leaderboard and Models)
 LEADER = "atlas-l"
 

@@ -14,13 +14,10 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import SIDEBAR, goto_page, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import (ANSWER, LEVEL_SLIDER, SIDEBAR, UPLOADER, goto_page, screenshot, wait_idle)  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
-UPLOADER = "[data-testid='stFileUploader'] input[type=file]"
-ANSWER = "[data-testid='stMain'] h3"
-LEVEL_SLIDER = f"{SIDEBAR} [data-testid='stSlider'] input[type='range']"
 CSV = "model,example_id,task,correct\n" + "".join(
     f"{m},q{i},arc,{(i + k) % 2}\n" for k, m in enumerate(["reload-alpha", "reload-beta"]) for i in range(6))
 
