@@ -30,7 +30,6 @@ import argparse
 import contextlib
 import io
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the repository's benchmarks package: one launcher's port and health check
-from benchmarks.server import free_port, healthy  # noqa: E402
+from benchmarks.server import free_port, healthy, stop  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -86,13 +85,7 @@ def dashboard(checkout: Path, log_path: Path, timeout: float = 120.0) -> Iterato
                 raise RuntimeError(f"the dashboard of {checkout} did not start; its log: {log_path}")
             yield url
         finally:
-            for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
-                if process.poll() is not None:
-                    break
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, sig)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=wait)
+            stop(process)
 
 
 # --------------------------------------------------------------------------------------------- the browser
