@@ -20,7 +20,7 @@ from pathlib import Path
 from evalcore.data.compression import decompress
 from evalcore.errors import EvalDataError
 from evalcore.data.limits import Budget
-from evalcore.importers.base import LogFile
+from evalcore.importers.base import LogFile, parents_of
 
 MAX_MEMBERS = 10_000
 #: bytes read from a member at a time
@@ -151,7 +151,7 @@ def folder_files(path: Path, budget: Budget) -> list[LogFile]:
     if len(paths) > MAX_MEMBERS:
         raise EvalDataError(f"{path}: the folder holds {len(paths):,} files; evalcore reads at most "
                             f"{MAX_MEMBERS:,}.")
-    out = []
+    out, parents = [], parents_of(path.resolve().as_posix())
     for p in paths:
         name = f"{path.name}/{p.relative_to(path).as_posix()}"
         try:
@@ -160,7 +160,7 @@ def folder_files(path: Path, budget: Budget) -> list[LogFile]:
             data = p.read_bytes()
         except OSError as exc:
             raise EvalDataError(f"Cannot read '{p}' ({exc.strerror or exc}).") from exc
-        out.append(LogFile(name, expanded(data, name, budget), budget))
+        out.append(LogFile(name, expanded(data, name, budget), budget, parents))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterator
@@ -27,11 +28,14 @@ from evalcore.data.reading import refuse_long_lines
 class LogFile:
     """One file of an upload: its name (a relative path inside a folder or zip, or the file name), its bytes,
     already decompressed (gzip / bzip2 / xz), and the budget of the load it belongs to, within which its importer
-    reads what it holds (the members of an Inspect ``.eval`` zip) and whose limits bound its lines."""
+    reads what it holds (the members of an Inspect ``.eval`` zip) and whose limits bound its lines. ``parents`` are
+    the folders above it on disk (the last :data:`PARENT_FOLDERS` of them, e.g. ``"runs/v1"``) when it was given by
+    path: tools name models and runs by folder (lm-eval's ``<model>/results_*.json``, HELM's run folders)."""
 
     name: str
     data: bytes
     budget: Budget = field(default_factory=lambda: Budget(ReadLimits.from_env()), compare=False, repr=False)
+    parents: str = ""
 
     @property
     def base(self) -> str:
@@ -40,8 +44,10 @@ class LogFile:
 
     @property
     def folder(self) -> str:
-        """The folder holding the file ('' at the top)."""
-        return str(PurePosixPath(self.name).parent).strip(".")
+        """The folder holding the file: its folder inside the upload, below its folders on disk when it was given
+        by path ('' for a file at the top of an upload)."""
+        inside = str(PurePosixPath(self.name).parent).strip(".")
+        return "/".join(part for part in (self.parents, inside) if part)
 
     def head(self, n: int = 4096) -> bytes:
         """The first ``n`` bytes without leading whitespace or a UTF-8 byte-order mark."""
@@ -57,6 +63,17 @@ class Imported:
     tool: str                      # e.g. "Inspect AI"
     files: tuple[str, ...]         # the file names it read
     notes: list[str] = field(default_factory=list)
+
+
+#: how many folders above a file given by path are kept in :attr:`LogFile.parents`
+PARENT_FOLDERS = 3
+
+
+def parents_of(path: PurePosixPath | "os.PathLike[str]") -> str:
+    """The last :data:`PARENT_FOLDERS` folders above ``path`` ('runs/v1/mmlu:subject=x,model=org_m' for
+    '/data/helm/runs/v1/mmlu:subject=x,model=org_m/per_instance_stats.json'), without the root."""
+    parts = [part for part in PurePosixPath(os.fspath(path)).parent.parts if part not in ("/", "")]
+    return "/".join(parts[-PARENT_FOLDERS:])
 
 
 def parse_json(file: LogFile) -> Any:

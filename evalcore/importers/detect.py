@@ -20,7 +20,7 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import Budget, ReadLimits
 from evalcore.data.reading import Source, read_bytes, read_table
 from evalcore.importers.archive import folder_files, is_office_document, is_zip, zip_members
-from evalcore.importers.base import Imported, LogFile
+from evalcore.importers.base import Imported, LogFile, parents_of
 
 #: the tool modules, most specific first (imported on first use, so that importing evalcore.data.validation stays light)
 TOOL_MODULES = ("every_eval_ever", "inspect", "lm_eval", "lighteval", "helm", "promptfoo", "openai_evals",
@@ -43,13 +43,14 @@ def expand(sources: Iterable[Source | NamedSource], limits: ReadLimits) -> list[
 
 
 def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> list[LogFile]:
+    parents = ""
     if isinstance(source, tuple):
         name, payload = str(source[0]), source[1]
     elif isinstance(source, (str, Path)):
         path = Path(source)
         if path.is_dir():
             return folder_files(path, budget)
-        name, payload = path.name, source
+        name, payload, parents = path.name, source, parents_of(path.resolve().as_posix())
     else:
         name, payload = str(getattr(source, "name", "") or f"file {number}"), source
         name = PurePosixPath(name).name
@@ -61,7 +62,7 @@ def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> li
     if is_zip(data) and not is_office_document(data) and not _module("inspect").is_eval_zip(data):
         return zip_members(data, name, budget, prefix="")
     budget.spend(len(data), name)
-    return [LogFile(name, data, budget)]
+    return [LogFile(name, data, budget, parents)]
 
 
 def _without_compression_suffix(name: str) -> str:
