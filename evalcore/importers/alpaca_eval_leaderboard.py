@@ -98,8 +98,9 @@ def _one(file: LogFile, several: bool) -> tuple[pd.DataFrame, list[str]]:
     task = "alpaca_eval_2" if controlled else "alpaca_eval"
     if several and stem.lower() != "leaderboard":
         task = f"{task} ({stem.removesuffix('_leaderboard')})"
+    what = "the length-controlled win rate, AlpacaEval 2's main metric" if controlled else "the raw win rate"
     notes = [f"{file.name}: AlpacaEval leaderboard read as a summary of task '{task}': accuracy = '{metric}' / 100 "
-             f"({'the length-controlled win rate, AlpacaEval 2's main metric' if controlled else 'the raw win rate'}"
+             f"({what}"
              f"), its standard error from '{se_name}' / 100, n = '{_N}'. The verdicts come from an AI judge (an "
              "annotator model such as GPT-4 Turbo, AlpacaEval 2's weighted_alpaca_eval_gpt4_turbo) comparing each "
              "model's answers with a baseline model's (AlpacaEval 2: gpt4_1106_preview): a win rate against that "
