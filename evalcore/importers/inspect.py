@@ -1,30 +1,59 @@
 """Inspect AI evaluation logs: ``.eval`` (a zip) and ``.json`` (one document).
 
-Format (inspect_ai ``log/_log.py`` and ``log/_recorders/eval.py``; log format version 2):
+Format (UKGovernmentBEIS/inspect_ai ``src/inspect_ai/log/_log.py`` and ``log/_recorders/eval.py``; log format
+version 2):
 
 - ``.eval``: a zip holding ``header.json`` (``{version, status, eval, plan, results, stats}``), one
   ``samples/<id>_epoch_<n>.json`` per sample and epoch, ``reductions.json`` and ``summaries.json``. A run that was
   interrupted has no ``header.json``; its ``_journal/start.json`` holds ``eval`` and ``plan``.
-- ``.json``: one document ``{version, status, eval, plan, results, stats, samples: [...], reductions}``.
+- ``.json``: one document ``{version, status, eval, plan, results, stats, samples: [...], reductions}``. Logs
+  rewritten by other tools may lack ``version`` (evaleval/every_eval_ever
+  ``tests/data/inspect/data_with_llm_scoring.json``: ``{status, eval, plan, results, stats}``), and a log written
+  with ``--no-log-samples`` has no ``samples``.
 
 A sample is ``{id, epoch, input, target, messages, output, scores: {<scorer>: {value, answer, explanation,
-metadata}}, metadata, error, ...}``; version 1 logs have a single ``score`` instead of ``scores``.
+metadata}}, metadata, error, ...}``; version 1 logs have a single ``score`` instead of ``scores``. ``input`` is a
+string or a list of chat messages, ``target`` a string or a list of strings, ``output`` ``{model, choices:
+[{message}], completion}``. A scorer is declared in ``eval.scorers[]`` as ``{name, options, metrics}``, ``metrics``
+being a list of ``{name: "inspect_ai/accuracy", options}`` (or a dict of such lists per key of a dict-valued score);
+``results.scores[]`` holds ``{name, scorer, scored_samples, unscored_samples, params, metrics: {accuracy: {value},
+stderr: {value}, ...}}`` (``log/_log.py`` ``EvalScorer``, ``EvalScore``; declarations in ``scorer/_scorer.py``).
 
 Mapping to roles: ``model`` = ``eval.model``; ``task`` = ``eval.task``; ``example_id`` = the sample's ``id``;
-``repeat`` = its ``epoch``. Score values are turned into numbers as Inspect's ``value_to_float`` does: ``"C"``
-(correct) 1, ``"I"`` (incorrect) 0, ``"P"`` (partial) 0.5, ``"N"`` (no answer) 0, ``yes``/``true`` 1,
-``no``/``false`` 0, booleans and numbers as they are; a scorer that returns a dict gives one value per key
-(``<scorer>/<key>``). The main scorer is the first one the log lists (``eval.scorers``, else ``results.scores``, else
-the samples' order), preferring one that is not model-graded: a model-graded (judge) scorer — named
-``model_graded_*``, or with ``judge`` / ``grader`` in its name — next to a deterministic one becomes ``proxy``, the
-judge's estimate of the metric. The main scorer's value is ``correct`` when every value is 0 or 1, else ``score``;
-other scorers are kept as numeric columns ``score_<name>``. Samples without a value of the main scorer (an error,
-or not scored) are left out and counted; a log written without samples (``--no-log-samples``) is refused.
+``repeat`` = its ``epoch``. Score values are turned into numbers as Inspect's ``value_to_float`` does
+(``scorer/_metric.py``): ``"C"`` (correct) 1, ``"I"`` (incorrect) 0, ``"P"`` (partial) 0.5, ``"N"`` (no answer) 0,
+``yes``/``true`` 1, ``no``/``false`` 0, booleans and numbers as they are; a scorer that returns a dict gives one value
+per key (``<scorer>/<key>``).
+
+- The main scorer is the first one the log lists (``eval.scorers``, else ``results.scores``, else the samples'
+  order), preferring one that is not an LLM judge. A scorer is an LLM judge when it is named ``model_graded_*`` (or
+  has ``judge`` / ``grader`` in its name), when its options name a grader model (``grader_model``, ``model``,
+  ``model_role: "grader"``), or when the log has a grader model role (``eval.model_roles.grader``) and the scorer is
+  not one of Inspect's deterministic built-ins. A judge next to a deterministic scorer becomes ``proxy``, the judge's
+  estimate of the metric; a judge that is the main scorer gives the label, with a note naming the grader model.
+- The scorer's declared metrics decide the label: ``accuracy`` declared gives ``correct`` (``score`` when its values
+  are not all 0 or 1, e.g. partial credit), ``mean`` (or ``std`` / ``var``) without ``accuracy`` gives ``score``
+  even when every value happens to be 0 or 1. Only a scorer without such a declaration (older logs, custom metrics)
+  is read from its values: ``correct`` when every value is 0 or 1, else ``score``. Other scorers are kept as numeric
+  columns ``score_<name>``.
+- Text roles: ``input`` = the sample's input (chat messages as ``"role: content"`` lines); ``target`` = its target
+  (several joined by newlines); ``output`` = ``output.completion``, else the content of the output's first choice,
+  else the last assistant message; ``explanation`` = the main scorer's ``explanation``. A completed ``.eval`` log
+  whose samples are large is read through its ``summaries.json`` (id, epoch, input, target, scores), which holds
+  no output: its ``output`` is then empty, with a note.
+- Samples without a value of the main scorer (an error, or not scored) are left out and counted.
+- A log without samples (``--no-log-samples``) becomes a summary, one row (model, task) with ``n`` = the main
+  scorer's ``scored_samples`` (else ``results.completed_samples``), ``accuracy`` = its ``accuracy`` metric and
+  ``se`` = its ``stderr`` metric; it is refused, saying samples are needed, when its results give no accuracy or
+  no sample count.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -32,14 +61,27 @@ import pandas as pd
 from evalcore.errors import EvalDataError
 from evalcore.importers.archive import files_of, has_member, is_zip, members, open_zip
 from evalcore.importers.base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
+from evalcore.importers.chat_text import content_text, joined, last_message, text_of
 
 TOOL = "Inspect AI"
 _VALUES = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "correct": 1.0, "incorrect": 0.0, "partial": 0.5,
            "yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 _JUDGE = re.compile(r"model_graded|judge|grader", re.IGNORECASE)
+#: Inspect's built-in scorers that grade without a model (src/inspect_ai/scorer/: _match.py, _pattern.py,
+#: _answer.py, _choice.py, _math.py, _classification.py, _perplexity.py, _target_perplexity.py)
+_DETERMINISTIC = frozenset({"match", "includes", "pattern", "answer", "choice", "math", "f1", "exact",
+                            "perplexity", "target_perplexity"})
+#: scorer options that name the model grading the answers
+_GRADER_OPTIONS = ("grader_model", "judge_model", "grader", "judge", "model")
+_CONTINUOUS = frozenset({"mean", "std", "var"})
 _JSON_HEAD = re.compile(rb'"eval"\s*:\s*\{')
+#: keys of Inspect's eval spec (EvalSpec), to recognise a log whose ``version`` key was dropped
+_SPEC_KEYS = (b'"task_id"', b'"run_id"', b'"eval_id"', b'"task_version"', b'"task_file"', b'"task_registry_name"',
+              b'"model_generate_config"', b'"task_attribs"')
 _HEADER = "header.json"
 _START = "_journal/start.json"
+#: a completed .eval log whose sample files state more bytes than this is read through its summaries.json
+SAMPLES_TEXT_BYTES = 32 * 2**20
 
 
 def is_eval_zip(data: bytes) -> bool:
@@ -48,43 +90,53 @@ def is_eval_zip(data: bytes) -> bool:
 
 
 def sniff(file: LogFile) -> bool:
-    """An ``.eval`` zip, or a JSON document with Inspect's ``version`` / ``status`` / ``eval`` keys."""
+    """An ``.eval`` zip, or a JSON document with Inspect's ``eval`` object and ``version`` / ``status`` keys (or,
+    without ``version``, the keys of Inspect's eval spec: ``task_id``, ``run_id`` ...)."""
     try:
         if is_zip(file.data):
             return is_eval_zip(file.data)
         head = file.head(8192)
-        return head.startswith(b"{") and b'"status"' in head and b'"version"' in head and bool(_JSON_HEAD.search(head))
+        if not head.startswith(b"{") or not _JSON_HEAD.search(head):
+            return False
+        if b'"status"' in head and b'"version"' in head:
+            return True
+        return b'"task"' in head and sum(key in head for key in _SPEC_KEYS) >= 2
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
-    """One log per file (a run of one model on one task)."""
+    """One log per file (a run of one model on one task); a summary for a file without samples."""
     return [_convert_one(file) for file in files]
 
 
 def _convert_one(file: LogFile) -> Imported:
+    notes: list[str] = []
     if is_zip(file.data):
-        spec, results, samples = _read_eval_zip(file)
+        spec, results, samples = _read_eval_zip(file, notes)
     else:
         doc = parse_json(file)
         if not isinstance(doc, dict):
             raise EvalDataError(f"{file.name}: an Inspect AI log is a JSON object; this file is not.")
         spec, results = field_of(doc, "eval", file), doc.get("results")
         samples = doc.get("samples")
-        if not samples:
-            raise EvalDataError(f"{file.name}: this Inspect AI log has no per-sample results (it was written "
-                                "without samples, e.g. with --no-log-samples, or the run stopped before any "
-                                "sample finished). Re-run with samples logged, or upload the .eval file.")
+        if samples is not None and not isinstance(samples, list):
+            raise EvalDataError(f"{file.name}: the field 'samples' is not a list; this is not a complete Inspect AI "
+                                "log.")
+    if not isinstance(spec, dict):
+        raise EvalDataError(f"{file.name}: the field 'eval' is not an object; this is not a complete Inspect AI log.")
     model = str(field_of(spec, "model", file, "eval"))
     task = str(field_of(spec, "task", file, "eval"))
-    return _samples_frame(file, model, task, _scorer_order(spec, results), samples)
+    scorers = _scorers(spec, results)
+    if not samples:
+        return _summary(file, model, task, scorers, results)
+    return _samples_frame(file, model, task, scorers, samples, notes)
 
 
-def _read_eval_zip(file: LogFile) -> tuple[dict, Any, list]:
-    """The eval spec, results and samples of an ``.eval`` zip. Inspect also writes every sample's id, epoch and
-    scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover every
-    sample file they are read instead of the (much larger) samples."""
+def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list]:
+    """The eval spec, results and samples of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
+    target and scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover
+    every sample file and the sample files are large, they are read instead (without the samples' output)."""
     budget = file.budget
     limits = budget.limits
     archive = open_zip(file.data, file.name, max_members=limits.max_rows + 1000)
@@ -99,14 +151,18 @@ def _read_eval_zip(file: LogFile) -> tuple[dict, Any, list]:
                             "truncated or not an Inspect AI log.")
     [head_file] = members(archive, file.name, budget, [head], prefix=f"{file.name}/")
     header = parse_json(head_file)
+    if not isinstance(header, dict):
+        raise EvalDataError(f"{head_file.name}: not a JSON object; the .eval log is corrupt.")
     spec = field_of(header, "eval", head_file)
     if not samples:
-        raise EvalDataError(f"{file.name}: this Inspect AI log has no per-sample results (written without samples, "
-                            "e.g. --no-log-samples, or stopped before any sample finished). Re-run with samples "
-                            "logged.")
-    summaries = _summaries(archive, file, infos)
-    if summaries is not None and len(summaries) == len(samples):
-        return spec, header.get("results"), summaries
+        return spec, header.get("results"), []
+    if sum(i.file_size for i in samples) > SAMPLES_TEXT_BYTES:
+        summaries = _summaries(archive, file, infos)
+        if summaries is not None and len(summaries) == len(samples):
+            notes.append(f"{file.name}: read through its summaries.json (the samples are large), which holds no "
+                         "output: the model's answers ('output') are not kept; input, target and the scorer's "
+                         "explanation are.")
+            return spec, header.get("results"), summaries
     return spec, header.get("results"), [parse_json(m) for m in members(archive, file.name, budget, samples,
                                                                         prefix=f"{file.name}/")]
 
@@ -125,16 +181,182 @@ def _summaries(archive, file: LogFile, infos: dict) -> list | None:
     return out or None
 
 
-def _scorer_order(spec: dict, results: Any) -> list[str]:
-    """The scorers in the order the log lists them."""
-    names = [optional(s, "name") for s in optional(spec, "scorers", []) or [] if isinstance(s, dict)]
-    if not any(names) and isinstance(results, dict):
-        names = [s.get("scorer") or s.get("name") for s in results.get("scores", []) or [] if isinstance(s, dict)]
-    return [str(n) for n in names if n]
+# ----------------------------------------------------------------------------------------------------------------
+# what the log says about its scorers
 
 
-def _samples_frame(file: LogFile, model: str, task: str, order: list[str], samples: list) -> Imported:
-    ids, epochs, values = [], [], []
+@dataclass
+class _Scorer:
+    """A scorer as the log declares it: its metric names (short: "accuracy", "stderr"), whether it is an LLM judge
+    and the grader model it names."""
+
+    name: str
+    metrics: dict[str, list[str]]   # "" for the scorer's value, a key for a dict-valued score's key; "*" for all
+    judge: bool = False
+    grader: str | None = None
+
+    def declared(self, key: str = "") -> list[str]:
+        return self.metrics.get(key) or self.metrics.get("*") or (self.metrics.get("") if key else []) or []
+
+
+def _short(metric: Any) -> str:
+    """'inspect_ai/accuracy' -> 'accuracy'; a metric given with options (grouped(accuracy())) keeps its options'
+    metric names after a space."""
+    if isinstance(metric, str):
+        return metric.rsplit("/", 1)[-1]
+    if isinstance(metric, dict):
+        name = _short(metric.get("name", ""))
+        options = metric.get("options")
+        inner = re.findall(r"\b(accuracy|mean)\b", json.dumps(options, default=str)) if options else []
+        return " ".join([name, *inner])
+    return ""
+
+
+def _metric_lists(declaration: Any) -> dict[str, list[str]]:
+    if isinstance(declaration, list):
+        return {"": [_short(m) for m in declaration]}
+    if isinstance(declaration, dict):
+        return {str(k): [_short(m) for m in (v if isinstance(v, list) else [v])] for k, v in declaration.items()}
+    return {}
+
+
+def _scorers(spec: dict, results: Any) -> list[_Scorer]:
+    """The scorers in the order the log lists them (``eval.scorers``, then those only in ``results.scores``)."""
+    out: dict[str, _Scorer] = {}
+    options: dict[str, dict] = {}
+    for entry in optional(spec, "scorers", []) or []:
+        if isinstance(entry, dict) and entry.get("name"):
+            name = str(entry["name"])
+            out.setdefault(name, _Scorer(name, _metric_lists(entry.get("metrics"))))
+            options[name] = entry.get("options") if isinstance(entry.get("options"), dict) else {}
+    for entry in (results.get("scores") if isinstance(results, dict) else None) or []:
+        if not isinstance(entry, dict):
+            continue
+        scorer = str(entry.get("scorer") or entry.get("name") or "")
+        if not scorer:
+            continue
+        item = out.setdefault(scorer, _Scorer(scorer, {}))
+        key = "" if str(entry.get("name") or scorer) == scorer else str(entry["name"])
+        metrics = entry.get("metrics") if isinstance(entry.get("metrics"), dict) else {}
+        if key not in item.metrics and metrics:
+            item.metrics[key] = [_short(v.get("name", k) if isinstance(v, dict) else k) for k, v in metrics.items()]
+        if not options.get(scorer) and isinstance(entry.get("params"), dict):
+            options[scorer] = entry["params"]
+    roles = optional(spec, "model_roles") if isinstance(optional(spec, "model_roles"), dict) else {}
+    role_grader = _model_name(roles.get("grader"))
+    for item in out.values():
+        item.judge, item.grader = _judge(item.name, options.get(item.name) or {}, roles, role_grader)
+    return list(out.values())
+
+
+def _model_name(value: Any) -> str | None:
+    """A model as scorer options or model roles write it: a string, or ``{model: ...}``, or a list of them."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, dict):
+        return _model_name(value.get("model") or value.get("name"))
+    if isinstance(value, list):
+        names = [n for n in (_model_name(v) for v in value) if n]
+        return ", ".join(names) or None
+    return None
+
+
+def _judge(name: str, options: dict, roles: dict, role_grader: str | None) -> tuple[bool, str | None]:
+    """Whether the scorer ``name`` grades with a model, and the grader model it names."""
+    for key in _GRADER_OPTIONS:
+        grader = _model_name(options.get(key))
+        if grader:
+            return True, grader
+    role = options.get("model_role")
+    if isinstance(role, str) and role:
+        return True, _model_name(roles.get(role))
+    if _JUDGE.search(name):
+        return True, role_grader
+    if role_grader and name not in _DETERMINISTIC:
+        return True, role_grader
+    return False, None
+
+
+def _kind(declared: list[str]) -> str | None:
+    """'binary' when accuracy is declared, 'continuous' for mean / std / var without it, None otherwise."""
+    words = {w for metric in declared for w in metric.split()}
+    if "accuracy" in words:
+        return "binary"
+    if words & _CONTINUOUS:
+        return "continuous"
+    return None
+
+
+def _grader_text(scorer: _Scorer) -> str:
+    return scorer.grader if scorer.grader else "grader model not recorded in the log"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# a log without samples: a summary
+
+
+def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], results: Any) -> Imported:
+    why = (f"{file.name}: this Inspect AI log has no per-sample results (it was written without samples, e.g. with "
+           "--no-log-samples, or the run stopped before any sample finished)")
+    fix = "Re-run with samples logged (the default), or upload the .eval file, for per-example analysis."
+    entries = [e for e in ((results.get("scores") if isinstance(results, dict) else None) or [])
+               if isinstance(e, dict) and isinstance(e.get("metrics"), dict)]
+    by_name = {s.name: s for s in scorers}
+
+    def accuracy_of(entry: dict) -> float:
+        metric = entry["metrics"].get("accuracy")
+        return as_number(metric.get("value") if isinstance(metric, dict) else metric, booleans=False)
+
+    usable = [e for e in entries if math.isfinite(accuracy_of(e))]
+    if not usable:
+        reported = sorted({k for e in entries for k in e["metrics"]})
+        what = f"only {', '.join(reported)}" if reported else "no metric"
+        raise EvalDataError(f"{why}, and its results give no accuracy ({what}): samples are needed for per-example "
+                            f"analysis. {fix}")
+    ordered = sorted(usable, key=lambda e: by_name.get(str(e.get("scorer") or e.get("name")), _Scorer("", {})).judge)
+    entry = ordered[0]
+    scorer_name = str(entry.get("scorer") or entry.get("name"))
+    n = as_number(entry.get("scored_samples"), booleans=False)
+    source = "its scored_samples"
+    if not math.isfinite(n) or n <= 0:
+        n, source = as_number(optional(results, "completed_samples"), booleans=False), "results.completed_samples"
+    if not math.isfinite(n) or n <= 0:
+        n, source = as_number(optional(results, "total_samples"), booleans=False), "results.total_samples"
+    if not math.isfinite(n) or n <= 0:
+        raise EvalDataError(f"{why}, and its results give no number of samples (scored_samples, completed_samples): "
+                            f"samples are needed for per-example analysis. {fix}")
+    row: dict[str, Any] = {"model": model, "task": task, "n": int(n), "accuracy": accuracy_of(entry)}
+    stderr = entry["metrics"].get("stderr")
+    se = as_number(stderr.get("value") if isinstance(stderr, dict) else stderr, booleans=False)
+    if math.isfinite(se):
+        row["se"] = se
+    label = (f"'{entry.get('name')}' of scorer '{scorer_name}'" if entry.get("name") not in (None, scorer_name)
+             else f"scorer '{scorer_name}'")
+    notes = [f"{why}: read as a summary, n = {int(n):,} ({source}), accuracy{' and se (its stderr)' if 'se' in row else ''} "
+             f"of {label} from the log's results. Per-example views need the samples. {fix}"]
+    if len(usable) > 1:
+        others = ", ".join(f"'{e.get('name')}'" for e in ordered[1:])
+        notes.append(f"{file.name}: the results give the accuracy of several scorers; {label} is used ({others} "
+                     "not).")
+    unscored = as_number(entry.get("unscored_samples"), booleans=False)
+    if math.isfinite(unscored) and unscored > 0:
+        notes.append(f"{file.name}: {int(unscored):,} samples were not scored by {label} and are not counted in n.")
+    scorer = by_name.get(scorer_name)
+    if scorer is not None and scorer.judge:
+        notes.append(f"{file.name}: accuracy comes from an LLM judge ({_grader_text(scorer)}): scorer "
+                     f"'{scorer_name}' grades each answer with a model, so it carries the judge's errors.")
+    return Imported(pd.DataFrame([row]), "summary", TOOL, (file.name,), notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# a log with samples
+
+
+def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer], samples: list,
+                   notes: list[str]) -> Imported:
+    ids, epochs, values, explanations = [], [], [], []
+    texts: dict[str, list[str | None]] = {"input": [], "target": [], "output": []}
+    order = [s.name for s in scorers]
     for number, sample in enumerate(samples, 1):
         if not isinstance(sample, dict):
             raise EvalDataError(f"{file.name}: sample {number} is not a JSON object.")
@@ -143,34 +365,100 @@ def _samples_frame(file: LogFile, model: str, task: str, order: list[str], sampl
         scores = sample.get("scores")
         if scores is None and "score" in sample:  # version 1 logs: one score
             scores = {order[0] if order else "score": sample["score"]}
-        values.append(_sample_values(scores or {}))
+        scores = scores if isinstance(scores, dict) else {}
+        values.append(_sample_values(scores))
+        explanations.append({str(k): v.get("explanation") for k, v in scores.items() if isinstance(v, dict)})
+        texts["input"].append(text_of(sample.get("input")))
+        texts["target"].append(joined(sample.get("target")))
+        texts["output"].append(_output_text(sample))
     columns = pd.DataFrame(values, index=pd.RangeIndex(len(samples)))
-    notes: list[str] = []
     if columns.shape[1] == 0:
-        raise EvalDataError(f"{file.name}: no sample has a score: the log holds no results to evaluate (did every "
-                            "sample fail?).")
-    scorers = [c for c in order if c in columns] + [c for c in columns if c not in order]
-    deterministic = [c for c in scorers if not _JUDGE.search(c)]
-    main = deterministic[0] if deterministic else scorers[0]
-    judge = next((c for c in scorers if _JUDGE.search(c) and c != main), None) if deterministic else None
+        errored = sum(1 for s in samples if s.get("error"))
+        why = f" ({errored:,} of them errored)" if errored else ""
+        raise EvalDataError(f"{file.name}: none of its {len(samples):,} samples has a score{why}: the log holds no "
+                            "results to evaluate (did every sample fail?).")
+    known = {s.name: s for s in scorers}
+    owner = {c: _owner(c, known) for c in columns}
+    listed = [c for name in order for c in columns if owner[c][0] == name]
+    ordered = listed + [c for c in columns if c not in listed]
+    is_judge = {c: known[owner[c][0]].judge if owner[c][0] in known else bool(_JUDGE.search(c)) for c in ordered}
+    deterministic = [c for c in ordered if not is_judge[c]]
+    main = deterministic[0] if deterministic else ordered[0]
+    judge = next((c for c in ordered if is_judge[c] and c != main), None) if deterministic else None
     frame = pd.DataFrame({"model": model, "task": task, "example_id": ids,
                           "repeat": pd.to_numeric(pd.Series(epochs), errors="coerce").fillna(1).astype("int64")})
     main_values = columns[main]
-    binary = main_values.dropna().isin((0.0, 1.0)).all()
-    frame["correct" if binary else "score"] = main_values.to_numpy(dtype=float)
-    notes.append(f"{file.name}: scorer '{main}' is the metric ('{'correct' if binary else 'score'}').")
+    scorer_name, key = owner[main]
+    role, how = _label(main, main_values, known.get(scorer_name), key)
+    frame[role] = main_values.to_numpy(dtype=float)
+    notes.append(f"{file.name}: scorer '{main}' is the metric ('{role}'): {how}.")
+    if is_judge[main]:
+        grader = _grader_text(known[scorer_name]) if scorer_name in known else "grader model not recorded in the log"
+        notes.append(f"{file.name}: {role} comes from an LLM judge ({grader}): scorer '{main}' grades each answer "
+                     "with a model, so its verdicts carry the judge's errors.")
     if judge is not None:
         frame["proxy"] = columns[judge].to_numpy(dtype=float)
-        notes.append(f"{file.name}: the model-graded scorer '{judge}' is the annotator ('proxy').")
-    for other in scorers:
+        judge_scorer = known.get(owner[judge][0])
+        grader = f"; grader: {_grader_text(judge_scorer)}" if judge_scorer is not None else ""
+        notes.append(f"{file.name}: the model-graded scorer '{judge}' is the annotator ('proxy'{grader}).")
+    for other in ordered:
         if other not in (main, judge):
             frame[f"score_{other}"] = columns[other].to_numpy(dtype=float)
+    for name, column in texts.items():
+        frame[name] = pd.Series(column, dtype=object)
+    frame["explanation"] = pd.Series([_str(e.get(scorer_name)) for e in explanations], dtype=object)
     missing = main_values.isna().to_numpy()
     if missing.any():
         notes.append(left_out_note(int(missing.sum()), len(frame), f"samples of {file.name}",
                                    f"no value of scorer '{main}' (an error, or not scored)"))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(frame, "log", TOOL, (file.name,), notes)
+
+
+def _owner(column: str, known: dict[str, _Scorer]) -> tuple[str, str]:
+    """The scorer and key of a value column ('scorer' or 'scorer/key')."""
+    if column in known:
+        return column, ""
+    scorer, _, key = column.partition("/")
+    return scorer, key
+
+
+def _label(column: str, values: pd.Series, scorer: _Scorer | None, key: str) -> tuple[str, str]:
+    """'correct' or 'score' for the main scorer's values, and why."""
+    declared = scorer.declared(key) if scorer is not None else []
+    kind = _kind(declared)
+    binary = bool(values.dropna().isin((0.0, 1.0)).all())
+    names = ", ".join(m.split()[0] for m in declared)
+    if kind == "binary":
+        if binary:
+            return "correct", f"it declares the metric accuracy ({names})"
+        return "score", (f"it declares accuracy ({names}) but gives values other than 0 and 1 (partial credit or "
+                         "fractions), which are read as a score")
+    if kind == "continuous":
+        extra = ", although every value is 0 or 1" if binary else ""
+        return "score", f"it declares {names} without accuracy: a continuous score{extra}"
+    basis = f"its metrics ({names}) do not say" if names else "the log declares no metric for it"
+    return ("correct" if binary else "score"), (f"{basis}, so its values decide: "
+                                                f"{'every value is 0 or 1' if binary else 'values other than 0 and 1'}")
+
+
+def _output_text(sample: dict) -> str | None:
+    """The model's answer: ``output.completion``, else its first choice's message, else the last assistant message."""
+    output = sample.get("output")
+    if isinstance(output, dict):
+        if isinstance(output.get("completion"), str) and output["completion"]:
+            return output["completion"]
+        choices = output.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message = choices[0].get("message")
+            text = content_text(message.get("content")) if isinstance(message, dict) else None
+            if text:
+                return text
+    return last_message(sample.get("messages"))
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _sample_values(scores: dict) -> dict[str, float]:
