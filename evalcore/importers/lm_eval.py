@@ -1,23 +1,41 @@
 """lm-evaluation-harness output: per-sample ``samples_<task>_<time>.jsonl`` and the run's ``results_<time>.json``.
 
-Format (EleutherAI/lm-evaluation-harness ``loggers/evaluation_tracker.py``; ``--output_path out --log_samples``
-writes ``out/<model name, '/' as '__'>/results_<time>.json`` and one ``samples_<task>_<time>.jsonl`` per task):
+Format (EleutherAI/lm-evaluation-harness ``lm_eval/loggers/evaluation_tracker.py``, ``save_results_aggregated`` and
+``save_results_samples``; ``--output_path out --log_samples`` writes ``out/<model_name_sanitized>/results_<time>.json``
+and one ``samples_<task>_<time>.jsonl`` per task with the SAME ``<time>`` (``datetime.now().isoformat()`` with ':' as
+'-'); ``model_name_sanitized`` is the model name with each run of ``"<>:/|\\?*[]`` written ``__``
+(``lm_eval/utils.py`` ``sanitize_model_name``), so ``org/name`` is the folder ``org__name``; an ``--output_path``
+ending in ``.json`` writes ``<stem>_<time>.json`` and the samples beside it, without a model folder):
 
 - a samples line is ``{doc_id, doc, target, arguments, resps, filtered_resps, filter, metrics: [names], <metric>:
-  value, doc_hash, ...}``; a task with several filters (e.g. ``strict-match`` and ``flexible-extract``) has one
-  line per (doc_id, filter). It names neither the model nor the task: the task is in the file name, the model in
-  the results file of the same run (``model_name``, or ``pretrained=`` in ``config.model_args``), else in the
-  folder's name.
+  value, doc_hash, ...}`` (``lm_eval/evaluator.py``); ``arguments`` holds each request's arguments — newer versions
+  ``{"gen_args_<i>": {"arg_0": context, "arg_1": continuation or generation kwargs}}``, older ones a list of
+  ``[context, continuation]``; ``resps`` one list of responses per request; ``target`` the reference (as text in
+  newer versions; the gold choice's index for multiple-choice tasks). A task with several filters (e.g.
+  ``strict-match`` and ``flexible-extract``) has one line per (doc_id, filter). A line names neither the model nor
+  the task: the task is in the file name, the model in the results file of the same run (``model_name``, or
+  ``pretrained=`` in ``config.model_args``), else in the folder's name.
 - a results file is ``{results: {task: {alias, "<metric>,<filter>": value, "<metric>_stderr,<filter>": se}},
-  groups, group_subtasks: {group: [tasks]}, n-samples: {task: {original, effective}}, config, model_name, ...}``.
+  groups, group_subtasks: {group: [tasks]}, n-samples: {task: {original, effective}}, config, model_name,
+  model_name_sanitized, ...}``.
+
+Pairing: a samples file takes its model from the results file of ITS run only — the one with the same time stamp
+in its name (in the same folder if several), or, when one of the two names has no time stamp, the only results file
+of its folder. A samples file whose run has no results file is named after its folder (un-sanitized, ``__`` as
+``/``) when the folder names a model, else "unknown model", with a note; given with another run's results file
+(time stamps differ) it never takes that run's model: a note names both files, and when nothing else names the
+model the files are refused with a message naming both.
 
 Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; ``correct`` (or ``score`` when not 0/1)
 = the first metric the line lists, with the other metrics kept as numeric columns; one filter per task (``none``
 when present, else the first seen; the others are left out and counted). For multiple-choice tasks (``filtered_resps``
 a list of ``[log-likelihood, is_greedy]`` per choice) ``confidence`` is the softmax probability of the most likely
-choice — the choice ``acc`` scores. A results file with no samples file of its run becomes a leaderboard summary:
-per task ``n`` (``n-samples``, effective) and ``accuracy`` (its first metric when in [0, 1]); groups are the
-``category`` of their subtasks, not tasks.
+choice — the choice ``acc`` scores. Text: ``input`` = the first request's context (``arguments``), else the doc's
+question field; ``target`` = ``target`` (for a multiple-choice index: that choice's continuation); ``output`` = the
+first response (``resps``, else ``filtered_resps``; for multiple choice the most likely choice's continuation).
+Results files that no samples file uses become a leaderboard summary when no samples file was given: per task ``n``
+(``n-samples``, effective) and ``accuracy`` (its first metric when in [0, 1]); groups are the ``category`` of their
+subtasks, not tasks. Beside per-example logs they are left out with a note (a summary and a log cannot be combined).
 """
 
 from __future__ import annotations
@@ -45,6 +63,8 @@ def sniff(file: LogFile) -> bool:
     JSON object starting with "results")."""
     try:
         head = file.head(16384)
+        if b'"config_general"' in head:  # lighteval's results_<time>.json (evalcore.importers.lighteval)
+            return False
         if _SAMPLES_NAME.match(file.base) or _RESULTS_NAME.match(file.base):
             return head.startswith(b"{")
         first = head.split(b"\n", 1)[0]
@@ -54,9 +74,18 @@ def sniff(file: LogFile) -> bool:
         return False
 
 
+_STAMP = re.compile(r"_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")
+#: words of folder names that name a place, not a model ("lm_eval/", "outputs/", "results/" ...)
+_GENERIC_WORDS = frozenset("""output outputs out result results eval evals evaluation evaluations sample samples
+    log logs run runs data tmp temp lm harness ecosystem download downloads upload uploads experiment experiments
+    save saved files file""".split())
+#: fields of a ``doc`` that hold its question, when a samples line has no ``arguments`` (older versions)
+_DOC_QUESTION = ("question", "query", "problem", "prompt", "input", "text", "sentence", "ctx", "context")
+
+
 def convert(files: list[LogFile]) -> list[Imported]:
-    """Samples files become per-example logs (their model from the run's results file); results files that no
-    samples file uses become leaderboard summaries."""
+    """Samples files become per-example logs (their model from the results file of their own run); results files
+    that no samples file uses become leaderboard summaries when no samples file was given, else are set aside."""
     samples = [f for f in files if not _is_results(f)]
     results = {f.name: (f, parse_json(f)) for f in files if _is_results(f)}
     for name, (file, doc) in results.items():
@@ -66,12 +95,19 @@ def convert(files: list[LogFile]) -> list[Imported]:
     used: set[str] = set()
     out = []
     for file in samples:
-        result = _run_results(file, results)
+        result, pairing_notes = _run_results(file, list(results.values()))
         if result is not None:
             used.add(result[0].name)
-        out.append(_samples(file, result))
+        imported = _samples(file, result, pairing_notes)
+        out.append(imported)
     unused = [pair for name, pair in results.items() if name not in used]
-    if unused:
+    if unused and out:
+        names = ", ".join(file.name for file, _ in unused)
+        out[0].notes.append(f"{names}: not used — no samples file of {'its' if len(unused) == 1 else 'their'} run "
+                            "was given with it (a results file is a summary, which cannot be combined with "
+                            "per-example logs); upload the samples_*.jsonl files of the same run (same time stamp) "
+                            "to use it.")
+    elif unused:
         out.append(_summary(unused))
     return out
 
@@ -80,15 +116,50 @@ def _is_results(file: LogFile) -> bool:
     return bool(_RESULTS_NAME.match(file.base)) or bool(_RESULTS_HEAD.match(file.head(64)))
 
 
-def _run_results(file: LogFile, results: dict[str, tuple[LogFile, Any]]) -> tuple[LogFile, Any] | None:
-    """The results file of the samples file's run: same folder and time stamp, else the folder's only one."""
-    match = _SAMPLES_NAME.match(file.base)
-    same_folder = [pair for pair in results.values() if pair[0].folder == file.folder]
-    if match:
-        stamped = [p for p in same_folder if p[0].base == f"results_{match['time']}.json"]
-        if stamped:
-            return stamped[0]
-    return same_folder[0] if len(same_folder) == 1 else None
+def _stamp(file: LogFile) -> str | None:
+    """The run's time stamp in the file's name ("2025-03-01T10-00-00.123456"), or None."""
+    found = _STAMP.search(file.base)
+    return found["time"] if found else None
+
+
+def _run_results(file: LogFile, results: list[tuple[LogFile, Any]]
+                 ) -> tuple[tuple[LogFile, Any] | None, list[str]]:
+    """The results file of the samples file's run, and notes on how it was paired (or why not).
+
+    Same time stamp (in the same folder when several have it); when the samples file's or the results file's name
+    has no time stamp, the only results file of the folder. Results files whose time stamp differs are another
+    run's: never paired."""
+    stamp = _stamp(file)
+    same_folder = [pair for pair in results if pair[0].folder == file.folder]
+    if stamp is not None:
+        stamped = [pair for pair in results if _stamp(pair[0]) == stamp]
+        if len(stamped) > 1:
+            stamped = [pair for pair in stamped if pair[0].folder == file.folder] or stamped[:0]
+        if len(stamped) == 1:
+            return stamped[0], []
+    unstamped = [pair for pair in same_folder if stamp is None or _stamp(pair[0]) is None]
+    if len(unstamped) == 1 and len(same_folder) == 1:
+        pair = unstamped[0]
+        return pair, [f"{file.name} is paired with {pair[0].name} because they are in the same folder (one of the "
+                      "names has no time stamp to match)."]
+    others = [pair for pair in same_folder if pair not in unstamped] or (results if len(results) == 1 else [])
+    return None, [f"{file.name} is not from the run of {pair[0].name} (time stamps differ)" for pair in others]
+
+
+def _folder_model(file: LogFile) -> str | None:
+    """The model that the file's folder is named after (lm-eval's ``model_name_sanitized``: ``org__name``), or
+    None when the folder is absent or names a place ("lm_eval", "outputs", "results", a date ...)."""
+    folder = PurePosixPath(file.folder).name if file.folder else ""
+    if not folder or folder in (".", ".."):
+        return None
+    if "__" in folder.strip("_"):
+        return folder.strip("_").replace("__", "/")
+    words = {w for w in re.split(r"[-_.\s]+", folder.lower()) if w}
+    if not words or words <= _GENERIC_WORDS | {"lm", "eval"} or words & _GENERIC_WORDS and not re.search(r"\d", folder):
+        return None
+    if re.fullmatch(r"[\d\-_.T:]+", folder):
+        return None
+    return folder
 
 
 def _model(doc: Any) -> str | None:
@@ -96,21 +167,50 @@ def _model(doc: Any) -> str | None:
     if name:
         return str(name)
     args = str(optional(doc, "config.model_args", "") or "")
-    found = re.search(r"(?:pretrained|model|engine|path)=([^,]+)", args)
+    found = re.search(r"(?:peft|delta|pretrained|model|path|engine)=([^,]+)", args)
     return found.group(1) if found else None
 
 
-def _samples(file: LogFile, result: tuple[LogFile, Any] | None) -> Imported:
-    notes: list[str] = []
+def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str]) -> tuple[str, list[str]]:
+    """The model of a samples file, and notes saying where it came from."""
+    notes = [n for n in pairing if "same folder" in n]
+    mismatched = [n for n in pairing if "time stamps differ" in n]
+    model = _model(result[1]) if result is not None else None
+    if model is not None:
+        return model, notes
+    folder_model = _folder_model(file)
+    if result is not None:  # its run's results file names no model
+        where = f"its folder '{file.folder}'" if folder_model else "nothing"
+        notes.append(f"{file.name}: the results file of its run ({result[0].name}) names no model (no model_name, no "
+                     f"pretrained= in config.model_args), so the model is named after {where}: "
+                     f"'{folder_model or 'unknown model'}'.")
+        return folder_model or "unknown model", notes
+    if mismatched:
+        if folder_model is None:
+            others = ", ".join(n.split(" is not from the run of ", 1)[1].removesuffix(" (time stamps differ)")
+                               for n in mismatched)
+            raise EvalDataError(
+                f"{file.name} is not from the run of {others} (time stamps differ), and nothing else names its model "
+                f"(no folder named after the model). Upload the results file of its own run (results_{_stamp(file)}"
+                ".json, same time stamp), or put the samples file in a folder named after its model (lm-eval's "
+                "'<org>__<name>'), or leave the other run's results file out.")
+        return folder_model, notes + [f"{n}: its model is taken from its folder '{file.folder}': '{folder_model}'."
+                                      for n in mismatched]
+    if folder_model is not None:
+        notes.append(f"{file.name}: no results file of this run was uploaded with it, so the model is named after its "
+                     f"folder '{file.folder}': '{folder_model}'. Upload the run's results_*.json too to use the "
+                     "model's name.")
+        return folder_model, notes
+    notes.append(f"{file.name}: no results file of this run was uploaded with it and no folder names its model, so "
+                 "the model is 'unknown model'. Upload the run's results_*.json (same time stamp) too, or its folder "
+                 "(lm-eval names it after the model), to use the model's name.")
+    return "unknown model", notes
+
+
+def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str]) -> Imported:
     match = _SAMPLES_NAME.match(file.base)
     task = match["task"] if match else PurePosixPath(file.base).stem
-    model = _model(result[1]) if result is not None else None
-    if model is None:
-        folder = PurePosixPath(file.folder).name if file.folder else ""
-        model = folder.replace("__", "/") if folder else "unknown model"
-        notes.append(f"{file.name}: no results file of this run was uploaded with it, so the model is named "
-                     f"after {'its folder' if folder else 'nothing'}: '{model}'. Upload the run's results_*.json "
-                     "too to use the model's name.")
+    model, notes = _samples_model(file, result, pairing)
     rows: list[dict] = []
     for number, record in json_lines(file):
         if not isinstance(record, dict):
@@ -142,12 +242,80 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None) -> Imported:
         frame["confidence"] = [np.nan if c is None else c for c in confidence]
         notes.append(f"{file.name}: confidence = the softmax probability of the most likely choice (from the "
                      "per-choice log-likelihoods).")
+    texts = [_texts(r) for r in kept]
+    for position, role in enumerate(("input", "target", "output")):
+        values = [t[position] for t in texts]
+        if any(v is not None for v in values):
+            frame[role] = pd.Series(values, dtype="object")
     label = "correct" if binary else "score"
     missing = frame[label].isna().to_numpy()
     if missing.any():
         notes.append(left_out_note(int(missing.sum()), len(frame), f"docs of {file.name}", f"no value of '{main}'"))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(frame, "log", TOOL, (file.name, *([result[0].name] if result else [])), notes)
+
+
+def _requests(arguments: Any) -> list[list[Any]]:
+    """Each request's arguments as a list ([context, continuation or generation kwargs]): newer versions write
+    ``{"gen_args_0": {"arg_0": ..., "arg_1": ...}, ...}``, older ones a list of lists."""
+    if isinstance(arguments, dict):
+        keys = sorted((k for k in arguments if re.fullmatch(r"gen_args_\d+", str(k))), key=lambda k: int(k[9:]))
+        out = []
+        for key in keys:
+            args = arguments[key]
+            if isinstance(args, dict):
+                out.append([args[a] for a in sorted((a for a in args if re.fullmatch(r"arg_\d+", str(a))),
+                                                    key=lambda a: int(a[4:]))])
+            else:
+                out.append(list(args) if isinstance(args, (list, tuple)) else [args])
+        return out
+    if isinstance(arguments, list):
+        return [list(a) if isinstance(a, (list, tuple)) else [a] for a in arguments]
+    return []
+
+
+def _first_text(value: Any) -> str | None:
+    """The first string in (nested lists of) responses."""
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _texts(record: dict) -> tuple[str | None, str | None, str | None]:
+    """(input, target, output) of a samples line."""
+    requests = _requests(record.get("arguments"))
+    context = requests[0][0] if requests and requests[0] and isinstance(requests[0][0], str) else None
+    if context is None:
+        doc = record.get("doc")
+        context = next((doc[k] for k in _DOC_QUESTION if isinstance(doc, dict) and isinstance(doc.get(k), str)),
+                       None)
+    # multiple choice: one log-likelihood request per choice, each [context, continuation]
+    choices = [r[1] for r in requests if len(r) >= 2 and isinstance(r[1], str)]
+    is_choice = len(choices) == len(requests) >= 2
+    target = record.get("target")
+    if is_choice and (isinstance(target, int) and not isinstance(target, bool)
+                      or isinstance(target, str) and target.strip().isdigit()):
+        index = int(target)
+        target = choices[index] if 0 <= index < len(choices) else str(target)
+    elif isinstance(target, list):
+        target = "\n".join(str(t) for t in target)
+    elif target is not None:
+        target = str(target)
+    if is_choice:
+        lls = [as_number(_first_pair(r)[0]) if _first_pair(r) else np.nan for r in record.get("filtered_resps") or []]
+        best = int(np.nanargmax(lls)) if len(lls) == len(choices) and not np.isnan(lls).all() else None
+        output = choices[best] if best is not None else None
+    else:
+        output = _first_text(record.get("resps"))
+        if output is None:
+            output = _first_text(record.get("filtered_resps"))
+    return context, target, output
+
+
+def _first_pair(resp: Any) -> list | None:
+    """``[log-likelihood, is_greedy]`` of one choice's response (also when wrapped in a list)."""
+    pair = resp[0] if isinstance(resp, list) and resp and isinstance(resp[0], list) else resp
+    return pair if isinstance(pair, (list, tuple)) and len(pair) == 2 else None
 
 
 def _choice_confidence(resps: Any) -> float | None:
