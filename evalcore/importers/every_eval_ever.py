@@ -1,16 +1,469 @@
-"""(being written for issue 27) every_eval_ever importer."""
+"""every_eval_ever (EvalEval Coalition's exchange format): an aggregate JSON per run and, optionally, its per-sample
+JSON Lines file.
+
+Format (repository evaleval/every_eval_ever, schema 0.3.0: ``every_eval_ever/schemas/eval.schema.json`` and
+``every_eval_ever/schemas/instance_level_eval.schema.json``; layout in its ``README.md``, "Instance-Level Data"):
+
+- aggregate ``<uuid>.json``: ``{schema_version, evaluation_id, retrieved_timestamp, source_metadata, eval_library,
+  model_info{name, id, developer, ...}, evaluation_results[], detailed_evaluation_results{file_path, ...}}``; each
+  result ``{evaluation_result_id, evaluation_name, source_data{..., samples_number}, metric_config{metric_id,
+  metric_name, metric_kind, metric_unit, lower_is_better, score_type (binary | continuous | levels), min_score,
+  max_score, llm_scoring{judges[{model_info}], ...}}, score_details{score, uncertainty{standard_error{value},
+  num_samples, ...}}}``. Schema 0.2.x has the same keys; 0.0.1 (Nov 2025) has a top-level ``source_data`` and
+  ``evaluation_source`` instead of ``eval_library`` and per-result ``source_data``.
+- per-sample ``<uuid>_samples.jsonl`` in the same folder: one object per line ``{schema_version, evaluation_id,
+  model_id, evaluation_name, evaluation_result_id, sample_id, interaction_type (single_turn | multi_turn |
+  agentic), input{raw, formatted, reference[], choices}, output{raw[]} (null for multi-turn and agentic rows, whose
+  text is in ``messages[]{role, content}``), answer_attribution[{extraction_method, ...}], evaluation{score,
+  is_correct}, error, metadata}``. Early drafts (commit abee35ea0) wrote ``metrics`` for ``evaluation``,
+  ``interactions`` for ``messages``, and strings for ``input.reference`` and ``output.raw``; both are read.
+
+Mapping to roles:
+
+- aggregates alone: a **summary**, one row per result that is a proportion: ``model`` = ``model_info.id`` (else
+  ``name``), ``task`` = ``evaluation_name`` (with the metric's name added where one evaluation reports several
+  metrics), ``n`` = ``uncertainty.num_samples`` (else ``source_data.samples_number``, else the length of
+  ``source_data.sample_ids``), ``accuracy`` = the score scaled to [0, 1] by ``min_score`` / ``max_score`` (or by
+  ``metric_unit`` proportion / percent), ``se`` = ``uncertainty.standard_error.value`` on the same scale. A result
+  is a proportion when its bounds are 0 and 1 (or 100), higher is better, its scores are not levels and its metric is
+  not a graded one (F1, ROUGE, BLEU, AUROC, Elo, errors ...). Results that are not, or that give no sample count,
+  cannot be a summary row: they are left out, named in a note.
+- per-sample files: a **log**: ``model`` = ``model_id``, ``task`` = ``evaluation_name`` (the
+  ``evaluation_result_id`` where one evaluation name holds several results), ``example_id`` = ``sample_id``
+  (a sample listed twice for one task is numbered in ``repeat``). The label: ``correct`` = ``is_correct`` when the
+  result's ``score_type`` is ``binary`` or when every score of the task is 0 or 1 and agrees with ``is_correct``;
+  otherwise ``score`` = ``evaluation.score`` (graded scores: ``is_correct`` is not used, since the format requires
+  it for every row and EEE's converters derive it from the score, e.g. ``score > 0``). Text: ``input`` =
+  ``input.raw``, ``target`` = ``input.reference`` (joined by "\\n"), ``output`` = ``output.raw`` (joined by "\\n"; for
+  multi-turn and agentic rows the last assistant message), ``explanation`` = a scorer's reasoning where a converter
+  put one in ``metadata`` (the schema has no field for it).
+- an aggregate and its per-sample file (the same ``evaluation_id``) are paired: the log is returned and the
+  aggregate gives each result's metric (``score_type``, and ``llm_scoring``, which makes a note that the label is an
+  LLM judge's). An aggregate given beside per-sample files without its own is left out with a note (a summary
+  cannot be combined with logs).
+"""
 
 from __future__ import annotations
 
-from evalcore.importers.base import Imported, LogFile
+import json
+import math
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+import pandas as pd
+
+from evalcore.errors import EvalDataError, listed
+from evalcore.importers.base import Imported, LogFile, as_number, json_lines, left_out_note, optional, parse_json
 
 TOOL = "every_eval_ever"
 
+_AGGREGATE_MARKERS = (b'"evaluation_results"', b'"model_info"', b'"source_metadata"', b'"evaluation_source"')
+_INSTANCE_MARKERS = (b'"interaction_type"', b'"evaluation"', b'"metrics"')
+#: metrics bounded in [0, 1] that are not a proportion of correct examples
+_GRADED = re.compile(r"f1|rouge|bleu|meteor|chrf|bert_?score|auroc|auc\b|\bauc|rmse|mse|mae|elo|perplexity|loss|"
+                     r"correlation|pearson|spearman|kendall|kappa|brier|ece\b|calibration|similarity|distance|"
+                     r"cost|latency|tokens", re.IGNORECASE)
+_EXPLANATION_KEYS = ("explanation", "judge_explanation", "reasoning", "judge_reasoning", "rationale", "critique",
+                     "grader_explanation", "score_explanation")
+
 
 def sniff(file: LogFile) -> bool:
-    """Not yet recognised."""
-    return False
+    """An aggregate (a JSON object with ``schema_version``, ``evaluation_id`` and EEE's ``evaluation_results`` /
+    ``model_info`` / ``source_metadata``) or a per-sample line (``schema_version``, ``evaluation_id``,
+    ``sample_id`` and ``interaction_type`` / ``evaluation``)."""
+    try:
+        head = file.head(1 << 15)
+        if not head.startswith(b"{") or b'"schema_version"' not in head or b'"evaluation_id"' not in head:
+            return False
+        if _is_instance_file(file):
+            return any(marker in head.split(b"\n", 1)[0] for marker in _INSTANCE_MARKERS)
+        return any(marker in head for marker in _AGGREGATE_MARKERS)
+    except Exception:  # noqa: BLE001 - sniffing never raises
+        return False
+
+
+def _is_instance_file(file: LogFile) -> bool:
+    first = file.head(1 << 15).split(b"\n", 1)[0]
+    return b'"sample_id"' in first and b'"evaluation_results"' not in first
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
-    raise NotImplementedError
+    """Per-sample files as logs (each paired with its aggregate where given), else each aggregate as a summary."""
+    aggregates = [(file, _aggregate(file)) for file in files if not _is_instance_file(file)]
+    instances = [file for file in files if _is_instance_file(file)]
+    if not instances:
+        return [_summary(file, doc) for file, doc in aggregates]
+    out: list[Imported] = []
+    used: set[str] = set()
+    for file in instances:
+        rows = _instance_rows(file)
+        ids = {str(row.get("evaluation_id")) for _, row in rows}
+        paired = [(f, doc) for f, doc in aggregates if str(doc.get("evaluation_id")) in ids]
+        notes = _mismatched_pairs(file, ids, aggregates, paired)
+        used.update(f.name for f, _ in paired)
+        out.append(_log(file, rows, paired, notes))
+    unpaired = [f.name for f, _ in aggregates if f.name not in used]
+    if unpaired:
+        out[0].notes.append(f"{len(unpaired):,} every_eval_ever aggregate file(s) were left out: "
+                            f"{listed(unpaired, 5, repr)}; their per-sample file (same evaluation_id) was not given, "
+                            "and an aggregate summary cannot be combined with per-example logs. Upload an aggregate "
+                            "alone (or with other aggregates) to read it as a leaderboard summary.")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# aggregates
+
+
+def _aggregate(file: LogFile) -> dict:
+    doc = parse_json(file)
+    if not isinstance(doc, dict):
+        raise EvalDataError(f"{file.name}: an every_eval_ever aggregate is a JSON object; this file is not.")
+    results = doc.get("evaluation_results")
+    if not isinstance(results, list):
+        raise EvalDataError(f"{file.name}: the field 'evaluation_results' is missing or not a list; an "
+                            "every_eval_ever aggregate lists its results there (is the file complete?).")
+    return doc
+
+
+def _model_of(doc: dict, file: LogFile) -> str:
+    info = doc.get("model_info")
+    for key in ("id", "name"):
+        value = optional(info, key)
+        if isinstance(value, str) and value.strip():
+            return value
+    raise EvalDataError(f"{file.name}: the field 'model_info.id' (and 'model_info.name') is missing; an "
+                        "every_eval_ever aggregate names its model there.")
+
+
+def _bound(value: Any) -> float:
+    """A min_score / max_score: a number, or NaN (null, absent, "Infinity")."""
+    return as_number(value, booleans=False)
+
+
+def _scale(config: dict) -> tuple[float, float] | None:
+    """(low, high) of a result's score when it is a proportion (or a percentage), else None."""
+    low, high = _bound(config.get("min_score")), _bound(config.get("max_score"))
+    unit = str(config.get("metric_unit") or "").strip().lower()
+    if math.isnan(low) and math.isnan(high):
+        if unit == "proportion" or (not unit and config.get("score_type") == "binary"):
+            low, high = 0.0, 1.0
+        elif unit in ("percent", "percentage", "%"):
+            low, high = 0.0, 100.0
+    if low != 0.0 or high not in (1.0, 100.0):
+        return None
+    return low, high
+
+
+def _not_proportion(result: dict) -> str | None:
+    """Why a result is not a proportion of correct examples (None when it is)."""
+    config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
+    if config.get("lower_is_better") is True:
+        return "lower is better"
+    if config.get("score_type") == "levels":
+        return "scored in levels"
+    names = " ".join(str(config.get(k) or "") for k in ("metric_kind", "metric_id", "metric_name"))
+    if _GRADED.search(names):
+        return "a graded metric"
+    if _scale(config) is None:
+        return "not bounded by 0 and 1 (or 100)"
+    return None
+
+
+def _n_of(result: dict, doc: dict) -> tuple[float, str]:
+    """The result's sample count and where it came from."""
+    n = as_number(optional(result, "score_details.uncertainty.num_samples"), booleans=False)
+    if not math.isnan(n):
+        return n, "uncertainty.num_samples"
+    for source in (result.get("source_data"), doc.get("source_data")):  # per result (0.2+), top level (0.0.1)
+        if isinstance(source, dict):
+            n = as_number(source.get("samples_number"), booleans=False)
+            if not math.isnan(n):
+                return n, "source_data.samples_number"
+            if isinstance(source.get("sample_ids"), list) and source["sample_ids"]:
+                return float(len(source["sample_ids"])), "source_data.sample_ids"
+    return math.nan, ""
+
+
+def _task_names(results: list[dict]) -> list[str]:
+    """evaluation_name, with the metric's name added where one evaluation name holds several results."""
+    names = [str(r.get("evaluation_name")) for r in results]
+    counts = pd.Series(names).value_counts()
+    out = []
+    for result, name in zip(results, names):
+        if counts[name] > 1:
+            config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
+            metric = (config.get("metric_name") or config.get("metric_id") or result.get("evaluation_result_id"))
+            name = f"{name} ({metric})" if metric else name
+        out.append(name)
+    return out
+
+
+def _judges(config: dict) -> str | None:
+    """The LLM judges of a result ('gpt-4o, claude-3'), or None when it is not judged by an LLM."""
+    scoring = config.get("llm_scoring") if isinstance(config, dict) else None
+    if not isinstance(scoring, dict):
+        return None
+    names = [str(optional(j, "model_info.id") or optional(j, "model_info.name") or "?")
+             for j in scoring.get("judges") or [] if isinstance(j, dict)]
+    return ", ".join(names) or "unnamed judge"
+
+
+def _summary(file: LogFile, doc: dict) -> Imported:
+    model = _model_of(doc, file)
+    results = [r for r in doc["evaluation_results"] if isinstance(r, dict)]
+    if not results:
+        raise EvalDataError(f"{file.name}: 'evaluation_results' holds no result.")
+    tasks = _task_names(results)
+    rows, judged, counted = [], [], []
+    left_out: dict[str, list[str]] = {}
+    for number, (result, task) in enumerate(zip(results, tasks), 1):
+        if "evaluation_name" not in result:
+            raise EvalDataError(f"{file.name} (evaluation_results item {number}): the field 'evaluation_name' is "
+                                "missing; every every_eval_ever result names its evaluation.")
+        config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
+        score = as_number(optional(result, "score_details.score"), booleans=False)
+        why = _not_proportion(result)
+        n, source = _n_of(result, doc)
+        if why is None and math.isnan(score):
+            why = "no score"
+        if why is None and (math.isnan(n) or n < 1):
+            why = "no sample count (uncertainty.num_samples)"
+        if why is not None:
+            left_out.setdefault(why, []).append(repr(task))
+            continue
+        low, high = _scale(config)  # type: ignore[misc] - a proportion has a scale
+        se = as_number(optional(result, "score_details.uncertainty.standard_error.value"), booleans=False)
+        rows.append({"model": model, "task": task, "n": n, "accuracy": (score - low) / (high - low),
+                     "se": se / (high - low)})
+        if source != "uncertainty.num_samples":
+            counted.append(f"{task!r} ({source})")
+        judge = _judges(config)
+        if judge:
+            judged.append(f"'{task}' ({judge})")
+    notes = [f"{file.name}: every_eval_ever aggregate (schema {doc.get('schema_version', '?')}) of '{model}'."]
+    if judged:
+        notes.append(f"{file.name}: the accuracy of {listed(judged, 5)} is an LLM judge's verdict "
+                     "(metric_config.llm_scoring), not a human label.")
+    if counted:
+        notes.append(f"{file.name}: the sample count n of {listed(counted, 5)} is the dataset's size, as the result "
+                     "gives no uncertainty.num_samples.")
+    why_left_out = "; ".join(f"{why}: {listed(names, 6)}" for why, names in left_out.items())
+    if left_out:
+        notes.append(left_out_note(sum(map(len, left_out.values())), len(results), f"results of {file.name}",
+                                   "a leaderboard summary row needs a proportion of correct examples and its "
+                                   f"sample count ({why_left_out})"))
+    if not rows:
+        raise EvalDataError(f"{file.name}: no result of this every_eval_ever aggregate can be a leaderboard summary "
+                            f"row ({why_left_out}): evalcore needs each result's proportion of correct "
+                            "examples and its sample count (score_details.uncertainty.num_samples). Upload the "
+                            "run's per-sample file (<uuid>_samples.jsonl) to read each example.")
+    frame = pd.DataFrame(rows)
+    if frame["se"].isna().all():
+        frame = frame.drop(columns="se")
+    return Imported(frame, "summary", TOOL, (file.name,), notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# per-sample files
+
+
+def _instance_rows(file: LogFile) -> list[tuple[int, dict]]:
+    rows = []
+    for number, row in json_lines(file):
+        if not isinstance(row, dict):
+            raise EvalDataError(f"{file.name}, line {number}: not a JSON object; every line of an every_eval_ever "
+                                "per-sample file is one sample.")
+        rows.append((number, row))
+    if not rows:
+        raise EvalDataError(f"{file.name}: the every_eval_ever per-sample file holds no sample.")
+    return rows
+
+
+def _uuid(file: LogFile) -> str:
+    stem = PurePosixPath(file.base).stem
+    return stem[: -len("_samples")] if stem.endswith("_samples") else stem
+
+
+def _mismatched_pairs(file: LogFile, ids: set[str], aggregates: list[tuple[LogFile, dict]],
+                      paired: list[tuple[LogFile, dict]]) -> list[str]:
+    """A note for an aggregate named like the per-sample file (same folder and uuid) that belongs to another run."""
+    notes = []
+    for other, doc in aggregates:
+        if other.name in {f.name for f, _ in paired} or other.folder != file.folder or _uuid(other) != _uuid(file):
+            continue
+        notes.append(f"{file.name} was not paired with {other.name}: their evaluation_id differ "
+                     f"({listed(sorted(ids), 2, repr)} and '{doc.get('evaluation_id')}'), so they are not one run; "
+                     "the aggregate's metric information is not used for it.")
+    return notes
+
+
+def _text(value: Any) -> str | None:
+    """A text field as one string: a list joined by new lines; None when absent or empty."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        parts = [_text(v) for v in value]
+        parts = [p for p in parts if p is not None]
+        return "\n".join(parts) if parts else None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        if isinstance(value.get("content"), str):
+            return value["content"]
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _output(row: dict) -> str | None:
+    output = row.get("output")
+    if isinstance(output, dict) and output.get("raw") is not None:
+        return _text(output["raw"])
+    messages = row.get("messages") if row.get("messages") is not None else row.get("interactions")
+    if isinstance(messages, list):
+        answers = [m for m in messages if isinstance(m, dict) and str(m.get("role", "")).lower() == "assistant"
+                   and m.get("content")]
+        if answers:
+            return _text(answers[-1]["content"])
+    return None
+
+
+def _explanation(row: dict) -> str | None:
+    metadata = row.get("metadata")
+    if isinstance(metadata, dict):
+        for key in _EXPLANATION_KEYS:
+            if metadata.get(key):
+                return _text(metadata[key])
+    return None
+
+
+def _result_index(paired: list[tuple[LogFile, dict]]) -> tuple[dict[str, dict], dict[str, dict], list[dict]]:
+    by_id, by_name, everything = {}, {}, []
+    for _, doc in paired:
+        for result in doc["evaluation_results"]:
+            if isinstance(result, dict):
+                everything.append(result)
+                if result.get("evaluation_result_id") is not None:
+                    by_id[str(result["evaluation_result_id"])] = result
+                by_name.setdefault(str(result.get("evaluation_name")), result)
+    return by_id, by_name, everything
+
+
+def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile, dict]],
+         notes: list[str]) -> Imported:
+    by_id, by_name, everything = _result_index(paired)
+    aggregate_model = _model_of(paired[0][1], paired[0][0]) if paired else None
+    records = []
+    for number, row in rows:
+        evaluation = row.get("evaluation") if isinstance(row.get("evaluation"), dict) else row.get("metrics")
+        if not isinstance(evaluation, dict):
+            raise EvalDataError(f"{file.name}, line {number}: the field 'evaluation' (score, is_correct) is missing; "
+                                "every every_eval_ever sample carries its evaluation there.")
+        if row.get("sample_id") is None:
+            raise EvalDataError(f"{file.name}, line {number}: the field 'sample_id' is missing; every every_eval_ever "
+                                "sample names its example there.")
+        model = row.get("model_id") or aggregate_model
+        if not model:
+            raise EvalDataError(f"{file.name}, line {number}: the field 'model_id' is missing; every every_eval_ever "
+                                "sample names its model there.")
+        result_id = row.get("evaluation_result_id")
+        result = (by_id.get(str(result_id)) if result_id is not None else None) \
+            or by_name.get(str(row.get("evaluation_name"))) or (everything[0] if len(everything) == 1 else None)
+        is_correct = evaluation.get("is_correct")
+        records.append({
+            "model": str(model),
+            "name": str(row.get("evaluation_name", "all")),
+            "result_id": None if result_id is None else str(result_id),
+            "example_id": str(row["sample_id"]),
+            "_score": as_number(evaluation.get("score")),
+            "_is_correct": float(is_correct) if isinstance(is_correct, bool) else math.nan,
+            "_config": json.dumps(result.get("metric_config")) if isinstance(result, dict) else "",
+            "_judge_extracted": any(isinstance(a, dict) and a.get("extraction_method") == "llm_judge"
+                                    for a in row.get("answer_attribution") or []),
+            "_error": bool(row.get("error")),
+            "input": _text(optional(row, "input.raw")),
+            "target": _text(optional(row, "input.reference")),
+            "output": _output(row),
+            "explanation": _explanation(row),
+        })
+    frame = pd.DataFrame.from_records(records)
+    notes = [f"{file.name}: every_eval_ever per-sample file"
+             + (f", paired with its aggregate {listed([f.name for f, _ in paired], 3, repr)} (same evaluation_id), "
+                "which gives each result's metric." if paired else " (no aggregate given: the label is chosen from "
+                                                                    "the scores themselves).")] + notes
+    if aggregate_model is not None and set(frame["model"]) - {aggregate_model}:
+        notes.append(f"{file.name}: its model_id {listed(sorted(set(frame['model']) - {aggregate_model}), 3, repr)} "
+                     f"differs from its aggregate's model_info.id '{aggregate_model}'; model_id is used.")
+    frame["task"] = _instance_tasks(frame, notes, file)
+    frame = _labels(frame, notes, file)
+    errors = int(frame.pop("_error").sum())
+    if errors:
+        notes.append(f"{file.name}: {errors:,} sample{' carries' if errors == 1 else 's carry'} an error message "
+                     "(the 'error' field); kept with the score the file gives.")
+    repeat = frame.groupby(["model", "task", "example_id"], sort=False).cumcount() + 1
+    if (repeat > 1).any():
+        frame["repeat"] = repeat
+        notes.append(f"{file.name}: {int((repeat > 1).sum()):,} samples appear again for one task (same sample_id); "
+                     "each appearance is numbered in 'repeat'.")
+    frame = frame.drop(columns=["name", "result_id", "_config", "_judge_extracted", "_score", "_is_correct"])
+    order = ["model", "task", "example_id", *[c for c in ("repeat", "correct", "score") if c in frame],
+             "input", "target", "output", "explanation"]
+    return Imported(frame[order].reset_index(drop=True), "log", TOOL, (file.name, *(f.name for f, _ in paired)),
+                    notes)
+
+
+def _instance_tasks(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.Series:
+    """evaluation_name, or the evaluation_result_id where one evaluation name holds several results."""
+    several = frame.groupby("name")["result_id"].nunique()
+    several = set(several[several > 1].index)
+    if not several:
+        return frame["name"]
+    notes.append(f"{file.name}: {listed(sorted(several), 3, repr)} hold several results (metrics) per sample; each "
+                 "result is a task of its own, named by its evaluation_result_id.")
+    return frame["name"].where(~frame["name"].isin(several), frame["result_id"].fillna(frame["name"]))
+
+
+def _labels(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.DataFrame:
+    """``correct`` or ``score`` per task (see the module's docstring); rows without a label left out and counted."""
+    correct = pd.Series(math.nan, index=frame.index)
+    score = pd.Series(math.nan, index=frame.index)
+    as_correct, as_score, judged = [], [], []
+    for task, rows in frame.groupby("task", sort=False):
+        config = json.loads(rows["_config"].iloc[0]) if rows["_config"].iloc[0] else {}
+        config = config if isinstance(config, dict) else {}
+        values, flags = rows["_score"], rows["_is_correct"]
+        binary_scores = values.dropna().isin([0.0, 1.0]).all()
+        agree = ((flags.isna()) | (values.isna()) | (flags == values)).all()
+        if config.get("score_type") == "binary" or (config.get("score_type") != "levels" and binary_scores and agree):
+            correct[rows.index] = flags.fillna(values.where(values.isin([0.0, 1.0])))
+            as_correct.append(str(task))
+        else:
+            score[rows.index] = values
+            as_score.append(str(task))
+        judge = _judges(config)
+        if judge:
+            judged.append(f"'{task}' (judge: {judge})")
+        elif rows["_judge_extracted"].any():
+            judged.append(f"'{task}' (answer extracted by an LLM judge)")
+    if as_correct:
+        frame["correct"] = correct
+        notes.append(f"{file.name}: is_correct gives 'correct' for {listed([repr(t) for t in as_correct], 5)} (a "
+                     "binary metric, or scores of 0/1 that agree with is_correct).")
+    if as_score:
+        frame["score"] = score
+        notes.append(f"{file.name}: evaluation.score gives 'score' for {listed([repr(t) for t in as_score], 5)} "
+                     "(graded scores; is_correct, which EEE's converters derive from the score, is not used).")
+    if judged:
+        notes.append(f"{file.name}: the label of {listed(judged, 5)} comes from an LLM judge, not a human "
+                     "(metric_config.llm_scoring / answer_attribution).")
+    labels = [c for c in ("correct", "score") if c in frame]
+    missing = frame[labels].isna().all(axis=1).to_numpy()
+    if missing.all():
+        raise EvalDataError(f"{file.name}: no sample has a usable evaluation.score or is_correct; there is no "
+                            "label to read.")
+    if missing.any():
+        notes.append(left_out_note(int(missing.sum()), len(frame), f"samples of {file.name}",
+                                   "no usable evaluation.score / is_correct"))
+        frame = frame[~missing].reset_index(drop=True)
+    return frame
