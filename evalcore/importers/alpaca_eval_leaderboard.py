@@ -1,4 +1,4 @@
-"""AlpacaEval leaderboard CSVs: one row per model with its win rate against a baseline, as judged by an AI annotator.
+"""AlpacaEval leaderboard CSVs: one row per model, its win rate against a baseline as judged by an AI annotator.
 
 Format (tatsu-lab/alpaca_eval: ``src/alpaca_eval/main.py`` writes ``<output_path>/leaderboard.csv`` with
 ``pd.DataFrame.from_dict(leaderboard, orient="index").to_csv()``, so the first header cell is EMPTY and holds the
@@ -16,9 +16,9 @@ leaderboards are ``src/alpaca_eval/leaderboards/data_AlpacaEval_2/*_leaderboard.
 
 Mapping to a leaderboard summary: ``model`` = the first column, ``n`` = ``n_total``, ``accuracy`` =
 ``length_controlled_winrate`` / 100 when the file has that column, else ``win_rate`` / 100, ``se`` = its standard
-error / 100 (``lc_standard_error`` or ``standard_error``; missing where the cell is empty; 0 for the baseline). ``task`` =
-``alpaca_eval_2`` (a length-controlled leaderboard) or ``alpaca_eval``; when several AlpacaEval files are loaded
-together the file's name is added (e.g. ``alpaca_eval_2 (weighted_alpaca_eval_gpt4_turbo)``), as each compares
+error / 100 (``lc_standard_error`` or ``standard_error``; missing where the cell is empty; 0 for the baseline).
+``task`` = ``alpaca_eval_2`` (a length-controlled leaderboard) or ``alpaca_eval``; when several AlpacaEval files are
+loaded together the file's name is added (e.g. ``alpaca_eval_2 (weighted_alpaca_eval_gpt4_turbo)``), as each compares
 with its own baseline and annotator. The verdicts are an AI judge's (AlpacaEval 2: the GPT-4 Turbo annotator
 ``weighted_alpaca_eval_gpt4_turbo`` against the baseline ``gpt4_1106_preview``), never human. The baseline's own
 row (all ``n_total`` comparisons draws: it was compared with itself, 50% with standard error 0) is kept and named

@@ -1,4 +1,4 @@
-"""Hugging Face lighteval (and Open LLM Leaderboard v1) output: per-task details Parquet files and the run's results JSON.
+"""Hugging Face lighteval (and Open LLM Leaderboard v1) output: per-task details Parquet and the run's results JSON.
 
 Format (huggingface/lighteval ``src/lighteval/logging/evaluation_tracker.py`` ``save`` / ``save_results`` /
 ``save_details``, ``src/lighteval/logging/info_loggers.py``, docs ``docs/source/saving-and-reading-results.mdx``;
@@ -26,10 +26,11 @@ run (same ``date_id``, else the only results file in the same folder), else name
 written as lighteval does (``suite|task|fewshot``); ``example_id`` = ``doc.id`` when every row has a distinct one,
 else the row's position in the file; the label is the task's first metric in the results file (its main metric)
 that the rows hold, else the rows' first numeric metric: ``correct`` when every value is 0 or 1 (acc, em, ...),
-``score`` otherwise. Text: ``input`` = the query (``doc.query`` / ``example``; ``full_prompt`` / ``model_response.input``
-with the few-shot examples when there is no query), ``target`` = the gold choice(s) (``doc.choices[gold_index]`` /
-``gold``), ``output`` = the generation (``model_response.text`` / ``predictions``; for a log-likelihood task the choice
-with the highest log-likelihood), ``explanation`` = an LLM judge's ``judgement*`` text found among the metrics.
+``score`` otherwise. Text: ``input`` = the query (``doc.query`` / ``example``; ``full_prompt`` /
+``model_response.input``, with the few-shot examples, when there is no query), ``target`` = the gold choice(s)
+(``doc.choices[gold_index]`` / ``gold``), ``output`` = the generation (``model_response.text`` / ``predictions``;
+for a log-likelihood task the choice with the highest log-likelihood), ``explanation`` = an LLM judge's
+``judgement*`` text found among the metrics.
 A results file with no details file uploaded becomes a leaderboard summary: per task ``n`` =
 ``config_tasks.<task>.effective_num_docs``, ``accuracy`` = its first metric (when in [0, 1]) and ``se`` = that metric's
 ``_stderr``; tasks without a document count or such a metric are left out and counted.

@@ -43,6 +43,14 @@ with known truth (``tests/unit/test_aggregate_small_n.py``): p = 0.9 and 0.99 at
 91%, where the plain bootstrap covers 0.99 at N = 20 only 18% of the time (its interval is the point 1 when all 20
 are right). The point estimate stays the observed ``Y_ij / N_ij``.
 
+The tool's own standard errors. A summary may carry ``se``, the standard error of a cell's accuracy as the tool
+that wrote it reported it (e.g. AlpacaEval's length-controlled win rate, whose standard error is not the binomial
+one of its ``n``; lighteval's ``<metric>_stderr``). Such a cell's replicates are drawn from
+``Normal(p_ij, se_ij)`` (``default_rng([seed, 2])``, so every other cell keeps its binomial replicates) instead of
+the binomial, so that the category and overall scores, the ranks and the differences carry the tool's uncertainty;
+its task interval is ``p_ij +- z se_ij`` with ``z`` the standard normal's ``(1+level)/2`` quantile (clipped to
+[0, 1]), and ``Replicates.note`` (``attrs["bootstrap_note"]`` of the tables) says how many cells use it.
+
 All accuracies are fractions in [0, 1].
 
 Public API
@@ -78,7 +86,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
+from scipy.stats import norm, rankdata
 
 from evalcore.engine import LazyLog, as_log, is_lazy, reductions
 from evalcore.data.reading import EvalDataError, listed
@@ -117,6 +125,8 @@ class Replicates:
     ``values`` is (n_boot, n_models, n_tasks), ``values[b, i, j] = Y*_bij / N_ij``.
     ``paired`` is True when the replicates come from the paired bootstrap of a per-example log (the same weight
     for every model of an example), False for the binomial bootstrap of summaries; ``note`` names the bootstrap.
+    ``se`` is (n_models, n_tasks), the tool's own standard error of each summary cell's accuracy (column ``se`` of
+    the summary; NaN where it gives none), or None when the summary has none (module docstring).
     """
 
     models: tuple[str, ...]
@@ -127,6 +137,7 @@ class Replicates:
     values: np.ndarray
     paired: bool = False
     note: str = ""
+    se: np.ndarray | None = None
 
     @property
     def category_names(self) -> tuple[str, ...]:
@@ -306,7 +317,31 @@ def bootstrap_replicates(data: pd.DataFrame, n_boot: int = 2000, seed: int = 0) 
     rng = np.random.default_rng(seed)
     draws = rng.binomial(n, observed, size=(int(n_boot),) + n.shape)
     values = _smooth_degenerate(draws / n, n, k, seed)
-    return Replicates(models, tasks, categories, n, observed, values)
+    se = _tool_se(data, models, tasks)
+    if se is None:
+        return Replicates(models, tasks, categories, n, observed, values)
+    i, j = np.nonzero(~np.isnan(se))
+    noise = np.random.default_rng([seed, 2]).standard_normal((int(n_boot), len(i)))
+    values[:, i, j] = observed[i, j] + se[i, j] * noise
+    note = (f"for {len(i):,} of {se.size:,} (model, task) cells the tool's own standard error instead: the task "
+            "interval is the estimate ± z·se, the replicates normal with that standard error")
+    return Replicates(models, tasks, categories, n, observed, values, note=note, se=se)
+
+
+def _tool_se(data: pd.DataFrame, models: tuple[str, ...], tasks: tuple[str, ...]) -> np.ndarray | None:
+    """The summary's column ``se`` (the tool's standard errors of the accuracies) as a (n_models, n_tasks) array,
+    NaN where missing, negative or not a number; None when no cell has one."""
+    if "se" not in data.columns:
+        return None
+    frame = data.reset_index(drop=True)
+    se = pd.to_numeric(frame["se"], errors="coerce").to_numpy(dtype=float)
+    se = np.where(np.isfinite(se) & (se >= 0), se, np.nan)
+    if np.isnan(se).all():
+        return None
+    out = np.full((len(models), len(tasks)), np.nan)
+    mi = pd.Index(models).get_indexer(frame["model"].astype(str))
+    out[mi, pd.Index(tasks).get_indexer(frame["task"].astype(str))] = se
+    return out
 
 
 def _replicates(data: pd.DataFrame | Replicates, n_boot: int, seed: int) -> Replicates:
@@ -452,7 +487,9 @@ def leaderboard(
     * overall: ``mean_j p_ij`` (plain mean of all tasks, as VTAB does, *not* the mean of category means).
 
     ``estimate`` is the value on the observed data; ``[ci_low, ci_high]`` the ``(1-level)/2`` and
-    ``(1+level)/2`` quantiles of the same statistic over the bootstrap replicates (Section 2.1). ``level``
+    ``(1+level)/2`` quantiles of the same statistic over the bootstrap replicates (Section 2.1); a summary cell
+    with the tool's own standard error ``se`` has the task interval ``estimate +- z se`` instead (module
+    docstring; normalized scores keep the percentile interval of its normal replicates). ``level``
     defaults to :data:`~evalcore.stats.intervals.DEFAULT_LEVEL` (95%); the paper's tables use ``level=0.834``
     (Goldstein & Healy, 1995; Section 3.1), passed explicitly. ``normalized=True`` replaces every accuracy by
     ``(p - low_j) / (high_j - low_j)`` before aggregating (Section 2.4), with ``low_j`` / ``high_j`` from
@@ -488,6 +525,12 @@ def leaderboard(
     if normalized and bounds is None:  # observed min-max: also the bounds' own sampling noise (docstring)
         lo_id, hi_id = _interval(with_aggregates(_identity_normalized(rep), rep.categories), level)
         lo, hi = np.minimum(lo, lo_id), np.maximum(hi, hi_id)
+    if rep.se is not None and not normalized:  # the tool's own standard errors (module docstring)
+        tasks = len(rep.tasks)
+        z = norm.ppf((1 + level) / 2)
+        given = ~np.isnan(rep.se)
+        lo[:, :tasks] = np.where(given, est[:, :tasks] - z * np.nan_to_num(rep.se), lo[:, :tasks])
+        hi[:, :tasks] = np.where(given, est[:, :tasks] + z * np.nan_to_num(rep.se), hi[:, :tasks])
     if not normalized or bounds == "bootstrap":  # accuracies and bootstrap-normalized values live in [0, 1]
         lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
     return _mark(long_board(rep.models, rep.tasks, rep.categories, estimate=est, ci_low=lo, ci_high=hi), rep)
