@@ -14,12 +14,17 @@ leaderboards are ``src/alpaca_eval/leaderboards/data_AlpacaEval_2/*_leaderboard.
   standard error (empty in some rows);
 - ``discrete_win_rate``, ``mode`` (minimal / verified / community / dev), ``avg_length``: not used.
 
+AlpacaEval 1's leaderboards may also have a ``length_controlled_winrate`` column, added later and empty in some rows,
+without ``lc_standard_error``; their main metric is ``win_rate``.
+
 Mapping to a leaderboard summary: ``model`` = the first column, ``n`` = ``n_total``, ``accuracy`` =
-``length_controlled_winrate`` / 100 when the file has that column, else ``win_rate`` / 100, ``se`` = its standard
+``length_controlled_winrate`` / 100 when the file has it with its ``lc_standard_error`` column (or in every row) and
+is not in AlpacaEval 1's folder ``data_AlpacaEval``, else ``win_rate`` / 100, ``se`` = its standard
 error / 100 (``lc_standard_error`` or ``standard_error``; missing where the cell is empty; 0 for the baseline).
-``task`` = ``alpaca_eval_2`` (a length-controlled leaderboard) or ``alpaca_eval``; when several AlpacaEval files are
-loaded together the file's name is added (e.g. ``alpaca_eval_2 (weighted_alpaca_eval_gpt4_turbo)``), as each compares
-with its own baseline and annotator. The verdicts are an AI judge's (AlpacaEval 2: the GPT-4 Turbo annotator
+``task`` = ``alpaca_eval_2`` (a length-controlled leaderboard; ``alpaca_eval`` without one, or in AlpacaEval 1's
+folder ``data_AlpacaEval``), followed by the annotator the file is named after unless it is a run's
+``leaderboard.csv`` (e.g. ``alpaca_eval_2 (weighted_alpaca_eval_gpt4_turbo)``): each annotator's leaderboard is a
+task of its own. The verdicts are an AI judge's (AlpacaEval 2: the GPT-4 Turbo annotator
 ``weighted_alpaca_eval_gpt4_turbo`` against the baseline ``gpt4_1106_preview``), never human. The baseline's own
 row (all ``n_total`` comparisons draws: it was compared with itself, 50% with standard error 0) is kept and named
 in the notes: it is a reference, not a result.
@@ -60,17 +65,16 @@ def sniff(file: LogFile) -> bool:
 
 def convert(files: list[LogFile]) -> list[Imported]:
     """Every file's rows as one leaderboard summary."""
-    several = len(files) > 1
     frames, notes, names = [], [], []
     for file in files:
-        frame, file_notes = _one(file, several)
+        frame, file_notes = _one(file)
         frames.append(frame)
         notes.extend(file_notes)
         names.append(file.name)
     return [Imported(pd.concat(frames, ignore_index=True), "summary", TOOL, tuple(names), notes)]
 
 
-def _one(file: LogFile, several: bool) -> tuple[pd.DataFrame, list[str]]:
+def _one(file: LogFile) -> tuple[pd.DataFrame, list[str]]:
     try:
         raw = read_table(file.data, file.budget.limits)
     except EvalDataError as exc:
@@ -90,13 +94,14 @@ def _one(file: LogFile, several: bool) -> tuple[pd.DataFrame, list[str]]:
         return raw[columns[name]].map(as_number)
 
     lc = numbers(_LC)
-    controlled = _LC in columns and lc.notna().any()
+    first_version = PurePosixPath(file.folder).name.lower() == "data_alpacaeval"
+    controlled = not first_version and lc.notna().any() and (_LC_SE in columns or lc.notna().all())
     metric, se_name = (_LC, _LC_SE) if controlled else (_WR, _WR_SE)
     value, se, n = numbers(metric), numbers(se_name), numbers(_N)
     models = raw[model_column].map(lambda v: None if pd.isna(v) else str(v).strip() or None)
     stem = PurePosixPath(file.base).stem
     task = "alpaca_eval_2" if controlled else "alpaca_eval"
-    if several and stem.lower() != "leaderboard":
+    if stem.lower() != "leaderboard":
         task = f"{task} ({stem.removesuffix('_leaderboard')})"
     what = "the length-controlled win rate, AlpacaEval 2's main metric" if controlled else "the raw win rate"
     notes = [f"{file.name}: AlpacaEval leaderboard read as a summary of task '{task}': accuracy = '{metric}' / 100 "
