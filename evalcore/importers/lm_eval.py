@@ -23,7 +23,7 @@ Pairing: a samples file takes its model from the results file of ITS run only â€
 in its name (in the same folder if several), or, when one of the two names has no time stamp, the only results file
 of its folder. A samples file whose run has no results file is named after its folder (un-sanitized, ``__`` as
 ``/``) when the folder names a model, else "unknown model", with a note; given with another run's results file
-(time stamps differ) it never takes that run's model: a note names both files, and when nothing else names the
+(timestamps differ) it never takes that run's model: a note names both files, and when nothing else names the
 model the files are refused with a message naming both.
 
 Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; ``correct`` (or ``score`` when not 0/1)
@@ -95,10 +95,10 @@ def convert(files: list[LogFile]) -> list[Imported]:
     used: set[str] = set()
     out = []
     for file in samples:
-        result, pairing_notes = _run_results(file, list(results.values()))
+        result, pairing, mismatched = _run_results(file, list(results.values()))
         if result is not None:
             used.add(result[0].name)
-        imported = _samples(file, result, pairing_notes)
+        imported = _samples(file, result, pairing, mismatched)
         out.append(imported)
     unused = [pair for name, pair in results.items() if name not in used]
     if unused and out:
@@ -123,8 +123,9 @@ def _stamp(file: LogFile) -> str | None:
 
 
 def _run_results(file: LogFile, results: list[tuple[LogFile, Any]]
-                 ) -> tuple[tuple[LogFile, Any] | None, list[str]]:
-    """The results file of the samples file's run, and notes on how it was paired (or why not).
+                 ) -> tuple[tuple[LogFile, Any] | None, list[str], list[LogFile]]:
+    """The results file of the samples file's run, notes on how it was paired, and the results files of OTHER runs
+    that it could be mistaken for (same folder, or the upload's only one).
 
     Same time stamp (in the same folder when several have it); when the samples file's or the results file's name
     has no time stamp, the only results file of the folder. Results files whose time stamp differs are another
@@ -136,14 +137,14 @@ def _run_results(file: LogFile, results: list[tuple[LogFile, Any]]
         if len(stamped) > 1:
             stamped = [pair for pair in stamped if pair[0].folder == file.folder] or stamped[:0]
         if len(stamped) == 1:
-            return stamped[0], []
+            return stamped[0], [], []
     unstamped = [pair for pair in same_folder if stamp is None or _stamp(pair[0]) is None]
     if len(unstamped) == 1 and len(same_folder) == 1:
         pair = unstamped[0]
         return pair, [f"{file.name} is paired with {pair[0].name} because they are in the same folder (one of the "
-                      "names has no time stamp to match)."]
+                      "names has no time stamp to match)."], []
     others = [pair for pair in same_folder if pair not in unstamped] or (results if len(results) == 1 else [])
-    return None, [f"{file.name} is not from the run of {pair[0].name} (time stamps differ)" for pair in others]
+    return None, [], [pair[0] for pair in others if _stamp(pair[0]) != stamp or stamp is None]
 
 
 def _folder_model(file: LogFile) -> str | None:
@@ -171,10 +172,10 @@ def _model(doc: Any) -> str | None:
     return found.group(1) if found else None
 
 
-def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str]) -> tuple[str, list[str]]:
-    """The model of a samples file, and notes saying where it came from."""
-    notes = [n for n in pairing if "same folder" in n]
-    mismatched = [n for n in pairing if "time stamps differ" in n]
+def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: list[str],
+                   mismatched: list[LogFile]) -> tuple[str, list[str]]:
+    """The model of a samples file, and notes saying where it came from (after ``notes`` on its pairing)."""
+    notes = list(notes)
     model = _model(result[1]) if result is not None else None
     if model is not None:
         return model, notes
@@ -186,16 +187,15 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, pairing: l
                      f"'{folder_model or 'unknown model'}'.")
         return folder_model or "unknown model", notes
     if mismatched:
+        others = ", ".join(other.name for other in mismatched)
         if folder_model is None:
-            others = ", ".join(n.split(" is not from the run of ", 1)[1].removesuffix(" (time stamps differ)")
-                               for n in mismatched)
             raise EvalDataError(
-                f"{file.name} is not from the run of {others} (time stamps differ), and nothing else names its model "
+                f"{file.name} is not from the run of {others} (timestamps differ), and nothing else names its model "
                 f"(no folder named after the model). Upload the results file of its own run (results_{_stamp(file)}"
                 ".json, same time stamp), or put the samples file in a folder named after its model (lm-eval's "
                 "'<org>__<name>'), or leave the other run's results file out.")
-        return folder_model, notes + [f"{n}: its model is taken from its folder '{file.folder}': '{folder_model}'."
-                                      for n in mismatched]
+        return folder_model, notes + [f"{file.name} is not from the run of {others} (timestamps differ): its model "
+                                      f"is taken from its folder '{file.folder}': '{folder_model}'."]
     if folder_model is not None:
         notes.append(f"{file.name}: no results file of this run was uploaded with it, so the model is named after its "
                      f"folder '{file.folder}': '{folder_model}'. Upload the run's results_*.json too to use the "
@@ -207,10 +207,11 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, pairing: l
     return "unknown model", notes
 
 
-def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str]) -> Imported:
+def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str],
+             mismatched: list[LogFile]) -> Imported:
     match = _SAMPLES_NAME.match(file.base)
     task = match["task"] if match else PurePosixPath(file.base).stem
-    model, notes = _samples_model(file, result, pairing)
+    model, notes = _samples_model(file, result, pairing, mismatched)
     rows: list[dict] = []
     for number, record in json_lines(file):
         if not isinstance(record, dict):
