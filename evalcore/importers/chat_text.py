@@ -4,8 +4,8 @@
 Tools write a prompt either as a string or as a list of chat messages ``{role, content}`` whose ``content`` is a
 string or a list of parts (``{"type": "text", "text": ...}``, images, tool calls ...): OpenAI's chat format
 (https://platform.openai.com/docs/api-reference/chat/create, ``messages``), which Inspect AI
-(``inspect_ai/model/_chat_message.py``, ``_util/content.py``), OpenAI evals (``evals/prompt/base.py``, ``OpenAICreateChatPrompt``)
-and the OpenAI Evals API (``sample.input`` / ``sample.output``) follow. The text is returned whole (never cut here:
+(``inspect_ai/model/_chat_message.py``, ``_util/content.py``), OpenAI evals (``evals/prompt/base.py``,
+``OpenAICreateChatPrompt``) and the OpenAI Evals API (``sample.input`` / ``sample.output``) follow. The text is returned whole (never cut here:
 validation cuts each value at its limit and counts the cuts); anything that holds no text gives None.
 """
 

@@ -332,8 +332,9 @@ def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], resul
         row["se"] = se
     label = (f"'{entry.get('name')}' of scorer '{scorer_name}'" if entry.get("name") not in (None, scorer_name)
              else f"scorer '{scorer_name}'")
-    notes = [f"{why}: read as a summary, n = {int(n):,} ({source}), accuracy{' and se (its stderr)' if 'se' in row else ''} "
-             f"of {label} from the log's results. Per-example views need the samples. {fix}"]
+    what = "accuracy and se (its stderr)" if "se" in row else "accuracy"
+    notes = [f"{why}: read as a summary, n = {int(n):,} ({source}), {what} of {label} from the log's results. "
+             f"Per-example views need the samples. {fix}"]
     if len(usable) > 1:
         others = ", ".join(f"'{e.get('name')}'" for e in ordered[1:])
         notes.append(f"{file.name}: the results give the accuracy of several scorers; {label} is used ({others} "
@@ -404,9 +405,10 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     for other in ordered:
         if other not in (main, judge):
             frame[f"score_{other}"] = columns[other].to_numpy(dtype=float)
+    texts["explanation"] = [_str(e.get(scorer_name)) for e in explanations]
     for name, column in texts.items():
-        frame[name] = pd.Series(column, dtype=object)
-    frame["explanation"] = pd.Series([_str(e.get(scorer_name)) for e in explanations], dtype=object)
+        if any(v is not None for v in column):
+            frame[name] = pd.Series(column, dtype=object)
     missing = main_values.isna().to_numpy()
     if missing.any():
         notes.append(left_out_note(int(missing.sum()), len(frame), f"samples of {file.name}",

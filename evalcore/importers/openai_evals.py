@@ -11,6 +11,12 @@ Mapping to roles: ``model`` = ``spec.completion_fns`` (joined by "+" when severa
 events uses the ``metrics`` events that carry a numeric ``score`` (``score``). A sample with several such events
 (several completions of one sample) gets a ``repeat`` number per event. A log with no per-sample event is refused:
 its ``final_report`` alone cannot give intervals.
+
+Text roles (``evals/record.py`` ``record_sampling(prompt, sampled)`` and ``record_match(correct, expected, picked,
+sampled)``): ``input`` = the ``prompt`` of the sample's ``sampling`` event (a string, or chat messages written as
+``"role: content"`` lines), the last one before the row's event; ``output`` = the match event's own ``sampled``, else
+that sampling event's ``sampled`` (several completions joined by newlines); ``target`` = the match event's
+``expected`` (several accepted answers joined by newlines).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
+from evalcore.importers.chat_text import joined, text_of
 
 TOOL = "OpenAI evals"
 _SPEC_LINE = re.compile(rb'^\s*\{\s*"(spec|final_report)"\s*:\s*\{')
@@ -44,18 +51,24 @@ def convert(files: list[LogFile]) -> list[Imported]:
 
 def _convert_one(file: LogFile) -> Imported:
     spec: dict | None = None
-    matches: list[tuple[str, Any]] = []
-    scores: list[tuple[str, Any]] = []
+    matches: list[tuple[Any, ...]] = []
+    scores: list[tuple[Any, ...]] = []
+    sampled: dict[str, list[dict]] = {}   # the sampling events of each sample, in the order of the file
     for number, line in json_lines(file):
         if not isinstance(line, dict):
             raise EvalDataError(f"{file.name}, line {number}: not a JSON object.")
+        data = line.get("data") if isinstance(line.get("data"), dict) else {}
         if "spec" in line:
             spec = line["spec"]
+        elif line.get("type") == "sampling":
+            sampled.setdefault(str(line.get("sample_id")), []).append(data)
         elif line.get("type") == "match":
             sample = str(field_of(line, "sample_id", file, f"line {number}"))
-            matches.append((sample, field_of(line, "data.correct", file, f"line {number}")))
-        elif line.get("type") == "metrics" and isinstance(line.get("data"), dict) and "score" in line["data"]:
-            scores.append((str(field_of(line, "sample_id", file, f"line {number}")), line["data"]["score"]))
+            matches.append((sample, field_of(line, "data.correct", file, f"line {number}"),
+                            *_texts(data, sampled.get(sample), target=True)))
+        elif line.get("type") == "metrics" and "score" in data:
+            sample = str(field_of(line, "sample_id", file, f"line {number}"))
+            scores.append((sample, data["score"], *_texts(data, sampled.get(sample), target=False)))
     if spec is None:
         raise EvalDataError(f"{file.name}: no 'spec' line: this OpenAI evals log is truncated (the spec is its "
                             "first line) or is not one.")
@@ -66,7 +79,15 @@ def _convert_one(file: LogFile) -> Imported:
                             "events), only a final report: evalcore needs each sample's result. Re-run the eval with "
                             "its events recorded (oaieval --record_path) and upload that log.")
     role, events = ("correct", matches) if matches else ("score", scores)
-    frame = pd.DataFrame(events, columns=["example_id", role])
+    frame = pd.DataFrame(events, columns=["example_id", role, "input", "output", "target"], dtype=object)
+    if not matches:  # a sampling event written after its metrics event: the sample's first one
+        frame["input"] = [i if i is not None else _first(sampled.get(e), "prompt")
+                          for e, i in zip(frame["example_id"], frame["input"])]
+        frame["output"] = [o if o is not None else _first(sampled.get(e), "sampled")
+                           for e, o in zip(frame["example_id"], frame["output"])]
+    for text in ("input", "output", "target"):
+        if frame[text].isna().all():
+            frame = frame.drop(columns=text)
     frame[role] = [as_number(v, {"true": 1.0, "false": 0.0}) for v in frame[role]]
     frame.insert(0, "task", task)
     frame.insert(0, "model", model)
@@ -77,3 +98,16 @@ def _convert_one(file: LogFile) -> Imported:
         notes.append(left_out_note(int(missing.sum()), len(frame), f"events of {file.name}", f"no usable {role}"))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(frame, "log", TOOL, (file.name,), notes)
+
+
+def _texts(data: dict, sampling: list[dict] | None, target: bool) -> tuple[str | None, str | None, str | None]:
+    """(input, output, target) of a match or metrics event: the prompt of the sample's last sampling event so far,
+    the event's own ``sampled`` (else that sampling event's), and the match event's ``expected``."""
+    last = sampling[-1] if sampling else {}
+    prompt = text_of(last.get("prompt"))
+    output = joined(data.get("sampled")) if data.get("sampled") is not None else joined(last.get("sampled"))
+    return prompt, output, (joined(data.get("expected")) if target else None)
+
+
+def _first(sampling: list[dict] | None, key: str) -> str | None:
+    return (joined(sampling[0].get(key)) if key == "sampled" else text_of(sampling[0].get(key))) if sampling else None

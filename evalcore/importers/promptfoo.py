@@ -31,6 +31,15 @@ Mapping to roles:
   assertion not graded by a model (other than cost/latency), so that an AI judge's verdict can be set against it.
 - results that errored (``failureReason`` 2; in files without it, a provider error or no grading) are left out
   and counted.
+
+Text roles: ``input`` = the prompt as sent (``prompt.raw``; a chat prompt, a JSON list of messages, is written as
+``"role: content"`` lines), else the test's ``vars`` as ``"name: value"`` lines; ``output`` = ``response.output``
+(JSON text when it is not a string; the ``text`` of a table-only summary's output); ``target`` = the values of the
+test's assertions that state an expected answer (``testCase.assert[].value`` of ``equals``, ``contains``,
+``similar``, ``factuality`` ...: not negated ``not-`` assertions, code, cost or latency checks, nor rubrics such
+as ``llm-rubric``, which state criteria rather than an answer), several joined by newlines, else a var named
+``expected`` / ``answer`` / ``reference`` / ``ideal`` / ``target`` / ``ground_truth``; ``explanation`` =
+``gradingResult.reason``.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ from evalcore.errors import EvalDataError
 from evalcore.importers.base import (
     Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json, refuse_long_lines_of,
 )
+from evalcore.importers.chat_text import joined, messages_text, text_of
 
 TOOL = "promptfoo"
 
@@ -60,6 +70,16 @@ _MODEL_GRADED_PREFIXES = ("promptfoo:redteam:",)
 #: assertions about the call rather than the answer, and comparisons across outputs: not a deterministic check
 _NOT_ANSWER_CHECKS = frozenset({"cost", "latency", "select-best", "max-score", "assert-set"})
 _ERROR = 2
+#: assertions whose value is not an expected answer: code, schemas, call checks, comparisons across outputs, and
+#: rubrics (criteria a judge applies, not a reference answer)
+_NOT_TARGETS = _NOT_ANSWER_CHECKS | {
+    "javascript", "python", "ruby", "webhook", "regex", "is-json", "is-xml", "is-sql", "contains-json",
+    "contains-xml", "contains-sql", "is-valid-openai-tools-call", "is-valid-openai-function-call", "perplexity",
+    "perplexity-score", "classifier", "moderation", "guardrails", "is-refusal", "llm-rubric", "g-eval",
+    "model-graded-closedqa", "search-rubric", "trajectory:goal-success", "pi",
+}
+_TARGET_VARS = ("expected", "answer", "reference", "ideal", "target", "ground_truth", "expected_output")
+TEXT_ROLES = ("input", "target", "output", "explanation")
 
 _MARKERS = (b'"evalId"', b'"promptIdx"', b'"testIdx"', b'"gradingResult"', b'"failureReason"',
             b'"promptfooVersion"', b'"shareableUrl"', b'"testPassCount"')
@@ -120,6 +140,7 @@ def _convert_one(file: LogFile) -> Imported:
     frame = _examples(frame, notes)
     frame = _values(frame, notes)
     columns = [c for c in ("model", "task", "example_id", "repeat", "correct", "score", "proxy") if c in frame]
+    columns += [c for c in TEXT_ROLES if frame[c].notna().any()]
     return Imported(frame[columns], kind="log", tool=TOOL, files=(file.name,), notes=notes)
 
 
@@ -171,6 +192,8 @@ def _table_results(table: dict, file: LogFile) -> list[dict]:
                 "vars": test.get("vars"), "success": out.get("pass"), "score": out.get("score"),
                 "error": out.get("error"), "failureReason": out.get("failureReason"),
                 "gradingResult": out.get("gradingResult"),
+                "response": (out.get("response") if isinstance(out.get("response"), dict)
+                             else {"output": out.get("text")}),
             })
     return rows
 
@@ -198,7 +221,43 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
         "correct": np.nan if success is None else float(bool(success)),
         "score": as_number(result.get("score", grading.get("score") if grading else None), booleans=False),
         "_judge": judge, "_checked": checked, "_error": error,
+        **_texts(result, prompt, test_case, grading),
     }
+
+
+def _texts(result: dict, prompt: dict, test_case: dict | None, grading: dict | None) -> dict[str, str | None]:
+    """The text roles of a result (see the module's docstring)."""
+    variables = result.get("vars") if isinstance(result.get("vars"), dict) else (test_case or {}).get("vars")
+    variables = variables if isinstance(variables, dict) else {}
+    raw = prompt.get("raw")
+    prompt_text = None
+    if isinstance(raw, str) and raw.lstrip().startswith("["):
+        try:
+            messages = json.loads(raw)
+        except ValueError:
+            messages = None
+        if isinstance(messages, list) and messages and all(isinstance(m, dict) and "role" in m for m in messages):
+            prompt_text = messages_text(messages)
+    if prompt_text is None:
+        prompt_text = text_of(raw) if isinstance(raw, str) else None
+    if prompt_text is None and variables:
+        prompt_text = "\n".join(f"{k}: {text_of(v) or ''}" for k, v in variables.items())
+    response = result.get("response") if isinstance(result.get("response"), dict) else {}
+    targets: list[str] = []
+    for assertion in (test_case or {}).get("assert") or []:
+        if not isinstance(assertion, dict):
+            continue
+        kind = str(assertion.get("type") or "")
+        value = assertion.get("value")
+        if kind.startswith("not-") or kind in _NOT_TARGETS or not isinstance(value, (str, list)):
+            continue
+        text = joined(value) if isinstance(value, list) else value
+        if text and text not in targets:
+            targets.append(text)
+    target = "\n".join(targets) or next((joined(variables[k]) for k in _TARGET_VARS if variables.get(k)), None)
+    reason = grading.get("reason") if grading else None
+    return {"input": prompt_text, "output": text_of(response.get("output")), "target": target,
+            "explanation": reason if isinstance(reason, str) and reason else None}
 
 
 def _errored(result: dict, grading: dict | None) -> bool:
