@@ -65,7 +65,7 @@ SUITE_FILES = ("runs.json", "run_specs.json")
 _SCHEMA_NAME = re.compile(r"^schema(_[\w\- ]+)?\.(json|ya?ml)$")
 _METRICS = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match", "f1_score",
             "rouge_l", "bleu_4", "math_equiv", "math_equiv_chain_of_thought")
-_MODEL_PART = re.compile(r"(^|,)model=([^,]+)")
+_MODEL_PART = re.compile(r"(^|[,:])model=([^,]+)")
 
 #: main metric (in order of preference) of well-known run groups, from HELM's schemas (stanford-crfm/helm @ 63754d0
 #: ``src/helm/benchmark/static/schema_lite.yaml``, ``schema_classic.yaml``, ``schema_capabilities.yaml``,
