@@ -1,16 +1,219 @@
-"""(being written for issue 27) deepeval importer."""
+"""DeepEval test runs: ``test_run_<YYYYMMDD_HHMMSS>.json`` (``DisplayConfig(results_folder=...)`` or
+``DEEPEVAL_RESULTS_FOLDER``) and the ``.deepeval/`` files ``.latest_run_full.json``, ``.temp_test_run_data.json`` and
+``.latest_test_run.json`` (``{"testRunData": <test run>}``, or ``{"testRunLink": <url>}`` once the run was uploaded to
+Confident AI; older releases wrote ``test_run_<ts>`` without ``.json``).
+
+Format (repository confident-ai/deepeval: ``deepeval/test_run/test_run.py`` ``TestRun``, ``deepeval/test_run/api.py``
+``LLMApiTestCase`` / ``ConversationalApiTestCase`` / ``TurnApi``, ``deepeval/tracing/api.py`` ``MetricData``;
+written with ``model_dump(by_alias=True, exclude_none=True)``: camelCase keys, absent fields omitted):
+``{testFile, testCases[], conversationalTestCases[], metricsScores[], identifier, hyperparameters{...}, testPassed,
+testFailed, runDuration, evaluationCost, ...}``; a test case ``{name, input, actualOutput, expectedOutput, context,
+retrievalContext, success, metricsData[], order, ...}`` (a conversational one has ``turns[{role, content, order}]``,
+``scenario`` and ``expectedOutcome`` instead of input and outputs); a metric verdict ``{name, threshold, success,
+score, reason, strictMode, evaluationModel, error, ...}``.
+
+Mapping to roles (one row per test case and metric):
+
+- ``model`` = the model under test as the user logged it in ``hyperparameters`` (key ``model``, ``model_name``,
+  ``llm`` ...: DeepEval has no other field for it), else the run's ``identifier``, else the file's name (a note
+  says so). ``evaluationModel`` is the LLM *judge* of a metric, never the model under test.
+- ``task`` = the metric's ``name`` (e.g. "Answer Relevancy", "Correctness [GEval]"): each metric measures something
+  else, with its own threshold, so each is a task of its own (DeepEval's own report, ``metricsScores``, is per
+  metric too).
+- ``example_id`` = the test case's ``name`` (``test_case_<n>`` when the user set none); names are not unique under
+  pytest parametrisation, so when a file repeats one, every id is ``"<name> #<order>"`` (a note says so).
+- ``correct`` = the metric's ``success``: DeepEval's pass/fail, the score compared with the metric's threshold (or
+  a 0/1 score in strict mode) — what DeepEval reports and counts as passes. ``score`` = the metric's ``score`` (the
+  number the threshold is applied to, usually in [0, 1]), kept as a second label when it is not just 0/1, so that a
+  view can use the judge's graded score instead of the pass at an arbitrary threshold.
+- text: ``input`` = ``input`` (a conversation: its ``scenario``, else its first user turn), ``output`` =
+  ``actualOutput`` (a conversation: its turns as "role: content" lines), ``target`` = ``expectedOutput`` (a
+  conversation: ``expectedOutcome``), ``explanation`` = the metric's ``reason`` (the judge's reasoning).
+- metrics that errored (``error`` set, no score and no success) are left out and counted; a metric with an
+  ``evaluationModel`` makes a note that its labels are an LLM judge's verdicts, not human labels.
+"""
 
 from __future__ import annotations
 
-from evalcore.importers.base import Imported, LogFile
+import math
+import re
+from pathlib import PurePosixPath
+from typing import Any
 
-TOOL = "deepeval"
+import pandas as pd
+
+from evalcore.errors import EvalDataError, listed
+from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, parse_json
+
+TOOL = "DeepEval"
+_START = re.compile(rb'^\{\s*"(testRunData|testFile|testCases|conversationalTestCases|testRunLink)"\s*:')
+_MARKERS = (b'"metricsData"', b'"metricsScores"', b'"testPassed"', b'"testFailed"', b'"actualOutput"',
+            b'"testRunData"', b'"testRunLink"')
+_MODEL_KEYS = ("model", "model_name", "model name", "modelname", "model_id", "llm", "llm_model", "target_model")
 
 
 def sniff(file: LogFile) -> bool:
-    """Not yet recognised."""
-    return False
+    """A JSON object that opens with DeepEval's ``testCases`` / ``testFile`` / ``testRunData`` / ``testRunLink`` and
+    holds one of its own camelCase keys (``metricsData``, ``actualOutput``, ``testPassed`` ...)."""
+    try:
+        head = file.head(1 << 15)
+        return bool(_START.match(head)) and any(marker in head for marker in _MARKERS)
+    except Exception:  # noqa: BLE001 - sniffing never raises
+        return False
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
-    raise NotImplementedError
+    """One log per test run file; files holding only a link to Confident AI are left out (refused when alone)."""
+    runs, links = [], []
+    for file in files:
+        doc = parse_json(file)
+        if not isinstance(doc, dict):
+            raise EvalDataError(f"{file.name}: a DeepEval test run is a JSON object; this file is not.")
+        if "testRunData" in doc:
+            doc = doc["testRunData"]
+            if not isinstance(doc, dict):
+                raise EvalDataError(f"{file.name}: the field 'testRunData' is not an object; this DeepEval file is "
+                                    "damaged.")
+        elif "testRunLink" in doc and "testCases" not in doc and "conversationalTestCases" not in doc:
+            links.append(file.name)
+            continue
+        runs.append((file, doc))
+    if not runs:
+        raise EvalDataError(f"{listed(links, 3)}: this DeepEval file holds only a link to the test run on Confident "
+                            "AI (testRunLink), no results. Upload the run's test_run_<time>.json (written when "
+                            "DEEPEVAL_RESULTS_FOLDER or DisplayConfig(results_folder=...) is set) or "
+                            ".deepeval/.latest_run_full.json.")
+    out = [_convert_one(file, doc) for file, doc in runs]
+    if links:
+        out[0].notes.append(f"{listed(links, 3, repr)} left out: only a link to the test run on Confident AI "
+                            "(testRunLink), no results.")
+    return out
+
+
+def _model(doc: dict, file: LogFile, notes: list[str]) -> str:
+    hyper = doc.get("hyperparameters")
+    if isinstance(hyper, dict):
+        for key, value in hyper.items():
+            if str(key).strip().lower().replace("-", "_") in _MODEL_KEYS and isinstance(value, (str, int, float)) \
+                    and str(value).strip():
+                notes.append(f"{file.name}: the model is hyperparameters['{key}'] ('{value}').")
+                return str(value)
+    identifier = doc.get("identifier")
+    if isinstance(identifier, str) and identifier.strip():
+        notes.append(f"{file.name}: no model in 'hyperparameters'; the model is named after the run's identifier "
+                     f"('{identifier}'). Log it with evaluate(..., hyperparameters={{'model': ...}}) to name it.")
+        return identifier
+    stem = PurePosixPath(file.base).stem.lstrip(".") or file.base
+    notes.append(f"{file.name}: no model in 'hyperparameters' (DeepEval has no other field for the model under "
+                 f"test); the model is named after the file: '{stem}'. Log it with "
+                 "evaluate(..., hyperparameters={'model': ...}), or rename the model with the column mapping.")
+    return stem
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        parts = [t for t in (_text(v) for v in value) if t is not None]
+        return "\n".join(parts) if parts else None
+    return value if isinstance(value, str) else str(value)
+
+
+def _conversation(case: dict) -> tuple[str | None, str | None]:
+    """(input, output) of a conversational test case: its scenario (else first user turn) and its transcript."""
+    turns = [t for t in case.get("turns") or [] if isinstance(t, dict)]
+    turns.sort(key=lambda t: as_number(t.get("order"), booleans=False) if not math.isnan(
+        as_number(t.get("order"), booleans=False)) else math.inf)
+    first_user = next((t.get("content") for t in turns if str(t.get("role", "")).lower() == "user"), None)
+    transcript = "\n".join(f"{t.get('role', '?')}: {_text(t.get('content')) or ''}" for t in turns) or None
+    return _text(case.get("scenario")) or _text(first_user), transcript
+
+
+def _convert_one(file: LogFile, doc: dict) -> Imported:
+    notes: list[str] = []
+    for key in ("testCases", "conversationalTestCases"):
+        if not isinstance(doc.get(key) or [], list):
+            raise EvalDataError(f"{file.name}: the field '{key}' is not a list; this DeepEval test run is damaged.")
+    cases = [("single", c) for c in doc.get("testCases") or []] + \
+            [("conversation", c) for c in doc.get("conversationalTestCases") or []]
+    if not cases:
+        raise EvalDataError(f"{file.name}: the DeepEval test run holds no test case ('testCases' and "
+                            "'conversationalTestCases' are empty or missing).")
+    model = _model(doc, file, notes)
+    names = []
+    for number, (_, case) in enumerate(cases, 1):
+        if not isinstance(case, dict):
+            raise EvalDataError(f"{file.name}: test case {number} is not a JSON object.")
+        names.append(str(case.get("name") if case.get("name") is not None else f"test_case_{number - 1}"))
+    unique = len(set(names)) == len(names)
+    if not unique:
+        notes.append(f"{file.name}: test case names repeat (e.g. pytest parametrisation); each example id is "
+                     "'<name> #<order>'.")
+    records, errored, no_metrics, total = [], [], 0, 0
+    for position, ((shape, case), name) in enumerate(zip(cases, names)):
+        order = case.get("order")
+        example_id = name if unique else f"{name} #{order if order is not None else position}"
+        if shape == "single":
+            text = {"input": _text(case.get("input")), "target": _text(case.get("expectedOutput")),
+                    "output": _text(case.get("actualOutput"))}
+        else:
+            prompt, transcript = _conversation(case)
+            text = {"input": prompt, "target": _text(case.get("expectedOutcome")), "output": transcript}
+        metrics = [m for m in case.get("metricsData") or [] if isinstance(m, dict)]
+        if not metrics:
+            no_metrics += 1
+            continue
+        for metric in metrics:
+            total += 1
+            task = str(metric.get("name") or "metric")
+            score = as_number(metric.get("score"), booleans=False)
+            success = metric.get("success")
+            passed = float(success) if isinstance(success, bool) else math.nan
+            if math.isnan(score) and math.isnan(passed):
+                errored.append(task)
+                continue
+            records.append({"model": model, "task": task, "example_id": example_id, "correct": passed,
+                            "score": score, **text, "explanation": _text(metric.get("reason")),
+                            "_threshold": as_number(metric.get("threshold"), booleans=False),
+                            "_judge": _text(metric.get("evaluationModel")), "_strict": metric.get("strictMode") is True})
+    if no_metrics:
+        notes.append(left_out_note(no_metrics, len(cases), f"test cases of {file.name}", "no metric verdict "
+                                   "(metricsData is empty)"))
+    if errored:
+        counts = pd.Series(errored).value_counts()
+        notes.append(left_out_note(len(errored), total, f"metric verdicts of {file.name}", "the metric errored (no "
+                                   "score, no success): " + listed([f"{t} ({n})" for t, n in counts.items()], 5)))
+    if not records:
+        raise EvalDataError(f"{file.name}: no metric of this DeepEval test run has a score or a pass/fail "
+                            f"({len(errored):,} errored, {no_metrics:,} test cases without metrics).")
+    frame = pd.DataFrame.from_records(records)
+    frame = _notes_per_task(frame, file, notes)
+    scores = frame["score"].dropna()
+    if scores.empty or scores.isin([0.0, 1.0]).all():
+        frame = frame.drop(columns="score")
+    else:
+        notes.append(f"{file.name}: each metric's score is kept as 'score' next to its pass/fail ('correct').")
+    if frame["correct"].isna().all():
+        frame = frame.drop(columns="correct")
+    order = ["model", "task", "example_id", *[c for c in ("correct", "score") if c in frame],
+             "input", "target", "output", "explanation"]
+    return Imported(frame[order], "log", TOOL, (file.name,), notes)
+
+
+def _notes_per_task(frame: pd.DataFrame, file: LogFile, notes: list[str]) -> pd.DataFrame:
+    """What 'correct' means for each metric (its thresholds), and which metrics an LLM judged; the frame without
+    the columns that said so."""
+    thresholds, judged = [], []
+    for task, rows in frame.groupby("task", sort=False):
+        values = sorted(set(rows["_threshold"].dropna()))
+        strict = " in strict mode" if rows["_strict"].all() else ""
+        thresholds.append(f"'{task}' at threshold {listed([f'{v:g}' for v in values], 3) or '?'}{strict}")
+        judges = sorted(set(rows["_judge"].dropna()))
+        if judges:
+            judged.append(f"'{task}' ({listed(judges, 3)})")
+    notes.append(f"{file.name}: 'correct' is DeepEval's pass/fail (success: the score against the metric's "
+                 f"threshold) for {listed(thresholds, 5)}.")
+    if judged:
+        notes.append(f"{file.name}: the labels of {listed(judged, 5)} are verdicts of an LLM judge "
+                     "(metricsData.evaluationModel), not human labels; the model under test is not the judge.")
+    return frame.drop(columns=["_threshold", "_judge", "_strict"])
