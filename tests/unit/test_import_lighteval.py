@@ -61,7 +61,8 @@ def _new_rows(prefix: str = "") -> list[dict]:
         return {f"{prefix}doc{prefix}": {"query": query, "choices": ["4"] if ident == "17" else ["6"], "gold_index": 0,
                                  "id": ident, "task_name": "gsm8k", "instruction": None},
                 f"{prefix}metric{prefix}": {"em": em},
-                f"{prefix}model_response{prefix}": {"input": "Few shots...\n" + query, "text": [answer], "logprobs": []}}
+                f"{prefix}model_response{prefix}": {"input": "Few shots...\n" + query, "text": [answer],
+                                                    "logprobs": []}}
     return [row("17", "Question: 2+2?\nAnswer:", " 4", 1.0), row("18", "Question: 3+3?\nAnswer:", " 5", 0.0)]
 
 
@@ -185,7 +186,8 @@ def test_metrics_that_are_not_an_object():
     rows = [dict(_old_rows()[0], metrics="not a dict")]
     schema = pa.schema([("choices", pa.list_(pa.string())), ("example", pa.string()), ("full_prompt", pa.string()),
                         ("gold", pa.list_(pa.string())), ("gold_index", pa.list_(pa.int64())),
-                        ("instruction", pa.string()), ("metrics", pa.string()), ("predictions", pa.list_(pa.float64()))])
+                        ("instruction", pa.string()), ("metrics", pa.string()),
+                        ("predictions", pa.list_(pa.float64()))])
     with pytest.raises(EvalDataError, match=r"row 1: the column 'metrics' holds no \{metric: value\} object"):
         load_eval_logs([(DETAILS, _parquet(rows, schema))])
 
