@@ -22,7 +22,8 @@ Mapping to roles:
   ``string_check`` / ``string-check-grader``, ``label_model``; Graders API
   https://developers.openai.com/api/reference/resources/graders) gives ``correct`` = ``passed`` (Azure's ``label``
   "pass"/"fail" when ``passed`` is missing); a graded one (``text_similarity``, ``score_model``, ``python``,
-  ``multi``, or any other type) gives ``score`` = ``score``. A result without ``type`` (older dumps) is read from
+  ``multi``, or any other type) gives ``score`` = ``score`` (``correct`` = ``passed`` when it wrote no score, as
+  Azure's evaluators may). A result without ``type`` (older dumps) is read from
   its values: ``correct`` when each ``score`` is 0 or 1 and agrees with ``passed``. With several graders, each
   pass/fail: ``correct`` = all passed (as the run counts an item as passed), each grader also kept as
   ``score_<name>``; otherwise the first grader gives the label and the others are ``score_<name>`` columns. A
@@ -58,7 +59,7 @@ _RUN_MARK = re.compile(rb'"object"\s*:\s*"eval\.run"')
 _PASS_FAIL = frozenset({"string_check", "string-check-grader", "string_check_grader", "label_model",
                         "label-model-grader", "label_model_grader"})
 _MODEL_GRADERS = frozenset({"label_model", "score_model", "label-model-grader", "score-model-grader",
-                            "label_model_grader", "score_model_grader", "azure_ai_evaluator"})
+                            "label_model_grader", "score_model_grader"})
 _TARGET_KEYS = ("ground_truth", "ideal", "expected", "expected_output", "answer", "reference", "target", "label",
                 "correct_answer")
 _INPUT_KEYS = ("input", "question", "prompt", "query")
@@ -253,14 +254,19 @@ def _labels(frame: pd.DataFrame, graders: dict[str, str | None], judges: dict[st
         notes.append(left_out_note(int(missing.sum()), len(frame), "graded OpenAI Evals API output items",
                                    f"no {'passed' if role == 'correct' else 'score'} value"))
         frame = frame[~missing]
+    if frame.empty:
+        raise EvalDataError(f"No OpenAI Evals API output item has a {'passed' if role == 'correct' else 'score'} "
+                            "value from its grader: there is nothing to evaluate.")
     return frame
 
 
 def _grader_kind(frame: pd.DataFrame, name: str, kind: str | None) -> str:
     """'pass/fail' or 'graded': from the grader's type, or from its values when no type is recorded."""
-    if kind:
-        return "pass/fail" if kind.lower() in _PASS_FAIL else "graded"
     passed, score = frame[f"_passed/{name}"], frame[f"_score/{name}"]
+    if kind and kind.lower() in _PASS_FAIL:
+        return "pass/fail"
+    if kind:  # a graded type; pass/fail only when it wrote no score at all (Azure's evaluators: label, threshold)
+        return "pass/fail" if score.isna().all() and passed.notna().any() else "graded"
     known = score.notna()
     if passed.notna().any() and (~known | score.isin((0.0, 1.0))).all() and (passed[known] == score[known]).all():
         return "pass/fail"
