@@ -46,18 +46,22 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, parse_json
 
 TOOL = "DeepEval"
-_START = re.compile(rb'^\{\s*"(testRunData|testFile|testCases|conversationalTestCases|testRunLink)"\s*:')
+_WRAPPER = re.compile(rb'^\{\s*"(testRunData|testRunLink)"\s*:')
+_CASES = re.compile(rb'"(testCases|conversationalTestCases)"\s*:\s*\[')
 _MARKERS = (b'"metricsData"', b'"metricsScores"', b'"testPassed"', b'"testFailed"', b'"actualOutput"',
             b'"testRunData"', b'"testRunLink"')
 _MODEL_KEYS = ("model", "model_name", "model name", "modelname", "model_id", "llm", "llm_model", "target_model")
 
 
 def sniff(file: LogFile) -> bool:
-    """A JSON object that opens with DeepEval's ``testCases`` / ``testFile`` / ``testRunData`` / ``testRunLink`` and
-    holds one of its own camelCase keys (``metricsData``, ``actualOutput``, ``testPassed`` ...)."""
+    """A JSON object with DeepEval's ``testCases`` / ``conversationalTestCases`` lists (or opening with the
+    ``testRunData`` / ``testRunLink`` of ``.latest_test_run.json``) and one of its own camelCase keys
+    (``metricsData``, ``actualOutput``, ``testPassed`` ...)."""
     try:
         head = file.head(1 << 15)
-        return bool(_START.match(head)) and any(marker in head for marker in _MARKERS)
+        if not head.startswith(b"{") or not (_WRAPPER.match(head) or _CASES.search(head)):
+            return False
+        return any(marker in head for marker in _MARKERS)
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
 

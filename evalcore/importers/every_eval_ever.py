@@ -197,6 +197,12 @@ def _task_names(results: list[dict]) -> list[str]:
             metric = (config.get("metric_name") or config.get("metric_id") or result.get("evaluation_result_id"))
             name = f"{name} ({metric})" if metric else name
         out.append(name)
+    alike = pd.Series(out).value_counts()
+    seen: dict[str, int] = {}
+    for i, name in enumerate(list(out)):  # still alike (one metric named twice): numbered in the file's order
+        seen[name] = seen.get(name, 0) + 1
+        if alike[name] > 1:
+            out[i] = f"{name} #{seen[name]}"
     return out
 
 
@@ -228,6 +234,8 @@ def _summary(file: LogFile, doc: dict) -> Imported:
         n, source = _n_of(result, doc)
         if why is None and math.isnan(score):
             why = "no score"
+        if why is None and not _scale(config)[0] <= score <= _scale(config)[1]:  # type: ignore[index]
+            why = "a score outside its bounds"
         if why is None and (math.isnan(n) or n < 1):
             why = "no sample count (uncertainty.num_samples)"
         if why is not None:

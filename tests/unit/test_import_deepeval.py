@@ -141,3 +141,9 @@ def test_sniff_claims_deepeval_files_and_nothing_else(shared_data: Path):
     for path in (shared_data / "ecosystem").rglob("*"):
         if path.is_file() and path.suffix in (".json", ".jsonl"):
             assert not deepeval.sniff(LogFile(path.name, path.read_bytes())), path.name
+
+
+def test_sniff_reads_a_run_saved_again_with_sorted_keys():
+    resaved = json.dumps(json.loads(RUN.read_bytes()), sort_keys=True, indent=2).encode()
+    assert deepeval.sniff(LogFile("run.json", resaved))
+    assert len(load_eval_logs([("run.json", resaved)])) == 5

@@ -237,3 +237,16 @@ def test_bad_lines_and_missing_fields_name_the_file_and_line():
                                                      b'"model_info": {"id": "m"}}')])
     with pytest.raises(EvalDataError, match=r"cut\.json: not valid JSON"):
         load_eval_logs([("cut.json", _aggregate({"score_type": "binary"})[:200])])
+
+
+def test_alike_result_names_become_distinct_tasks_and_out_of_bounds_scores_are_left_out():
+    doc = json.loads(_aggregate({"score_type": "continuous", "min_score": 0, "max_score": 1, "metric_name": "acc"},
+                                score=0.5, uncertainty={"num_samples": 10}))
+    first = doc["evaluation_results"][0]
+    doc["evaluation_results"] = [first, json.loads(json.dumps(first)), json.loads(json.dumps(first))]
+    doc["evaluation_results"][1]["score_details"]["score"] = 0.7
+    doc["evaluation_results"][2]["score_details"]["score"] = 1.5  # above max_score 1
+    frame = load_eval_logs([("agg.json", json.dumps(doc).encode())])
+    # 't' three times with one metric name: 't (acc) #1' 0.5 x 10 = 5, 't (acc) #2' 0.7 x 10 = 7; #3 left out
+    assert frame[["task", "n_correct"]].values.tolist() == [["t (acc) #1", 5], ["t (acc) #2", 7]]
+    assert "a score outside its bounds: 't (acc) #3'" in _notes(frame)
