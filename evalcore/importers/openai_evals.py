@@ -16,7 +16,8 @@ Text roles (``evals/record.py`` ``record_sampling(prompt, sampled)`` and ``recor
 sampled)``): ``input`` = the ``prompt`` of the sample's ``sampling`` event (a string, or chat messages written as
 ``"role: content"`` lines), the last one before the row's event; ``output`` = the match event's own ``sampled``, else
 that sampling event's ``sampled`` (several completions joined by newlines); ``target`` = the match event's
-``expected`` (several accepted answers joined by newlines).
+``expected`` (several accepted answers joined by newlines). Rows of ``metrics`` events (model-graded evals, where
+the grader's calls are recorded as sampling events too) take the sample's first sampling event, the model's own.
 """
 
 from __future__ import annotations
@@ -65,10 +66,10 @@ def _convert_one(file: LogFile) -> Imported:
         elif line.get("type") == "match":
             sample = str(field_of(line, "sample_id", file, f"line {number}"))
             matches.append((sample, field_of(line, "data.correct", file, f"line {number}"),
-                            *_texts(data, sampled.get(sample), target=True)))
+                            *_texts(data, sampled.get(sample))))
         elif line.get("type") == "metrics" and "score" in data:
             sample = str(field_of(line, "sample_id", file, f"line {number}"))
-            scores.append((sample, data["score"], *_texts(data, sampled.get(sample), target=False)))
+            scores.append((sample, data["score"], None, None, None))  # texts: the sample's first sampling event
     if spec is None:
         raise EvalDataError(f"{file.name}: no 'spec' line: this OpenAI evals log is truncated (the spec is its "
                             "first line) or is not one.")
@@ -80,11 +81,9 @@ def _convert_one(file: LogFile) -> Imported:
                             "its events recorded (oaieval --record_path) and upload that log.")
     role, events = ("correct", matches) if matches else ("score", scores)
     frame = pd.DataFrame(events, columns=["example_id", role, "input", "output", "target"], dtype=object)
-    if not matches:  # a sampling event written after its metrics event: the sample's first one
-        frame["input"] = [i if i is not None else _first(sampled.get(e), "prompt")
-                          for e, i in zip(frame["example_id"], frame["input"])]
-        frame["output"] = [o if o is not None else _first(sampled.get(e), "sampled")
-                           for e, o in zip(frame["example_id"], frame["output"])]
+    if not matches:  # model-graded evals: the sample's first sampling event is the model's, later ones the grader's
+        frame["input"] = [_first(sampled.get(e), "prompt") for e in frame["example_id"]]
+        frame["output"] = [_first(sampled.get(e), "sampled") for e in frame["example_id"]]
     for text in ("input", "output", "target"):
         if frame[text].isna().all():
             frame = frame.drop(columns=text)
@@ -100,13 +99,13 @@ def _convert_one(file: LogFile) -> Imported:
     return Imported(frame, "log", TOOL, (file.name,), notes)
 
 
-def _texts(data: dict, sampling: list[dict] | None, target: bool) -> tuple[str | None, str | None, str | None]:
-    """(input, output, target) of a match or metrics event: the prompt of the sample's last sampling event so far,
-    the event's own ``sampled`` (else that sampling event's), and the match event's ``expected``."""
+def _texts(data: dict, sampling: list[dict] | None) -> tuple[str | None, str | None, str | None]:
+    """(input, output, target) of a match event: the prompt of the sample's last sampling event so far, the
+    event's own ``sampled`` (else that sampling event's), and its ``expected``."""
     last = sampling[-1] if sampling else {}
     prompt = text_of(last.get("prompt"))
     output = joined(data.get("sampled")) if data.get("sampled") is not None else joined(last.get("sampled"))
-    return prompt, output, (joined(data.get("expected")) if target else None)
+    return prompt, output, joined(data.get("expected"))
 
 
 def _first(sampling: list[dict] | None, key: str) -> str | None:

@@ -65,3 +65,44 @@ def test_missing_spec_and_corrupt_line_name_the_file():
 def test_sniff():
     assert openai_evals.sniff(LogFile("x.jsonl", _log(_match("s.0", True))))
     assert not openai_evals.sniff(LogFile("x.jsonl", b'{"model": "a", "example_id": "1", "correct": 1}\n'))
+
+
+def _texts(column) -> list:
+    return [v if isinstance(v, str) else None for v in column]
+
+
+def test_real_log_keeps_prompt_answer_and_expected(shared_data: Path):
+    path = shared_data / "ecosystem" / "openai_evals" / "230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl"
+    if not path.is_file():
+        pytest.skip("the OpenAI evals sample log is not present")
+    frame = load_eval_log(path).set_index("example_id")
+    assert frame.loc["test-match.s1.1", "input"] == ("Complete the phrase as concisely as possible.\nUser: The first "
+                                                     "US president was \nAssistant: ")
+    assert frame.loc["test-match.s1.1", "output"] == "George Washington"
+    assert frame.loc["test-match.s1.2", "target"] == "15"
+    assert frame.loc["test-match.s1.0", "output"] == "Once upon a time"
+
+
+def test_text_from_sampling_events_chat_prompts_and_several_expected():
+    chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "2+2?"}]
+    sampling = {"run_id": "r1", "event_id": 0, "sample_id": "s.0", "type": "sampling",
+                "data": {"prompt": chat, "sampled": ["4"]}}
+    match = {"run_id": "r1", "event_id": 1, "sample_id": "s.0", "type": "match",
+             "data": {"correct": True, "expected": ["4", "four"], "picked": "4"}}  # no 'sampled' of its own
+    frame = load_eval_log(("chat.jsonl", _log(sampling, match)))
+    assert _texts(frame["input"]) == ["system: Be brief.\nuser: 2+2?"]
+    assert _texts(frame["output"]) == ["4"] and _texts(frame["target"]) == ["4\nfour"]
+
+
+def test_metrics_events_take_the_samples_first_completion():
+    events = [{"run_id": "r1", "event_id": 0, "sample_id": "s.0", "type": "sampling",
+               "data": {"prompt": "Write a haiku", "sampled": "An old silent pond"}},
+              {"run_id": "r1", "event_id": 1, "sample_id": "s.0", "type": "sampling",
+               "data": {"prompt": "Is this a haiku? ...", "sampled": "Yes"}},
+              {"run_id": "r1", "event_id": 2, "sample_id": "s.0", "type": "metrics",
+               "data": {"choice": "Yes", "score": 1.0}}]
+    frame = load_eval_log(("mg.jsonl", _log(*events)))
+    # the second sampling event is the grader's call: the text is the first one's, the model's
+    assert frame["score"].tolist() == [1.0]
+    assert _texts(frame["input"]) == ["Write a haiku"] and _texts(frame["output"]) == ["An old silent pond"]
+    assert "target" not in frame
