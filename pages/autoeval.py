@@ -1,6 +1,7 @@
 """AI-assisted evaluation page: what the human labels and the AI judge say together (the answer first: the leading
 model with its interval and what the judge is worth in labels), then the chart sorted by the estimate, then details
-(effective-sample-size curves, projections, the judge's quality, Bradley-Terry rankings of battles)."""
+(effective-sample-size curves, projections, the judge's quality, Bradley-Terry rankings of battles). Battles decided
+by an AI judge alone (no human vote) get the judge's own Bradley-Terry ranking, labelled as the AI judge's."""
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,7 @@ import streamlit as st
 from evalcore.stats import headline
 from evalcore.stats.glossary import PAPERS, TERMS
 from evalcore.ppi import figures as ppi_figures
-from evalcore.ppi.autoeval import METHOD_NAMES
+from evalcore.ppi.autoeval import METHOD_NAMES, has_human_votes
 from evalcore.data.features import numeric_columns
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
@@ -57,6 +58,20 @@ def as_counts(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
     """Effective sample sizes are counts of labels: shown as whole numbers."""
     present = [c for c in columns if c in table]
     return table.assign(**{c: table[c].round() for c in present})
+
+
+def judge_lead(table: pd.DataFrame, what: str, n_battles: int) -> str:
+    """'By the AI judge's verdicts alone (805 battles, no human vote), m leads on strength ...': the judge's own
+    ranking, never presented as people's."""
+    return (f"By the AI judge's verdicts alone ({headline.count(n_battles)} battles, no human vote), "
+            f"{headline.lead_sentence(table, level, what)} This is the judge's ranking: nothing corrects its bias, "
+            "and the intervals are valid for the judge's preferences, not for people's.")
+
+
+JUDGE_CAPTION = ("The AI judge's ranking: the battles carry no human vote, so the Bradley-Terry model is fitted to the "
+                 "judge's verdicts alone (its probability that B wins, or its hard verdict). Nothing corrects the "
+                 "judge's bias; the intervals are valid for the judge's preferences, not for people's. Add human "
+                 "votes (`outcome`) on some battles to correct it (PPI++).")
 
 
 def lead(table: pd.DataFrame, what: str, n_labels: int, judge: str = "the AI judge") -> str:
@@ -107,22 +122,28 @@ if examples is None:  # beyond the memory bound: estimates from moments and per-
         if kind == BATTLES:
             reference = st.selectbox("Reference model (strength fixed at 0)", rows.models(), key="ae_reference")
             table = ac.battles_from_statistics(key, level, reference, rows)
+            by_judge = table.attrs.get("labels") == "judge"
             table = ranked(table.rename(columns={"coefficient": "estimate"})).rename(
                 columns={"estimate": "coefficient"})
             shown = table.rename(columns={"coefficient": "estimate"})
+            strength = f"strength (log-odds against {reference})"
             with answer_box:
-                render.answer(headline.lead_sentence(shown[shown["method"] == shown["method"].iloc[-1]], level,
-                                                     f"strength (log-odds against {reference})"))
+                render.answer(judge_lead(shown, strength, table.attrs["N"]) if by_judge else
+                              headline.lead_sentence(shown[shown["method"] == shown["method"].iloc[-1]], level,
+                                                     strength))
             with chart_box:
                 render.chart(ppi_figures.estimates_figure(
-                    shown, "Bradley-Terry coefficients (strength), strongest first",
-                    "strength (log-odds against the reference)",
+                    shown, ("The AI judge's " if by_judge else "") + "Bradley-Terry coefficients (strength), "
+                    "strongest first", "strength (log-odds against the reference)",
                     f"{percent(level)} intervals · reference {reference} fixed at 0", reference=0.0),
                     "bradley-terry")
                 words_row("Bradley-Terry")
-            st.caption(f"From per-pair statistics. {percent(level)} intervals for each model's Bradley-Terry "
+            st.caption(f"From per-pair statistics. {JUDGE_CAPTION}" if by_judge else
+                       f"From per-pair statistics. {percent(level)} intervals for each model's Bradley-Terry "
                        "strength against the reference; PPI++ (with the judge) stays valid whatever the judge's "
                        "quality.")
+            for note in table.attrs.get("notes", []):
+                st.info(literal(note), icon=":material/info:")
         else:
             annotators = [a for a in ("proxy", "confidence") if a in rows]
             if not annotators or sel.metric is None:
@@ -198,7 +219,9 @@ def show_curves(prefix: str, name: str, curves, models, caption: str) -> None:
 
 # --------------------------------------------------------------------------- pairwise battles
 if kind == BATTLES:
-    st.subheader("Bradley-Terry ranking from human votes and an AI judge", anchor=False)
+    by_judge = not has_human_votes(rows) and "judge" in rows  # the AI judge's verdicts alone: its own ranking
+    st.subheader("The AI judge's Bradley-Terry ranking (no human votes)" if by_judge else
+                 "Bradley-Terry ranking from human votes and an AI judge", anchor=False)
     models = sorted(set(rows["model_a"]) | set(rows["model_b"]))
     c1, c2 = st.columns(2)
     judge = c1.radio("Judge output", ["probability", "hard"], horizontal=True, key="ae_judge",
@@ -213,33 +236,42 @@ if kind == BATTLES:
     shown = table.rename(columns={"coefficient": "estimate"})
     strength = f"strength (log-odds against {reference})"
     with answer_box:
-        render.answer(lead(shown, strength, table.attrs["n"]).replace(" human labels", " human votes"))
+        render.answer(judge_lead(shown, strength, table.attrs["N"]) if by_judge else
+                      lead(shown, strength, table.attrs["n"]).replace(" human labels", " human votes"))
     with chart_box:
         render.chart(ppi_figures.estimates_figure(
-            shown, "Bradley-Terry coefficients (strength), strongest first",
+            shown, ("The AI judge's " if by_judge else "") + "Bradley-Terry coefficients (strength), strongest first",
             f"strength (log-odds against {reference})",
             f"{percent(level)} intervals per model · reference {reference} fixed at 0", reference=0.0),
             "bradley-terry coefficients")
         words_row("Bradley-Terry")
-    voted = "judge" in rows and rows["outcome"].notna().all() and rows["judge"].notna().all()
+    voted = "judge" in rows and "outcome" in rows and rows["outcome"].notna().all() and rows["judge"].notna().all()
     if voted:
         fit_tab, curve_tab = st.tabs(["Bradley-Terry", "Effective sample size"])
     else:
         fit_tab = st.container()
     with fit_tab:
-        st.caption(f"{headline.count(table.attrs['n'])} battles with a human vote, {headline.count(table.attrs['N'])} "
-                   "judged by the AI only. The chance that B beats A grows with B's strength minus A's; the human "
-                   "votes correct the judge's bias (PPI++, with the weight on the judge tuned for the narrowest "
-                   f"intervals). Interval: {percent(level)} normal interval for each strength on its own.")
+        if by_judge:
+            st.caption(f"{headline.count(table.attrs['N'])} battles decided by the AI judge, none with a human vote. "
+                       f"The chance that B beats A grows with B's strength minus A's. {JUDGE_CAPTION} Interval: "
+                       f"{percent(level)} normal interval for each strength on its own.")
+        else:
+            st.caption(f"{headline.count(table.attrs['n'])} battles with a human vote, "
+                       f"{headline.count(table.attrs['N'])} judged by the AI only. The chance that B beats A grows "
+                       "with B's strength minus A's; the human votes correct the judge's bias (PPI++, with the weight "
+                       f"on the judge tuned for the narrowest intervals). Interval: {percent(level)} normal interval "
+                       "for each strength on its own.")
         show_notes(table.attrs["notes"])
         render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank"]],
                      "bradley-terry coefficients")
         with st.expander("Fit diagnostics (standard errors, weight on the judge, ranks by method)",
                          icon=":material/functions:"):
-            st.caption(f"P(B beats A) = 1 / (1 + exp(ζ_A − ζ_B)); PPI++ (equation 6 of {PAPERS['autoeval']}) with "
-                       "λ, the weight on the judge, tuned to minimise the trace of the sandwich covariance. Rank: 1 + "
-                       f"the number of models whose Bonferroni interval (all {len(models)} models at once) lies "
-                       "entirely above; overlapping intervals share a rank.")
+            fitted = ("the classical logistic fit to the AI judge's verdicts (λ = 0: no human vote to weigh the "
+                      "judge against)" if by_judge else f"PPI++ (equation 6 of {PAPERS['autoeval']}) with λ, the "
+                      "weight on the judge, tuned to minimise the trace of the sandwich covariance")
+            st.caption(f"P(B beats A) = 1 / (1 + exp(ζ_A − ζ_B)); {fitted}. Rank: 1 + the number of models whose "
+                       f"Bonferroni interval (all {len(models)} models at once) lies entirely above; overlapping "
+                       "intervals share a rank.")
             render.table(table[["model", "method", "coefficient", "se", "ci_low", "ci_high", "rank", "lam"]],
                          "bradley-terry coefficients with the weight on the judge")
             methods = list(dict.fromkeys(table["method"]))  # classical, PPI, PPI++: the order they were fitted in
@@ -277,8 +309,8 @@ annotators = [a for a in ("confidence", "proxy") if a in rows and rows[a].notna(
 if kind != LOG or not metrics or not annotators:
     st.info("This page needs a per-example log with a human-labeled metric (`correct` or `score`, missing where "
             "unlabeled) and an annotator's estimate of it on every example (the model's `confidence` or a `proxy` "
-            "column), or pairwise battles with human `outcome` votes and a `judge`. Load a demo or upload such data "
-            "on the Data page.")
+            "column), or pairwise battles (human `outcome` votes and/or an AI `judge`'s verdicts). Load a demo or "
+            "upload such data on the Data page.")
     st.stop()
 
 c1, c2, c3 = st.columns(3)

@@ -7,29 +7,40 @@ Formats:
   ``preference`` is 1 when ``output_1`` wins and 2 when ``output_2`` wins; a draw is 0 (AlpacaEval 1) or 1.5
   (AlpacaEval 2, whose ``pairwise_to_winrate`` maps 0 to 1.5); weighted annotators give fractions in [1, 2];
   null when not annotated. -> battles: ``model_a`` = ``generator_1`` (the reference), ``model_b`` =
-  ``generator_2``, ``outcome`` = ``preference - 1`` (0.5 for a draw). The annotator is an AI judge, but its
-  preference *is* the benchmark's verdict, so it is the ``outcome`` (said in the notes). ``dataset`` is kept as
-  text.
+  ``generator_2``, ``judge`` = ``preference - 1`` (0.5 for a draw): the annotator is an AI judge (e.g.
+  ``alpaca_eval_gpt4``), so its verdict is the ``judge`` role, never a human ``outcome`` (the notes name it).
+  ``instruction`` is the ``input`` text; ``raw_completion`` (the judge's output), where it is text, the
+  ``explanation``; ``dataset`` is kept as text.
 - **MT-Bench** judgments (lm-sys/FastChat ``fastchat/llm_judge/common.py``, ``play_a_match_single`` /
   ``play_a_match_pair``; ``data/<bench>/model_judgment/<judge>_single.jsonl`` / ``_pair.jsonl``), JSON Lines:
 
   * single-answer grading ``{question_id, model, judge: [judge model, prompt name], user_prompt, judgment, score,
-    turn, tstamp}`` -> a log: ``model``; ``task`` = the bench (from the ``data/<bench>/`` folder, else
-    ``mt_bench``); ``example_id`` = ``"<question_id>/turn <turn>"`` (the two turns of a question are graded
+    turn, tstamp}`` -> a log of the AI judge's ratings: ``model``; ``task`` = the bench (from the
+    ``data/<bench>/`` folder, else ``mt_bench``); ``example_id`` = ``"<question_id>/turn <turn>"`` (the two turns of a question are graded
     separately; ``turn`` is absent, i.e. 1, in older files); ``group`` = MT-Bench's category of the question when
     every question id is one of its 80 (81-90 writing, 91-100 roleplay, 101-110 reasoning, 111-120 math, 121-130
     coding, 131-140 extraction, 141-150 stem, 151-160 humanities: ``data/mt_bench/question.jsonl``);
     ``score`` = the judge's 1-10 rating. ``score == -1`` (the judge's output had no parsable rating) is left out
     and counted, as FastChat's ``show_result.py`` does. A (model, question, turn) judged again is a ``repeat``
-    (numbered 0, 1 ... in file order; FastChat averages every judgment).
+    (numbered 0, 1 ... in file order; FastChat averages every judgment). ``user_prompt`` (the judge's prompt, which
+    holds the question and the model's answer) is the ``input`` text, ``judgment`` (the judge's reasoning) the
+    ``explanation``.
   * pairwise grading ``{question_id, model_1, model_2, g1_winner, g2_winner, judge, turn, ...}``: the judge sees
     both orders (g1: model_1 first, g2: swapped); each winner is ``model_1`` / ``model_2`` / ``tie`` / ``error``.
     As in ``show_result.py``: an error in either order -> left out; the same verdict in both -> that verdict;
-    different verdicts (position bias) -> a tie. -> battles ``model_a`` = ``model_1``, ``model_b`` = ``model_2``.
-    Rows with one ``winner`` field instead are read the same way.
-  * human judgments (``mt_bench_human_judgments``, FastChat ``compute_agreement.py``): a JSON list or JSON Lines of
-    ``{question_id, model_a, model_b, winner, judge, turn, ...}``, winner ``model_a`` / ``model_b`` / ``tie`` /
-    ``tie (bothbad)`` -> battles (both kinds of tie are 0.5).
+    different verdicts (position bias) -> a tie. -> battles ``model_a`` = ``model_1``, ``model_b`` = ``model_2``,
+    ``judge`` = the AI judge's verdict (1 model_2 wins, 0 model_1 wins, 0.5 a tie): never a human ``outcome``.
+    Rows with one ``winner`` field instead are read the same way. ``g1_judgment`` (the judge's reasoning, answers
+    in the first order) is the ``explanation``, ``g1_user_prompt`` (the judge's prompt, holding the question and
+    both answers) or a ``question`` field the ``input``.
+  * human judgments (HF dataset ``lmsys/mt_bench_human_judgments``, read by FastChat ``compute_agreement.py``): a
+    JSON list or JSON Lines of ``{question_id, model_a, model_b, winner, judge, turn, conversation_a?, ...}``,
+    winner ``model_a`` / ``model_b`` / ``tie`` / ``tie (bothbad)`` -> battles (both kinds of tie are 0.5). A
+    ``judge`` that is a person (a string: ``expert_N`` / ``author_N``) gives the ``outcome``; a list (``["gpt-4",
+    "pair-v2"]``, the dataset's ``gpt4_pair`` split: ``get_judge_name`` in ``compute_agreement.py``) is an AI judge
+    and gives the ``judge`` role. The user turns of ``conversation_a`` are the ``input`` text. Chatbot Arena's
+    ``clean_battle`` files (``anony`` / ``language`` / ``tstamp``, judge ``arena_user_*``) have the same keys and
+    are read by :mod:`evalcore.importers.chatbot_arena`, not here.
 """
 
 from __future__ import annotations
@@ -55,6 +66,8 @@ _BENCH_FOLDER = re.compile(r"(?:^|/)data/([^/]+)/model_judgment(?:/|$)")
 
 _PAIR_VERDICTS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
 _HUMAN_VERDICTS = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5, "tie (bothbad)": 0.5}
+#: keys of Chatbot Arena's clean_battle records that MT-Bench's human judgments lack (read by chatbot_arena.py)
+_ARENA_KEYS = re.compile(rb'"(?:anony|language|tstamp)"\s*:|"arena_user_')
 
 
 def sniff(file: LogFile) -> bool:
@@ -78,7 +91,7 @@ def _mt_bench_kind(head: bytes) -> str | None:
         return "single"
     if b'"model_1"' in head and b'"model_2"' in head:
         return "pair"
-    if b'"model_a"' in head and b'"model_b"' in head and b'"winner"' in head:
+    if b'"model_a"' in head and b'"model_b"' in head and b'"winner"' in head and not _ARENA_KEYS.search(head):
         return "human"
     return None
 
@@ -136,12 +149,38 @@ def _text(series: pd.Series) -> pd.Series:
     return series.map(lambda v: "" if v is None else ("/".join(map(str, v)) if isinstance(v, list) else str(v)))
 
 
+def _prose(series: pd.Series) -> pd.Series:
+    """A text role's values: plain str where the tool wrote text, None elsewhere (uncut: validation bounds it)."""
+    return series.map(lambda v: v if isinstance(v, str) else None).astype(object)
+
+
+def _user_turns(conversation) -> str | None:
+    """The user's turns of an OpenAI-format conversation ``[{role, content}, ...]``, joined by blank lines."""
+    if not isinstance(conversation, list):
+        return None
+    turns = [m["content"] for m in conversation
+             if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str)]
+    return "\n\n".join(turns) if turns else None
+
+
+def _add_text(out: pd.DataFrame, frame: pd.DataFrame, roles: dict[str, str], keep: np.ndarray | None = None) -> None:
+    """Add the text roles ``{role: column}`` of ``frame`` to ``out`` (rows ``keep``) where any value is text."""
+    for role, column in roles.items():
+        if column not in frame:
+            continue
+        values = _prose(frame[column])
+        values = values[keep] if keep is not None else values
+        if values.notna().any():
+            out[role] = values.reset_index(drop=True).to_numpy()
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # AlpacaEval
 
 
 def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
-    frame = _table(file, records, numbers, ("generator_1", "generator_2"), ("preference", "dataset", "annotator"))
+    frame = _table(file, records, numbers, ("generator_1", "generator_2"),
+                   ("preference", "dataset", "annotator", "instruction", "raw_completion"))
     if not any("preference" in r for r in records):
         field_of(records[0], "preference", file, numbers[0])
     total = len(frame)
@@ -163,15 +202,17 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
     keep = valid & ~itself
     if not keep.any():
         raise EvalDataError(f"{file.name}: no annotation has a preference between two generators.")
-    out = pd.DataFrame({"model_a": model_a, "model_b": model_b, "outcome": outcome})
+    out = pd.DataFrame({"model_a": model_a, "model_b": model_b, "judge": outcome})
     if frame["dataset"].notna().any():
         out["dataset"] = _text(frame["dataset"])
     out = out[keep].reset_index(drop=True)
+    _add_text(out, frame, {"input": "instruction", "explanation": "raw_completion"}, keep)
     annotators = sorted(set(_text(frame["annotator"][keep]).replace("", np.nan).dropna()))
-    judge = f" ({', '.join(annotators)})" if annotators else ""
-    notes.append(f"outcome = the preference of AlpacaEval's annotator{judge}, an AI judge whose verdict is the "
-                 "benchmark's result: model_a = generator_1 (the reference), model_b = generator_2; preference 1 -> "
-                 "0 (generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, fractions of weighted "
+    who = (f"the AI judge{'s' if len(annotators) > 1 else ''} {', '.join(annotators)} (annotator)" if annotators
+           else "AlpacaEval's annotator, an AI judge")
+    notes.append(f"Verdicts by {who} are the judge role; no battle has a human vote. judge = the annotator's "
+                 "preference for generator_2 (model_b) over generator_1 (model_a, the reference): preference 1 -> 0 "
+                 "(generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, fractions of weighted "
                  "annotators in between.")
     if "dataset" in out:
         notes.append("dataset (the instruction's source) is kept as text.")
@@ -188,7 +229,8 @@ def _bench(file: LogFile) -> str:
 
 
 def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
-    frame = _table(file, records, numbers, ("question_id", "model", "score"), ("turn", "judge"))
+    frame = _table(file, records, numbers, ("question_id", "model", "score"), ("turn", "judge", "user_prompt",
+                                                                               "judgment"))
     total = len(frame)
     notes: list[str] = []
     score = pd.to_numeric(frame["score"].map(lambda v: as_number(v, booleans=False)), errors="coerce")
@@ -207,6 +249,7 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
                         "example_id": question + "/turn " + turn, "score": score})
     judges = frame["judge"].map(lambda j: str(j[0]) if isinstance(j, list) and j else (None if j is None else str(j)))
     out = out[keep].reset_index(drop=True)
+    _add_text(out, frame, {"input": "user_prompt", "explanation": "judgment"}, keep)
     judges = judges[keep].reset_index(drop=True)
     ids = pd.to_numeric(frame["question_id"][keep], errors="coerce").to_numpy()
     in_range = (~np.isnan(ids)) & (ids >= _FIRST_QUESTION) & (ids < _FIRST_QUESTION + 10 * len(MT_BENCH_CATEGORIES))
@@ -225,14 +268,19 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
         notes.append(f"{int((repeat > 0).sum()):,} judgments grade a (model, question, turn) already graded "
                      "(re-judged): each is a repeat, numbered in file order.")
     judge = f" by {', '.join(names)}" if names else ""
-    notes.append(f"score = the judge's rating from 1 to 10{judge} (single-answer grading); each turn of a question "
-                 "is an example ('81/turn 1').")
-    columns = [c for c in ("model", "task", "group", "example_id", "repeat", "score") if c in out]
+    notes.append(f"score = the AI judge's rating from 1 to 10{judge} (single-answer grading); each turn of a "
+                 "question is an example ('81/turn 1').")
+    if "input" in out:
+        notes.append("input = the judge's prompt (it holds the question and the model's answer); explanation = the "
+                     "judge's reasoning.")
+    columns = [c for c in ("model", "task", "group", "example_id", "repeat", "score", "input", "explanation")
+               if c in out]
     return Imported(out[columns], kind="log", tool=MT_BENCH, files=(file.name,), notes=notes)
 
 
 def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
-    frame = _table(file, records, numbers, ("question_id", "model_1", "model_2"), ("g1_winner", "g2_winner", "winner"))
+    frame = _table(file, records, numbers, ("question_id", "model_1", "model_2"),
+                   ("g1_winner", "g2_winner", "winner", "judge", "question", "g1_user_prompt", "g1_judgment"))
     has_pair = np.fromiter(("g1_winner" in r and "g2_winner" in r for r in records), bool, len(records))
     if not has_pair.all():
         lacking = np.fromiter(("winner" not in r for r in records), bool, len(records)) & ~has_pair
@@ -255,30 +303,56 @@ def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported
         notes.append(f"{n_inconsistent:,} pairwise judgments give different winners when the answers are swapped "
                      "(position bias): each counts as a tie, as in FastChat.")
     keep = known.to_numpy()
-    return _battles(file, frame["model_1"], frame["model_2"], outcome, keep, notes,
-                    "outcome = the judge's verdict with the answers in both orders (model_a = model_1, model_b = "
-                    "model_2): 1 if model_2 wins, 0 if model_1 wins, 0.5 a tie.")
+    judges = _judge_names(frame["judge"][keep])
+    text = frame.assign(input=frame["question"].where(frame["question"].map(lambda v: isinstance(v, str)),
+                                                      frame["g1_user_prompt"]))
+    return _battles(file, frame["model_1"], frame["model_2"], None, outcome, keep, notes,
+                    f"Verdicts by the AI judge {judges or '(not named)'} are the judge role; no battle has a human "
+                    "vote. judge = the verdict with the answers in both orders (model_a = model_1, model_b = "
+                    "model_2): 1 if model_2 wins, 0 if model_1 wins, 0.5 a tie.", text,
+                    {"input": "input", "explanation": "g1_judgment"})
+
+
+def _judge_names(judges: pd.Series) -> str:
+    """'gpt-4 (pair-v2)' for FastChat's judge lists [model, prompt name]; the distinct names, comma-separated."""
+    def name(j):
+        if isinstance(j, list) and j:
+            return str(j[0]) + (f" ({', '.join(map(str, j[1:]))})" if len(j) > 1 else "")
+        return None if j is None or (isinstance(j, float) and np.isnan(j)) else str(j)
+    return ", ".join(sorted(set(judges.map(name).dropna())))
 
 
 def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
-    frame = _table(file, records, numbers, ("model_a", "model_b", "winner"), ("judge",))
+    frame = _table(file, records, numbers, ("model_a", "model_b", "winner"), ("judge", "conversation_a"))
     winner = _text(frame["winner"]).str.strip().str.lower()
     known = winner.isin(list(_HUMAN_VERDICTS)).to_numpy()
     notes = []
     if (~known).any():
         notes.append(left_out_note(int((~known).sum()), len(frame), "votes",
                                    "a winner other than model_a, model_b, tie or tie (bothbad)"))
-    judges = frame["judge"][known]
-    by_model = int(judges.map(lambda j: isinstance(j, list)).sum())
-    who = (f"{len(judges) - by_model:,} votes by people and {by_model:,} by an AI judge" if by_model
-           else "votes by people")
-    return _battles(file, frame["model_a"], frame["model_b"], winner.map(_HUMAN_VERDICTS), known, notes,
-                    f"outcome = the vote ({who}): 1 if model_b wins, 0 if model_a wins, 0.5 a tie (with or without "
-                    "'bothbad').")
+    by_ai = frame["judge"].map(lambda j: isinstance(j, list)).to_numpy()  # FastChat: [judge model, prompt name]
+    verdict = winner.map(_HUMAN_VERDICTS).astype(float)
+    human, ai = known & ~by_ai, known & by_ai
+    people = sorted(set(_text(frame["judge"][human]).replace("", np.nan).dropna()))
+    parts = []
+    if human.any():
+        named = f"{len(people):,} people ({', '.join(people[:5])}{', ...' if len(people) > 5 else ''})" if people \
+            else "people"
+        parts.append(f"{int(human.sum()):,} votes by {named} are human votes (the outcome role)")
+    if ai.any():
+        parts.append(f"{int(ai.sum()):,} verdicts by the AI judge {_judge_names(frame['judge'][ai])} are the judge "
+                     "role" + ("" if human.any() else "; no battle has a human vote"))
+    text = frame.assign(input=frame["conversation_a"].map(_user_turns))
+    return _battles(file, frame["model_a"], frame["model_b"], verdict.where(~by_ai), verdict.where(by_ai), known,
+                    notes, "; ".join(parts) + ". Each is 1 if model_b wins, 0 if model_a wins, 0.5 a "
+                    "tie (with or without 'bothbad').", text, {"input": "input"})
 
 
-def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.Series, keep: np.ndarray,
-             notes: list[str], how: str) -> Imported:
+def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.Series | None,
+             judge: pd.Series | None, keep: np.ndarray, notes: list[str], how: str, frame: pd.DataFrame,
+             text: dict[str, str]) -> Imported:
+    """Battles ``model_a`` vs ``model_b`` with a human ``outcome`` and/or an AI ``judge`` verdict (a column only
+    where some kept row has one), the text roles ``text`` of ``frame``; rows ``keep`` but no self-comparisons."""
     a, b = _text(model_a), _text(model_b)
     itself = (a == b).to_numpy() & keep
     if itself.any():
@@ -286,6 +360,11 @@ def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.
     keep = keep & ~itself
     if not keep.any():
         raise EvalDataError(f"{file.name}: no judgment has a verdict between two models.")
-    out = pd.DataFrame({"model_a": a, "model_b": b, "outcome": outcome.astype(float)})[keep].reset_index(drop=True)
+    out = pd.DataFrame({"model_a": a, "model_b": b})
+    for role, values in (("outcome", outcome), ("judge", judge)):
+        if values is not None and values[keep].notna().any():
+            out[role] = values.astype(float)
+    out = out[keep].reset_index(drop=True)
+    _add_text(out, frame, text, keep)
     notes.append(how)
     return Imported(out, kind="battles", tool=MT_BENCH, files=(file.name,), notes=notes)

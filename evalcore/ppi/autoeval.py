@@ -12,7 +12,8 @@ example, labeled or not. Every inconsistency is refused with the example ids to 
 Public API: ``PPIData``, ``log_matrices(rows, metric, annotators, use_weight) -> PPIData``,
 ``estimate_table(data, annotator, alpha, ...) -> DataFrame``,
 ``quality_table(data, alpha) -> DataFrame``, ``battle_sets(frame) -> (labeled, unlabeled)``,
-``bradley_terry_table(frame, alpha, judge, reference) -> DataFrame``.
+``bradley_terry_table(frame, alpha, judge, reference) -> DataFrame`` (the AI judge's own ranking, labelled so, when
+no battle has a human vote: ``attrs["labels"] == "judge"``).
 ``alpha`` defaults to :data:`evalcore.stats.intervals.DEFAULT_ALPHA` (0.05: the package's 95% level).
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalcore.ppi.bradley_terry import ppi_bradley_terry
+from evalcore.ppi.bradley_terry import judge_bradley_terry, ppi_bradley_terry
 from evalcore.ppi.means import (
     MeanEstimate, classical_mean, ess_bootstrap, ppi_mean, ppi_mean_by_model, simultaneous_intervals, stratified_ppi_mean,
 )
@@ -36,7 +37,7 @@ from evalcore.stats.intervals import DEFAULT_ALPHA
 #: Annotator values must lie in the metric's range for these metrics.
 METRIC_BOUNDS = {"correct": (0.0, 1.0)}
 METHOD_NAMES = {"classical": "classical (labels only)", "ppi": "PPI (λ = 1)", "ppi++": "PPI++ (tuned λ)",
-                "stratified ppi++": "stratified PPI++"}
+                "stratified ppi++": "stratified PPI++", "judge": "AI judge only (no human votes)"}
 
 
 @dataclass(frozen=True)
@@ -233,9 +234,40 @@ def battle_sets(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return frame[has], unlabeled
 
 
+def has_human_votes(frame: pd.DataFrame) -> bool:
+    """Whether some battle carries a human ``outcome`` (else only an AI judge's verdicts, if any)."""
+    return "outcome" in frame and bool(frame["outcome"].notna().any())
+
+
 def bradley_terry_table(frame: pd.DataFrame, alpha: float = DEFAULT_ALPHA, judge: str = "probability",
                         reference: str | None = None) -> pd.DataFrame:
-    """Bradley-Terry coefficients by the classical MLE, PPI and PPI++ (rows per model and method, with ranks)."""
+    """Bradley-Terry coefficients by the classical MLE, PPI and PPI++ (rows per model and method, with ranks).
+
+    Without any human vote but with an AI judge's verdicts, the judge's own ranking
+    (:func:`evalcore.ppi.bradley_terry.judge_bradley_terry`, method "AI judge only (no human votes)",
+    ``attrs["labels"] == "judge"``): not corrected by people, its intervals hold for the judge's preferences only.
+    When some voted battle lacks the judge's verdict, PPI cannot pair them: the classical fit alone, with a note."""
+    if not has_human_votes(frame) and "judge" in frame and frame["judge"].notna().any():
+        judged = frame[frame["judge"].notna()]
+        table = judge_bradley_terry(judged, alpha=alpha, reference=reference, judge=judge).assign(
+            method=METHOD_NAMES["judge"])
+        dropped = len(frame) - len(judged)
+        notes = list(table.attrs["notes"]) + ([f"{dropped:,} battles have neither a human vote nor a verdict of the "
+                                                "AI judge: left out."] if dropped else [])
+        table.attrs.update({"notes": notes, "n": 0, "N": len(judged), "labels": "judge"})
+        return table
+    if "judge" in frame and has_human_votes(frame):
+        unjudged = int((frame["outcome"].notna() & frame["judge"].isna()).sum())
+        if unjudged:
+            labeled = frame[frame["outcome"].notna()].drop(columns="judge")
+            table = ppi_bradley_terry(labeled, labeled.iloc[0:0], alpha=alpha, lam=0.0, reference=reference,
+                                      judge=judge).assign(method=METHOD_NAMES["classical"])
+            table.attrs.update({"notes": [f"{unjudged:,} of {len(labeled):,} battles with a human vote have no "
+                                          "verdict of the AI judge: PPI needs the judge on the voted battles too; "
+                                          "the classical estimate from the human votes alone is shown, the judge's "
+                                          "verdicts are not used."],
+                                "n": len(labeled), "N": int(frame["outcome"].isna().sum()), "labels": "human"})
+            return table
     labeled, unlabeled = battle_sets(frame)
     parts = [ppi_bradley_terry(labeled, unlabeled, alpha=alpha, lam=0.0, reference=reference, judge=judge)
              .assign(method=METHOD_NAMES["classical"])]
@@ -250,7 +282,7 @@ def bradley_terry_table(frame: pd.DataFrame, alpha: float = DEFAULT_ALPHA, judge
                      "only the classical estimate is shown.")
     table = pd.concat(parts, ignore_index=True)
     table.attrs.update({"notes": list(dict.fromkeys(notes)), "n": len(labeled), "N": len(unlabeled),
-                        "reference": parts[0].attrs.get("reference")})
+                        "reference": parts[0].attrs.get("reference"), "labels": "human"})
     return table
 
 

@@ -50,15 +50,26 @@ Identifiability. The labeled comparisons must involve every model, contain both 
 classical MLE also needs Ford's condition: the directed graph "``a`` beat ``b`` in some labeled comparison" is strongly
 connected (no group of models won, or lost, every labeled comparison against the others).
 
+The AI judge's own ranking. Battles judged by an AI only (AlpacaEval annotations, MT-Bench pairwise judgments: no
+human vote anywhere) have nothing to correct the judge with; :func:`judge_bradley_terry` (and
+:func:`bradley_terry_of_log` on such a log) fits the classical model above with the judge's verdict as the outcome
+(``Y = Yhat``: its probability that ``B`` wins, a soft label, or the hard vote), ``lam = 0``. That is the ranking the
+judge's preferences imply; its intervals are valid for the judge's preferences (sampling of battles), not for
+people's, and nothing corrects the judge's bias. The result says so in ``attrs["labels"] = "judge"`` and a note.
+
 Public API: ``ppi_bradley_terry(labeled, unlabeled, alpha=DEFAULT_ALPHA, lam=None, reference=None, judge="probability")
 -> DataFrame`` with columns ``model, coefficient, se, ci_low, ci_high, rank, lam`` and ``attrs`` ``notes``, ``n``,
-``N``, ``reference``, ``alpha``; ``pair_estimates(m, reference, la, lb, y, yhat, ua, ub, yhat_u, lams)`` the
-array-level estimator on integer model codes (for split studies).
+``N``, ``reference``, ``alpha``, ``labels`` ("human" or "judge": then ``n`` = 0 human votes and ``N`` the battles
+the AI judge decided); ``judge_bradley_terry(battles, alpha, reference,
+judge)`` the AI judge's ranking from its verdicts alone (same columns); ``pair_estimates(m, reference, la, lb, y,
+yhat, ua, ub, yhat_u, lams)`` the array-level estimator on integer model codes (for split studies).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import ibis
 
 import numpy as np
 import pandas as pd
@@ -77,6 +88,17 @@ MAX_NEWTON_STEPS = 100
 GRAD_TOL = 1e-12
 MAX_LOGIT = 20.0  # a fitted win probability within e^-20 of 0 or 1 on a compared pair: the estimates diverge
 MAX_ROWS_LISTED = 10
+
+#: the words of the messages about the labels a fit uses: the human votes, or the AI judge's verdicts alone
+HUMAN_WORDS = {"rows": "rows with a human 'outcome'", "votes": "human votes", "a vote": "human vote",
+               "more": "Add human votes where the other side wins, or use the judge (lam != 0)."}
+JUDGE_WORDS = {"rows": "rows with the AI judge's verdict 'judge'", "votes": "the AI judge's verdicts",
+               "a vote": "verdict of the AI judge",
+               "more": "The AI judge's verdicts alone cannot rank these models: add battles where the other side "
+                       "wins."}
+JUDGE_NOTE = ("The AI judge's ranking: Bradley-Terry fitted to the verdicts of the AI judge alone ({n:,} battles, "
+              "its {how} as the outcome); no battle has a human vote, so nothing corrects the judge's bias. The "
+              "intervals are valid for the judge's preferences, not for people's.")
 
 
 @dataclass(frozen=True)
@@ -148,10 +170,41 @@ def ppi_bradley_terry(
     return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
 
 
+def judge_bradley_terry(battles: pd.DataFrame, alpha: float = DEFAULT_ALPHA, reference: str | None = None,
+                        judge: str = "probability") -> pd.DataFrame:
+    """The AI judge's own Bradley-Terry ranking: the classical fit (λ = 0) with the judge's verdict (column
+    ``judge``: its probability that model_b wins, or the hard vote with ``judge="hard"``) as the outcome, for
+    battles without human votes. Not corrected by human votes: the intervals are valid for the judge's preferences,
+    not for people's (``attrs["labels"] == "judge"``, with a note saying so)."""
+    if not 0 < alpha < 1:
+        raise EvalDataError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if judge not in JUDGE_MODES:
+        raise EvalDataError(f"judge must be one of {JUDGE_MODES}, got {judge!r}.")
+    _check_columns(battles, "judged", ("model_a", "model_b", "judge"))
+    a, b = _model_columns(battles, "judged")
+    y = _judge_labels(battles, "judged", judge)
+    models = sorted(set(a) | set(b))
+    _check_labeled_design(a, b, y, models, JUDGE_WORDS)
+    reference = models[0] if reference is None else reference
+    if reference not in models:
+        raise EvalDataError(f"Reference model {reference!r} is not one of the compared models: {', '.join(models)}.")
+    _check_ford(a, b, y, models, JUDGE_WORDS)
+    codes = {model: k for k, model in enumerate(models)}
+    ia, ib = (np.array([codes[m] for m in col], dtype=np.int64) for col in (a, b))
+    none = np.zeros(0, dtype=np.int64)
+    stats = _pair_stats(len(models), codes[reference], ia, ib, y, np.zeros(len(y)), none, none, np.zeros(0))
+    [(coef, se, lam)] = _estimates(stats, codes[reference], (0.0,), JUDGE_WORDS)
+    how = "probability that model_b wins" if judge == "probability" else "hard vote (1 if its probability is above 0.5)"
+    return _result_frame(models, reference, coef, se, lam, alpha, [JUDGE_NOTE.format(n=len(y), how=how)], 0, len(y),
+                         labels="judge")
+
+
 def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = None,
                          reference: str | None = None) -> pd.DataFrame:
     """:func:`ppi_bradley_terry` of a battles log: the battles with a human ``outcome`` are labeled, those with only
-    the ``judge``'s probability unlabeled (classical, λ = 0, without a judge column).
+    the ``judge``'s probability unlabeled (classical, λ = 0, without a judge column, or when some voted battle has no
+    judge verdict: PPI needs both on the same battles). Without any human vote, the AI judge's own ranking
+    (:func:`judge_bradley_terry`'s fit, ``attrs["labels"] == "judge"``).
 
     ``log`` is a canonical battles frame or a log in an engine (:class:`evalcore.engine.LazyLog` of battles); either
     way (one path, :func:`evalcore.engine.as_log`) the engine returns the per-pair statistics the estimator needs (counts, Σy, Σy², Σŷ, Σŷ², Σyŷ of the
@@ -160,6 +213,8 @@ def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = 
     judged = "judge" in log
     if not 0 < alpha < 1:
         raise EvalDataError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if judged and "outcome" not in log:  # the AI judge's verdicts only: an outcome column of nulls for the sums
+        log = replace(log, table=log.table.mutate(outcome=ibis.null().cast("float64")), _cache={})
     pairs = reductions.pair_statistics(log, judged)
     pairs = pairs[pairs["n_ab"] + pairs["nu_ab"] > 0].reset_index(drop=True)
     models = sorted(set(pairs["model_a"]) | set(pairs["model_b"]))
@@ -167,13 +222,27 @@ def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = 
     reference = models[0] if reference is None else reference
     if reference not in models:
         raise EvalDataError(f"Reference model {reference!r} is not one of the compared models: {', '.join(models)}.")
+    words, labels, notes = HUMAN_WORDS, "human", []
+    if judged and n == 0 and N > 0:  # the AI judge alone: its verdicts are the outcome of a classical fit
+        words, labels, n, N = JUDGE_WORDS, "judge", N, 0
+        pairs = pairs.assign(n_ab=pairs["nu_ab"], sy=pairs["su"], syy=pairs["suu"], nu_ab=0.0, su=0.0, suu=0.0)
+        notes.append(JUDGE_NOTE.format(n=n, how="probability that model_b wins"))
+        lam = 0.0
+    elif judged and n > 0:
+        t = log.table
+        unjudged = int(log.run(t.aggregate(k=(t.outcome.notnull() & t.judge.isnull()).cast("int64").sum()))["k"]
+                       .fillna(0).iloc[0])
+        if unjudged and lam != 0:
+            notes.append(f"{unjudged:,} of {n:,} battles with a human vote have no verdict of the AI judge: PPI needs "
+                         "the judge on the voted battles too; the classical estimate from the human votes (lam = 0) "
+                         "is shown, and the judge's verdicts are not used.")
+            lam = 0.0
     voted = pairs[pairs["n_ab"] > 0]  # one pseudo-battle per pair with its mean outcome: the design's structure
     a, b, y = voted["model_a"].to_numpy(), voted["model_b"].to_numpy(), (voted["sy"] / voted["n_ab"]).to_numpy()
     if n < 2:
-        raise EvalDataError(f"Only {n} labeled comparison(s) (rows with a human 'outcome'): the Bradley-Terry "
+        raise EvalDataError(f"Only {n} labeled comparison(s) ({words['rows']}): the Bradley-Terry "
                             "coefficients need at least 2, and in practice many more.")
-    _check_labeled_design(a, b, y, models)
-    notes = []
+    _check_labeled_design(a, b, y, models, words, rows=n)
     if not judged:
         lam = 0.0
     elif lam != 0 and N < 2:
@@ -181,7 +250,7 @@ def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = 
                      "(judge-only) comparisons, at least 2; the classical estimate (lam = 0) is shown.")
         lam = 0.0
     if lam == 0:
-        _check_ford(a, b, y, models)
+        _check_ford(a, b, y, models, words)
     codes = {model: k for k, model in enumerate(models)}
     ia, ib = pairs["model_a"].map(codes).to_numpy(), pairs["model_b"].map(codes).to_numpy()
     full = np.zeros((len(pairs), len(models)))
@@ -192,8 +261,10 @@ def bradley_terry_of_log(log, alpha: float = DEFAULT_ALPHA, lam: float | None = 
     stats = _PairStats(x=np.delete(full, codes[reference], axis=1)[order],
                        **{c: pairs[c].to_numpy(float)[order]
                           for c in ("n_ab", "sy", "syy", "sh", "shh", "syh", "nu_ab", "su", "suu")}, n=n, N=N)
-    [(coef, se, lam)] = _estimates(stats, codes[reference], (lam,))
-    return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N)
+    [(coef, se, lam)] = _estimates(stats, codes[reference], (lam,), words)
+    if labels == "judge":  # no human vote: n counts those (0), N the battles the AI judge decided
+        n, N = 0, n
+    return _result_frame(models, reference, coef, se, lam, alpha, notes, n, N, labels=labels)
 
 
 def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
@@ -208,18 +279,19 @@ def pair_estimates(m: int, reference: int, la, lb, y, yhat, ua, ub, yhat_u,
     return _estimates(_pair_stats(m, reference, la, lb, y, yhat, ua, ub, yhat_u), reference, lams)
 
 
-def _estimates(stats: _PairStats, reference: int, lams) -> list[tuple[np.ndarray, np.ndarray, float]]:
+def _estimates(stats: _PairStats, reference: int, lams,
+               words: dict[str, str] = HUMAN_WORDS) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """:func:`pair_estimates` from the per-pair statistics."""
     fits = []
     for lam in lams:
         if lam is None:
-            zeta = _fit(stats, 1.0)
+            zeta = _fit(stats, 1.0, words)
             for _ in range(2):  # two tuning steps, as the reference implementation
                 lam = _tuned_lam(stats, zeta)
-                zeta = _fit(stats, lam)
+                zeta = _fit(stats, lam, words)
         else:
             lam = float(lam)
-            zeta = _fit(stats, lam)
+            zeta = _fit(stats, lam, words)
         se = _standard_errors(stats, zeta, lam)
         fits.append((np.insert(zeta, reference, 0.0), np.insert(se, reference, 0.0), lam))
     return fits
@@ -274,15 +346,19 @@ def _judge_labels(frame: pd.DataFrame, name: str, judge: str) -> np.ndarray:
     return p
 
 
-def _check_labeled_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str]) -> None:
-    """Enough labeled comparisons, every model in one, both outcomes, a connected comparison graph."""
-    if len(y) < 2:
-        raise EvalDataError(f"Only {len(y)} labeled comparison(s) (rows with a human 'outcome'): the Bradley-Terry "
+def _check_labeled_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str],
+                          words: dict[str, str] = HUMAN_WORDS, rows: int | None = None) -> None:
+    """Enough labeled comparisons (``rows`` of them, else one per entry of ``y``; ``y`` may hold one mean outcome
+    per compared pair), every model in one, both outcomes, a connected comparison graph."""
+    rows = len(y) if rows is None else rows
+    if rows < 2:
+        raise EvalDataError(f"Only {rows} labeled comparison(s) ({words['rows']}): the Bradley-Terry "
                             "coefficients need at least 2, and in practice many more.")
     unseen = sorted(set(models) - set(a) - set(b))
     if unseen:
         raise EvalDataError(f"Model(s) {', '.join(unseen)} appear in no labeled comparison: their strength cannot be "
-                            "identified from the human votes. Add human votes for them or drop their comparisons.")
+                            f"identified from {words['votes']}. Add {words['votes']} for them or drop their "
+                            "comparisons.")
     if np.ptp(y) == 0 and y[0] in (0.0, 1.0):
         winner = "model_b" if y[0] == 1 else "model_a"
         raise EvalDataError(f"Every labeled outcome is {y[0]:g} ({winner} always wins): the coefficients are not "
@@ -291,11 +367,12 @@ def _check_labeled_design(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: l
     count, label = connected_components(_graph(ia, ib, len(models)), directed=False)
     if count > 1:
         groups = "; ".join("{" + ", ".join(np.asarray(models)[label == k]) + "}" for k in range(count))
-        raise EvalDataError(f"The labeled comparisons do not connect all models: no human vote compares a model of "
-                            f"one group with a model of another ({groups}). Add votes between the groups.")
+        raise EvalDataError(f"The labeled comparisons do not connect all models: no {words['a vote']} compares a "
+                            f"model of one group with a model of another ({groups}). Add battles between the groups.")
 
 
-def _check_ford(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str]) -> None:
+def _check_ford(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str],
+                words: dict[str, str] = HUMAN_WORDS) -> None:
     """Ford's condition for the classical MLE: the directed graph 'winner beat loser' is strongly connected (a tie
     or a fractional outcome is a partial win of each model, an edge both ways)."""
     ia, ib = np.searchsorted(models, a), np.searchsorted(models, b)
@@ -321,8 +398,7 @@ def _check_ford(a: np.ndarray, b: np.ndarray, y: np.ndarray, models: list[str]) 
             losses.append(f"{who} never won a labeled comparison" + ("" if len(group) == 1 else " against the others"))
     parts = wins + losses
     raise EvalDataError("The classical Bradley-Terry estimate does not exist (the coefficients diverge): "
-                        + "; ".join(parts) + ". Add human votes where the other side wins, or use the judge "
-                        "(lam != 0).")
+                        + "; ".join(parts) + ". " + words["more"])
 
 
 def _graph(rows: np.ndarray, cols: np.ndarray, m: int) -> csr_matrix:
@@ -363,7 +439,7 @@ def _loss_weights(s: _PairStats, lam: float) -> tuple[np.ndarray, np.ndarray]:
     return w, c
 
 
-def _fit(s: _PairStats, lam: float) -> np.ndarray:
+def _fit(s: _PairStats, lam: float, words: dict[str, str] = HUMAN_WORDS) -> np.ndarray:
     """Newton's method with backtracking on ``L`` (eq. (6)), from 0 to a relative gradient norm below 1e-12.
 
     Separated data (no finite minimiser) drive some compared pair's logit ``x'zeta`` to infinity; a logit beyond
@@ -400,9 +476,10 @@ def _fit(s: _PairStats, lam: float) -> np.ndarray:
                 break
             t /= 2
         theta, value = theta + t * step, new
+    more = words["more"] if words is not HUMAN_WORDS else "Add human votes where the other side wins, or use a " \
+        "different lam."
     raise EvalDataError(f"The Bradley-Terry fit at λ = {lam:.3g} does not converge: the estimates diverge "
-                        "(some model, or group of models, won or lost every comparison that carries weight). "
-                        "Add human votes where the other side wins, or use a different lam.")
+                        "(some model, or group of models, won or lost every comparison that carries weight). " + more)
 
 
 def _pair_moments(s: _PairStats, p: np.ndarray) -> dict[str, np.ndarray]:
@@ -462,7 +539,7 @@ def _standard_errors(s: _PairStats, zeta: np.ndarray, lam: float) -> np.ndarray:
     return np.sqrt(np.clip(np.diag(sigma), 0.0, None) / s.n)
 
 
-def _result_frame(models, reference, coef, se, lam, alpha, notes, n, N) -> pd.DataFrame:
+def _result_frame(models, reference, coef, se, lam, alpha, notes, n, N, labels="human") -> pd.DataFrame:
     z = float(norm.ppf(1 - alpha / 2))
     zb = bonferroni_z(alpha, len(models))
     out = pd.DataFrame({
@@ -474,5 +551,5 @@ def _result_frame(models, reference, coef, se, lam, alpha, notes, n, N) -> pd.Da
         "rank": rank_with_ties(coef - zb * se, coef + zb * se),
         "lam": float(lam),
     })
-    out.attrs.update({"notes": notes, "n": n, "N": N, "reference": reference, "alpha": alpha})
+    out.attrs.update({"notes": notes, "n": n, "N": N, "reference": reference, "alpha": alpha, "labels": labels})
     return out

@@ -28,7 +28,8 @@ SECTIONS = (
     ("labeling", "Labeling budget", sec.labeling, "a `proxy` or `confidence` in [0, 1] on every example"),
     ("ppi", "AI-assisted evaluation", sec.prediction_powered,
      "unlabeled examples and an annotator (`proxy`, or `confidence` for 0/1) on every example"),
-    ("battles", "Pairwise battles", sec.battles, "pairwise battles with human `outcome` votes"),
+    ("battles", "Pairwise battles", sec.battles,
+     "pairwise battles with human `outcome` votes or an AI judge's `judge` verdicts"),
 )
 #: sections that use the top model of the accuracy section
 USES_TOP = {"subgroups", "labeling"}

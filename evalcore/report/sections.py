@@ -339,21 +339,33 @@ def prediction_powered(log, kind: str, s: Settings) -> Section | None:
 # ------------------------------------------------------------------------------------------------ battles
 def battles(log, kind: str, s: Settings) -> Section | None:
     """Bradley-Terry coefficients of pairwise battles from per-pair statistics, prediction-powered with a judge
-    (:func:`evalcore.ppi.bradley_terry.bradley_terry_of_log`)."""
-    if kind != BATTLES or "outcome" not in log or not log.count("outcome"):
+    (:func:`evalcore.ppi.bradley_terry.bradley_terry_of_log`); battles with an AI judge's verdicts and no human vote
+    give the AI judge's own ranking, labelled so."""
+    human = "outcome" in log and log.count("outcome") > 0
+    if kind != BATTLES or not (human or ("judge" in log and log.count("judge") > 0)):
         return None
     table = bradley_terry_of_log(log, alpha=s.alpha).sort_values("coefficient", ascending=False, ignore_index=True)
-    method = "PPI++" if table["lam"].iloc[0] > 0 else "classical"
+    by_judge = table.attrs.get("labels") == "judge"
+    method = ("the AI judge's verdicts only, no human votes" if by_judge else
+              "PPI++" if table["lam"].iloc[0] > 0 else "classical")
     fig = figures.interval_dots(table.rename(columns={"coefficient": "estimate"}).assign(
         label=lambda t: t["model"].astype(str)), "label", "Bradley-Terry strength",
         "coefficient (reference model = 0)", f"{percent(s.level)} intervals")
     best = table.iloc[0]
+    if by_judge:
+        title = "Pairwise battles: the AI judge's ranking (Bradley-Terry)"
+        lead = (f"Strength of each model by the AI judge's verdicts on {table.attrs.get('N', 0):,} battles; no battle "
+                "has a human vote, so nothing corrects the judge's bias.")
+        how = (f"{percent(s.level)} intervals for each coefficient against the reference model "
+               f"({table.attrs.get('reference')}), valid for the judge's preferences, not for people's.")
+    else:
+        title = "Pairwise battles (Bradley-Terry)"
+        lead = (f"Strength of each model from {table.attrs.get('n', 0):,} battles with a human vote"
+                + (f" and {table.attrs['N']:,} judged by the AI judge only" if table.attrs.get("N") else "") + ".")
+        how = (f"{percent(s.level)} intervals for each coefficient against the reference model "
+               f"({table.attrs.get('reference')}); {method} intervals stay valid whatever the judge's quality.")
     return Section(
-        "battles", "Pairwise battles (Bradley-Terry)",
-        f"Strength of each model from {table.attrs.get('n', 0):,} human-judged battles"
-        + (f" and {table.attrs['N']:,} judged by the AI judge only" if table.attrs.get("N") else "") + ".",
-        f"{percent(s.level)} intervals for each coefficient against the reference model "
-        f"({table.attrs.get('reference')}); {method} intervals stay valid whatever the judge's quality.",
+        "battles", title, lead, how,
         {"coefficients": table}, [fig],
         {"top": str(best["model"]), "method": method, "estimate": float(best["coefficient"]),
          "ci_low": float(best["ci_low"]), "ci_high": float(best["ci_high"])},

@@ -73,15 +73,20 @@ def test_real_alpaca_eval_annotations(shared_file):
     assert imported.kind == "battles" and imported.tool == "AlpacaEval"
     assert len(frame) == 805
     assert set(frame["model_a"]) == {"text_davinci_003"} and set(frame["model_b"]) == {"alpaca-7b"}
-    # preference 1: 584 (reference wins), 2: 205 (alpaca-7b wins), 0: 16 draws
-    assert (frame["outcome"] == 0).sum() == 584
-    assert (frame["outcome"] == 1).sum() == 205
-    assert (frame["outcome"] == 0.5).sum() == 16
+    # preference 1: 584 (reference wins), 2: 205 (alpaca-7b wins), 0: 16 draws -- an AI judge's verdicts (issue 27)
+    assert "outcome" not in frame
+    assert (frame["judge"] == 0).sum() == 584
+    assert (frame["judge"] == 1).sum() == 205
+    assert (frame["judge"] == 0.5).sum() == 16
     assert frame["dataset"].value_counts().to_dict() == {"selfinstruct": 252, "oasst": 188, "koala": 156,
                                                          "helpful_base": 129, "vicuna": 80}
-    assert any("alpaca_eval_gpt4" in note and "AI judge" in note for note in imported.notes)
+    assert frame["input"].iloc[0] == ("What are the names of some famous actors that started their careers on "
+                                      "Broadway?")
+    assert "Verdicts by the AI judge alpaca_eval_gpt4 (annotator) are the judge role; no battle has a human " \
+           "vote." in imported.notes[0]
+    assert not any("human vote" in note.replace("no battle has a human vote", "") for note in imported.notes)
     canonical = validate(frame, kind="battles")
-    assert len(canonical) == 805 and canonical["outcome"].mean() == pytest.approx((205 + 8) / 805)
+    assert len(canonical) == 805 and canonical["judge"].mean() == pytest.approx((205 + 8) / 805)
 
 
 def test_real_mt_bench_single(shared_file):
@@ -145,7 +150,9 @@ def test_alpaca_eval_preferences():
             _annotation(2.0000000001), _annotation(None), _annotation(3), _annotation(1, generator_2="gpt4_turbo")]
     imported = _one(LogFile("annotations.json", json.dumps(rows, indent=2).encode()))
     frame = imported.frame
-    assert frame["outcome"].tolist() == pytest.approx([0.0, 1.0, 0.5, 0.5, 0.25, 1.0])
+    assert "outcome" not in frame
+    assert frame["judge"].tolist() == pytest.approx([0.0, 1.0, 0.5, 0.5, 0.25, 1.0])
+    assert frame["input"].tolist() == ["Say hi."] * 6
     notes = " ".join(imported.notes)
     assert "1 of 9 annotations were left out: no preference" in notes
     assert "1 of 9 annotations were left out: the preference is not 0" in notes
@@ -156,7 +163,7 @@ def test_alpaca_eval_preferences():
 def test_alpaca_eval_optional_fields_missing():
     rows = [{"output_1": "a", "generator_1": "x", "output_2": "b", "generator_2": "y", "preference": 2}]
     frame = _one(LogFile("annotations.json", json.dumps(rows).encode())).frame
-    assert frame.to_dict("records") == [{"model_a": "x", "model_b": "y", "outcome": 1.0}]
+    assert frame.to_dict("records") == [{"model_a": "x", "model_b": "y", "judge": 1.0}]
 
 
 def test_alpaca_eval_required_fields():
@@ -195,19 +202,22 @@ def test_mt_bench_pairwise_two_orders():
     imported = _one(file)
     assert imported.kind == "battles" and imported.tool == "MT-Bench"
     frame = imported.frame
-    assert frame["outcome"].tolist() == [0.0, 1.0, 0.5, 0.5]
+    assert "outcome" not in frame   # gpt-4's verdicts: the judge role, never a human vote
+    assert frame["judge"].tolist() == [0.0, 1.0, 0.5, 0.5]
     assert set(frame["model_a"]) == {"vicuna-13b"} and set(frame["model_b"]) == {"gpt-3.5-turbo"}
+    assert frame["explanation"].tolist() == ["[[A]]"] * 4 and frame["input"].tolist() == ["..."] * 4
     notes = " ".join(imported.notes)
     assert "1 of 6 pairwise judgments were left out: the judge's output had no parsable verdict" in notes
     assert "1 of 6 pairwise judgments were left out: a verdict other than" in notes
     assert "1 pairwise judgments give different winners" in notes
+    assert "Verdicts by the AI judge gpt-4 (pair-v2) are the judge role; no battle has a human vote." in notes
     validate(frame, kind="battles")
 
 
 def test_mt_bench_pairwise_single_winner_field():
     rows = [{"question_id": 81, "model_1": "a", "model_2": "b", "winner": "model_2", "judge": ["gpt-4", "x"]}]
     frame = _one(LogFile("gpt-4_pair.jsonl", _lines(rows))).frame
-    assert frame["outcome"].tolist() == [1.0]
+    assert frame.to_dict("records") == [{"model_a": "a", "model_b": "b", "judge": 1.0}]
 
 
 def test_mt_bench_human_judgments_json_and_jsonl():
@@ -225,9 +235,13 @@ def test_mt_bench_human_judgments_json_and_jsonl():
                  LogFile("human.jsonl", _lines(votes))):
         assert pairwise.sniff(file)
         imported = _one(file)
-        assert imported.frame["outcome"].tolist() == [1.0, 0.5, 0.0, 0.5]
+        # people's votes are the outcome, gpt-4's verdict (a judge list) the judge role
+        assert imported.frame["outcome"].tolist() == pytest.approx([1.0, 0.5, np.nan, 0.5], nan_ok=True)
+        assert imported.frame["judge"].tolist() == pytest.approx([np.nan, np.nan, 0.0, np.nan], nan_ok=True)
         notes = " ".join(imported.notes)
-        assert "1 of 5 votes were left out" in notes and "3 votes by people and 1 by an AI judge" in notes
+        assert "1 of 5 votes were left out" in notes
+        assert "3 votes by 3 people (author_2, expert_0, expert_1) are human votes (the outcome role)" in notes
+        assert "1 verdicts by the AI judge gpt-4 (pair-v2) are the judge role" in notes
         validate(imported.frame, kind="battles")
 
 
