@@ -87,3 +87,21 @@ def joined(values: Any) -> str | None:
         parts = [text_of(v) for v in values]
         return "\n".join(p for p in parts if p) or None
     return text_of(values)
+
+
+TEXT_ROLES = ("input", "target", "output", "explanation")
+
+
+def with_text_columns(frame, roles: tuple[str, ...] = TEXT_ROLES):
+    """``frame`` with its text-role columns as plain ``str`` or None (pandas writes NaN for None in some
+    operations); a text column holding no text at all is dropped."""
+    for role in roles:
+        if role not in frame:
+            continue
+        column = frame[role].astype(object)
+        column = column.where(column.map(lambda v: isinstance(v, str)), None)
+        if column.isna().all():
+            frame = frame.drop(columns=role)
+        else:
+            frame[role] = column
+    return frame

@@ -61,7 +61,7 @@ import pandas as pd
 from evalcore.errors import EvalDataError
 from evalcore.importers.archive import files_of, has_member, is_zip, members, open_zip
 from evalcore.importers.base import Imported, LogFile, as_number, field_of, left_out_note, optional, parse_json
-from evalcore.importers.chat_text import content_text, joined, last_message, text_of
+from evalcore.importers.chat_text import content_text, joined, last_message, text_of, with_text_columns
 
 TOOL = "Inspect AI"
 _VALUES = {"c": 1.0, "i": 0.0, "p": 0.5, "n": 0.0, "correct": 1.0, "incorrect": 0.0, "partial": 0.5,
@@ -414,7 +414,7 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
         notes.append(left_out_note(int(missing.sum()), len(frame), f"samples of {file.name}",
                                    f"no value of scorer '{main}' (an error, or not scored)"))
         frame = frame[~missing].reset_index(drop=True)
-    return Imported(frame, "log", TOOL, (file.name,), notes)
+    return Imported(with_text_columns(frame), "log", TOOL, (file.name,), notes)
 
 
 def _owner(column: str, known: dict[str, _Scorer]) -> tuple[str, str]:

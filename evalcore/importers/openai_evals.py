@@ -29,7 +29,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, field_of, json_lines, left_out_note
-from evalcore.importers.chat_text import joined, text_of
+from evalcore.importers.chat_text import joined, text_of, with_text_columns
 
 TOOL = "OpenAI evals"
 _SPEC_LINE = re.compile(rb'^\s*\{\s*"(spec|final_report)"\s*:\s*\{')
@@ -84,9 +84,6 @@ def _convert_one(file: LogFile) -> Imported:
     if not matches:  # model-graded evals: the sample's first sampling event is the model's, later ones the grader's
         frame["input"] = [_first(sampled.get(e), "prompt") for e in frame["example_id"]]
         frame["output"] = [_first(sampled.get(e), "sampled") for e in frame["example_id"]]
-    for text in ("input", "output", "target"):
-        if frame[text].isna().all():
-            frame = frame.drop(columns=text)
     frame[role] = [as_number(v, {"true": 1.0, "false": 0.0}) for v in frame[role]]
     frame.insert(0, "task", task)
     frame.insert(0, "model", model)
@@ -96,7 +93,7 @@ def _convert_one(file: LogFile) -> Imported:
     if missing.any():
         notes.append(left_out_note(int(missing.sum()), len(frame), f"events of {file.name}", f"no usable {role}"))
         frame = frame[~missing].reset_index(drop=True)
-    return Imported(frame, "log", TOOL, (file.name,), notes)
+    return Imported(with_text_columns(frame), "log", TOOL, (file.name,), notes)
 
 
 def _texts(data: dict, sampling: list[dict] | None) -> tuple[str | None, str | None, str | None]:

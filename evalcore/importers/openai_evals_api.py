@@ -48,7 +48,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, json_lines, left_out_note, parse_json
-from evalcore.importers.chat_text import content_text, joined, messages_text, text_of
+from evalcore.importers.chat_text import content_text, joined, messages_text, text_of, with_text_columns
 
 TOOL = "OpenAI Evals API"
 ITEM = "eval.run.output_item"
@@ -183,8 +183,8 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
                      "the run id stands for the model. Upload the run object (client.evals.runs.retrieve) too.")
     columns = ["model", "task", "example_id", "repeat", *[c for c in ("correct", "score") if c in frame]]
     columns += [c for c in frame if c.startswith("score_")]
-    columns += [c for c in ("input", "target", "output", "explanation") if frame[c].notna().any()]
-    return Imported(frame[columns].reset_index(drop=True), "log", TOOL, names, notes)
+    columns += [c for c in ("input", "target", "output", "explanation") if c in frame]
+    return Imported(with_text_columns(frame[columns].reset_index(drop=True)), "log", TOOL, names, notes)
 
 
 def _is_model_grader(kind: Any) -> bool:

@@ -56,7 +56,7 @@ from evalcore.errors import EvalDataError
 from evalcore.importers.base import (
     Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json, refuse_long_lines_of,
 )
-from evalcore.importers.chat_text import joined, messages_text, text_of
+from evalcore.importers.chat_text import TEXT_ROLES, joined, messages_text, text_of, with_text_columns
 
 TOOL = "promptfoo"
 
@@ -79,7 +79,6 @@ _NOT_TARGETS = _NOT_ANSWER_CHECKS | {
     "model-graded-closedqa", "search-rubric", "trajectory:goal-success", "pi",
 }
 _TARGET_VARS = ("expected", "answer", "reference", "ideal", "target", "ground_truth", "expected_output")
-TEXT_ROLES = ("input", "target", "output", "explanation")
 
 _MARKERS = (b'"evalId"', b'"promptIdx"', b'"testIdx"', b'"gradingResult"', b'"failureReason"',
             b'"promptfooVersion"', b'"shareableUrl"', b'"testPassCount"')
@@ -140,8 +139,8 @@ def _convert_one(file: LogFile) -> Imported:
     frame = _examples(frame, notes)
     frame = _values(frame, notes)
     columns = [c for c in ("model", "task", "example_id", "repeat", "correct", "score", "proxy") if c in frame]
-    columns += [c for c in TEXT_ROLES if frame[c].notna().any()]
-    return Imported(frame[columns], kind="log", tool=TOOL, files=(file.name,), notes=notes)
+    columns += [c for c in TEXT_ROLES if c in frame]
+    return Imported(with_text_columns(frame[columns].copy()), kind="log", tool=TOOL, files=(file.name,), notes=notes)
 
 
 def _results(file: LogFile) -> tuple[list, dict, dict]:

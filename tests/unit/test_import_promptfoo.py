@@ -314,3 +314,39 @@ def test_large_export_keeps_every_row():
     frame = _one(file).frame
     assert len(frame) == 20_000 and frame["example_id"].nunique() == 10_000
     assert np.allclose(frame["proxy"], 0.5)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the example's text (issue 27)
+
+
+def test_real_export_keeps_prompt_response_expected_and_reason(shared_file):
+    frame = _one(_file(shared_file, SAMPLE)).frame
+    rows = {(m, e): r for m, e, r in zip(frame["model"], frame["example_id"], frame.to_dict("records"))}
+    first = rows[("openai:gpt-5", "0")]
+    assert first["input"] == ("Solve this riddle: I speak without a mouth and hear without ears. I have no body, but "
+                              "I come alive with wind. What am I?")
+    assert first["output"] == "An echo."
+    assert first["target"] == "echo"   # the 'contains' value; the llm-rubric's criterion is not an answer
+    assert first["explanation"] == "Latency 6197ms is greater than threshold 3000ms"
+    assert rows[("openai:gpt-5", "1")]["target"] is None   # only cost, latency and an llm-rubric
+
+
+def test_text_from_chat_prompts_vars_and_assertions():
+    chat = json.dumps([{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Capital of France?"}])
+    with_chat = _result(0, "m", response={"output": "Paris"},
+                        testCase={"vars": {"q": "question 0"},
+                                  "assert": [{"type": "icontains", "value": "paris"},
+                                             {"type": "not-contains", "value": "Lyon"},
+                                             {"type": "contains-any", "value": ["Paris", "paris"]},
+                                             {"type": "javascript", "value": "output.length < 10"}]})
+    with_chat["prompt"] = {"raw": chat, "label": "p"}
+    with_chat["gradingResult"]["reason"] = "All assertions passed"
+    no_prompt = _result(1, "m", vars={"q": "2+2", "expected": "4"},
+                        testCase={"vars": {"q": "2+2", "expected": "4"}}, response={"output": {"answer": 4}})
+    no_prompt["prompt"] = {"label": "p"}
+    frame = _one(LogFile("r.json", _export([with_chat, no_prompt]))).frame
+    assert frame["input"].tolist() == ["system: Be terse.\nuser: Capital of France?", "q: 2+2\nexpected: 4"]
+    assert frame["target"].tolist() == ["paris\nParis\nparis", "4"]
+    assert frame["output"].tolist() == ["Paris", '{"answer": 4}']
+    assert frame["explanation"].tolist() == ["All assertions passed", None]
