@@ -129,7 +129,7 @@ def _convert_one(file: LogFile) -> Imported:
 
 def _each(column: pd.Series, test, fast: str) -> np.ndarray:
     """``test`` of each value, skipped (all true) when pandas infers the whole column as ``fast`` without gaps."""
-    if pd.api.types.infer_dtype(column, skipna=False) == fast:
+    if pd.api.types.infer_dtype(column, skipna=False) == fast and not column.isna().any():
         return np.ones(len(column), bool)
     return np.fromiter((bool(test(v)) for v in column), bool, len(column))
 

@@ -341,7 +341,7 @@ def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Importe
         parts.append(f"{int(human.sum()):,} votes by {named} are human votes (the outcome role)")
     if ai.any():
         parts.append(f"{int(ai.sum()):,} verdicts by the AI judge {_judge_names(frame['judge'][ai])} are the judge "
-                     "role" + ("" if human.any() else "; no battle has a human vote"))
+                     "role" + ("" if human.any() else "; no battle in this file has a human vote"))
     text = frame.assign(input=frame["conversation_a"].map(_user_turns))
     return _battles(file, frame["model_a"], frame["model_b"], verdict.where(~by_ai), verdict.where(by_ai), known,
                     notes, "; ".join(parts) + ". Each is 1 if model_b wins, 0 if model_a wins, 0.5 a "
