@@ -340,7 +340,7 @@ def _summary(results: list[tuple[LogFile, dict]]) -> Imported:
     rows, notes = [], []
     for file, doc in results:
         model = _model_of(doc) or _model_from_folder(file.folder) or "unknown model"
-        skipped = []
+        skipped, used = [], {}
         for task, values in doc["results"].items():
             if task == "all" or not isinstance(values, dict):
                 continue
@@ -353,12 +353,15 @@ def _summary(results: list[tuple[LogFile, dict]]) -> Imported:
                 continue
             se = as_number(values.get(f"{metric}_stderr"), booleans=False)
             rows.append({"model": model, "task": task, "n": n, "accuracy": value, "se": se})
-            notes.append(f"{file.name}: task '{task}': accuracy = its first metric '{metric}', se = "
-                         f"'{metric}_stderr', n = effective_num_docs in config_tasks.")
+            used[task] = metric
+        if used:
+            names = ", ".join(f"'{m}'" for m in dict.fromkeys(used.values()))
+            notes.append(f"{file.name}: {len(used)} task(s): accuracy = each task's first metric ({names}), se = "
+                         "that metric's '_stderr', n = the task's effective_num_docs in config_tasks.")
         if skipped:
-            notes.append(left_out_note(len(skipped), len(skipped) + sum(r["model"] == model for r in rows),
-                                       f"tasks of {file.name}", f"no metric in [0, 1] or no document count "
-                                       f"(config_tasks.<task>.effective_num_docs): {', '.join(skipped[:5])}"))
+            notes.append(left_out_note(len(skipped), len(skipped) + len(used), f"tasks of {file.name}",
+                                       "no metric in [0, 1] or no document count (config_tasks.<task>."
+                                       f"effective_num_docs): {', '.join(skipped[:5])}"))
     if not rows:
         raise EvalDataError(f"{results[0][0].name}: a lighteval results file alone gives per task a metric but here "
                             "no task has both a metric in [0, 1] and its number of documents "

@@ -134,7 +134,8 @@ def test_results_alone_are_a_summary_with_the_stderr():
     row = frame.iloc[0]
     assert (row["model"], row["task"], row["n"], row["n_correct"]) == (MODEL, TASK, 2, 1)
     assert row["se"] == 0.5  # acc_stderr
-    assert "accuracy = its first metric 'acc', se = 'acc_stderr'" in " ".join(report_of(frame).notes)
+    assert "1 task(s): accuracy = each task's first metric ('acc'), se = that metric's '_stderr'" in " ".join(
+        report_of(frame).notes)
 
 
 def test_results_alone_without_document_counts_ask_for_the_details():
@@ -203,3 +204,11 @@ def test_model_from_folder():
     assert lighteval._model_from_folder(f"out/details/org/model/{STAMP}") == "org/model"
     assert lighteval._model_from_folder(f"details_org__model/{STAMP}") == "org/model"
     assert lighteval._model_from_folder("") is None
+
+
+def test_summary_leaves_out_tasks_without_a_document_count():
+    doc = json.loads(_results())
+    doc["results"]["leaderboard|gsm8k|5"] = {"qem": 0.25, "qem_stderr": 0.05}
+    frame = load_eval_logs([(RESULTS, json.dumps(doc).encode())], min_models=1)
+    assert list(frame["task"]) == [TASK]
+    assert f"1 of 2 tasks of {RESULTS} were left out" in " ".join(report_of(frame).notes)
