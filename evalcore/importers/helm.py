@@ -151,9 +151,17 @@ def convert(files: list[LogFile]) -> list[Imported]:
         given = ", ".join(f.name for f in files)
         raise EvalDataError(f"{given}: HELM's schema and suite files hold no per-instance results; upload the run "
                             f"folders (each with {STATS}) with them.")
-    out = [_run(folder, run, _schema_for(folder, mains)) for folder, run in folders.items()]
+    out, listed = [], set()
+    for folder, run in folders.items():
+        schema = _schema_for(folder, mains)
+        imported = _run(folder, run, schema)
+        if schema is not None and schema[0] not in listed:  # each file once in the report's list
+            imported.files = (*imported.files, schema[0])
+            listed.add(schema[0])
+        out.append(imported)
     if suite:
         out[0].notes.append(f"{', '.join(suite)}: not needed (the results are in each run's {STATS}).")
+        out[0].files = (*out[0].files, *suite)
     return out
 
 

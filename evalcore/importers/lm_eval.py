@@ -107,6 +107,7 @@ def convert(files: list[LogFile]) -> list[Imported]:
                             "was given with it (a results file is a summary, which cannot be combined with "
                             "per-example logs); upload the samples_*.jsonl files of the same run (same time stamp) "
                             "to use it.")
+        out[0].files = (*out[0].files, *(file.name for file, _ in unused))
     elif unused:
         out.append(_summary(unused))
     return out

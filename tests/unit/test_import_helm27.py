@@ -222,3 +222,20 @@ def test_exact_match_averaged_over_outputs_is_a_score_and_an_unknown_0_1_metric_
     frame = load_eval_logs([("custom:model=org_m/per_instance_stats.json", custom),
                             ("custom:model=org_m/run_spec.json", spec)])
     assert frame["correct"].tolist() == [0.0, 1.0]
+
+
+def test_a_suite_folder_given_by_path_with_its_schema_and_runs_json(tmp_path: Path):
+    suite = tmp_path / "runs" / "v1"
+    for model, f1 in (("openai_gpt2", 0.3), ("meta_llama-3-8b", 0.9)):
+        run = suite / f"narrative_qa:model={model}"
+        run.mkdir(parents=True)
+        (run / "per_instance_stats.json").write_text(json.dumps([{"instance_id": "a", "train_trial_index": 0, "stats": [
+            _stat("exact_match", 0.0), _stat("rouge_l", f1 / 3), _stat("f1_score", f1)]}]))
+    (suite / "runs.json").write_text("[]")
+    (suite / "schema_lite.yaml").write_bytes(b"run_groups:\n  - name: narrative_qa\n    environment:\n"
+                                             b"      main_name: rouge_l\n      main_split: test\n")
+    frame = load_eval_logs([suite])
+    assert dict(zip(frame["model"], frame["score"])) == pytest.approx({"openai/gpt2": 0.1, "meta/llama-3-8b": 0.3})
+    notes = _notes(frame)
+    assert notes[0] == "Read HELM (4 files)."   # two runs, the schema and runs.json, each once
+    assert any("runs.json: not needed" in n for n in notes)
