@@ -60,6 +60,7 @@ from evalcore.data import parquet_bounds as bounds
 from evalcore.data.limits import size_text
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, optional, parse_json
+from evalcore.importers.chat_text import with_text_columns
 
 TOOL = "lighteval"
 _STAMP = r"\d{4}-\d{2}-\d{2}T[\d\-.:]+"
@@ -206,7 +207,7 @@ def _details(file: LogFile, result: tuple[LogFile, dict] | None) -> Imported:
         frame = frame[~missing].reset_index(drop=True)
     if frame.empty:
         raise EvalDataError(f"{file.name}: no row has a numeric value of the metric '{main}'.")
-    return Imported(frame, "log", TOOL, (file.name, *([result[0].name] if result else [])), notes)
+    return Imported(with_text_columns(frame), "log", TOOL, (file.name, *([result[0].name] if result else [])), notes)
 
 
 def _main_metric(task: str, records: list[dict], result: tuple[LogFile, dict] | None,
