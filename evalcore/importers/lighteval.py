@@ -252,8 +252,16 @@ def _task_results(doc: dict, task: str) -> dict | None:
 
 
 def _field(row: dict, name: str) -> dict:
-    value = row.get(name)
-    return value if isinstance(value, dict) else {}
+    return _as_dict(row.get(name)) or {}
+
+
+def _as_dict(value: Any) -> dict | None:
+    """A struct's value as it is; a Parquet map's (read as a list of (key, value) pairs) as a dict; else None."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        return dict(value)
+    return None
 
 
 def _new_row(row: dict, schema: tuple[str, ...]) -> dict:
@@ -268,8 +276,8 @@ def _new_row(row: dict, schema: tuple[str, ...]) -> dict:
 
 
 def _old_row(row: dict, file: LogFile, number: int) -> dict:
-    metrics = _literal(row.get("metrics"))
-    if not isinstance(metrics, dict):
+    metrics = _as_dict(_literal(row.get("metrics")))
+    if metrics is None:
         raise EvalDataError(f"{file.name}, row {number + 1}: the column 'metrics' holds no {{metric: value}} object "
                             f"({str(row.get('metrics'))[:80]!r}); this file does not look like lighteval details.")
     choices = _strings(_literal(row.get("choices")))

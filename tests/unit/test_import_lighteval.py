@@ -212,3 +212,28 @@ def test_summary_leaves_out_tasks_without_a_document_count():
     frame = load_eval_logs([(RESULTS, json.dumps(doc).encode())], min_models=1)
     assert list(frame["task"]) == [TASK]
     assert f"1 of 2 tasks of {RESULTS} were left out" in " ".join(report_of(frame).notes)
+
+
+def test_metrics_written_as_a_parquet_map():
+    rows = [{"example": "q", "full_prompt": "q", "predictions": ["a"], "gold": ["a"], "metrics": [("em", 1.0)]},
+            {"example": "r", "full_prompt": "r", "predictions": ["b"], "gold": ["c"], "metrics": [("em", 0.0)]}]
+    schema = pa.schema([("example", pa.string()), ("full_prompt", pa.string()), ("predictions", pa.list_(pa.string())),
+                        ("gold", pa.list_(pa.string())), ("metrics", pa.map_(pa.string(), pa.float64()))])
+    frame = load_eval_logs([(DETAILS, _parquet(rows, schema))], min_models=1)
+    assert list(frame["correct"]) == [1.0, 0.0] and list(frame["output"]) == ["a", "b"]
+    assert list(frame["target"]) == ["a", "c"]
+
+
+def test_a_run_folder_on_disk(tmp_path):
+    """lighteval's layout: results/<org>/<model>/results_<time>.json and details/<org>/<model>/<time>/*.parquet."""
+    task = "lighteval|arc_easy|0"  # no ':' in the file name (not allowed on every file system)
+    results = tmp_path / "out" / "results" / "HuggingFaceTB" / "SmolLM2-1.7B-Instruct" / f"results_{STAMP}.json"
+    details = tmp_path / "out" / "details" / "HuggingFaceTB" / "SmolLM2-1.7B-Instruct" / STAMP
+    results.parent.mkdir(parents=True)
+    details.mkdir(parents=True)
+    results.write_bytes(_results(task=task))
+    (details / f"details_{task}_{STAMP}.parquet").write_bytes(_parquet(_old_rows()))
+    frame = load_eval_logs([tmp_path / "out"], min_models=1)
+    assert list(frame["model"]) == [MODEL, MODEL] and list(frame["task"]) == [task, task]
+    assert list(frame["correct"]) == [1.0, 0.0]
+    assert f"the task's first metric in out/results/{MODEL}/results_{STAMP}.json" in " ".join(report_of(frame).notes)
