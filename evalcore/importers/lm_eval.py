@@ -145,7 +145,7 @@ def _run_results(file: LogFile, results: list[tuple[LogFile, Any]]
         return pair, [f"{file.name} is paired with {pair[0].name} because they are in the same folder (one of the "
                       "names has no time stamp to match)."], []
     others = [pair for pair in same_folder if pair not in unstamped] or (results if len(results) == 1 else [])
-    return None, [], [pair[0] for pair in others if _stamp(pair[0]) != stamp or stamp is None]
+    return None, [], [pair[0] for pair in others if stamp is not None and _stamp(pair[0]) not in (None, stamp)]
 
 
 def _folder_model(file: LogFile) -> str | None:
@@ -181,8 +181,9 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: lis
     if model is not None:
         return model, notes
     folder_model = _folder_model(file)
+    folder = PurePosixPath(file.folder).name
     if result is not None:  # its run's results file names no model
-        where = f"its folder '{file.folder}'" if folder_model else "nothing"
+        where = f"its folder '{folder}'" if folder_model else "nothing"
         notes.append(f"{file.name}: the results file of its run ({result[0].name}) names no model (no model_name, no "
                      f"pretrained= in config.model_args), so the model is named after {where}: "
                      f"'{folder_model or 'unknown model'}'.")
@@ -196,10 +197,10 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: lis
                 ".json, same time stamp), or put the samples file in a folder named after its model (lm-eval's "
                 "'<org>__<name>'), or leave the other run's results file out.")
         return folder_model, notes + [f"{file.name} is not from the run of {others} (timestamps differ): its model "
-                                      f"is taken from its folder '{file.folder}': '{folder_model}'."]
+                                      f"is taken from its folder '{folder}': '{folder_model}'."]
     if folder_model is not None:
         notes.append(f"{file.name}: no results file of this run was uploaded with it, so the model is named after its "
-                     f"folder '{file.folder}': '{folder_model}'. Upload the run's results_*.json too to use the "
+                     f"folder '{folder}': '{folder_model}'. Upload the run's results_*.json too to use the "
                      "model's name.")
         return folder_model, notes
     notes.append(f"{file.name}: no results file of this run was uploaded with it and no folder names its model, so "
@@ -340,7 +341,7 @@ def _choice_confidence(resps: Any) -> float | None:
 def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
     rows, notes = [], []
     for file, doc in results:
-        model = _model(doc) or PurePosixPath(file.folder).name.replace("__", "/") or "unknown model"
+        model = _model(doc) or _folder_model(file) or "unknown model"
         groups = {g: list(subs) for g, subs in (optional(doc, "group_subtasks", {}) or {}).items() if subs}
         groups.update({g: [] for g in (optional(doc, "groups", {}) or {}) if g not in groups})
         category = {sub: group for group, subs in groups.items() for sub in subs}

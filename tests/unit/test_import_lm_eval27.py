@@ -105,8 +105,10 @@ def test_a_renamed_samples_file_pairs_with_the_only_results_file_of_its_folder()
 
 
 def test_same_timestamp_in_two_model_folders_pairs_within_the_folder():
-    files = [(f"org__a/samples_arith_{T1}.jsonl", _lines([_gen_line(0, 1.0)])), (f"org__a/results_{T1}.json", _results("org/a")),
-             (f"org__b/samples_arith_{T1}.jsonl", _lines([_gen_line(0, 0.0)])), (f"org__b/results_{T1}.json", _results("org/b"))]
+    files = [(f"org__a/samples_arith_{T1}.jsonl", _lines([_gen_line(0, 1.0)])),
+             (f"org__a/results_{T1}.json", _results("org/a")),
+             (f"org__b/samples_arith_{T1}.jsonl", _lines([_gen_line(0, 0.0)])),
+             (f"org__b/results_{T1}.json", _results("org/b"))]
     frame = load_eval_logs(files)
     assert dict(zip(frame["model"], frame["correct"])) == {"org/a": 1.0, "org/b": 0.0}
 
