@@ -123,6 +123,9 @@ if examples is None:  # beyond the memory bound: estimates from moments and per-
             reference = st.selectbox("Reference model (strength fixed at 0)", rows.models(), key="ae_reference")
             table = ac.battles_from_statistics(key, level, reference, rows)
             by_judge = table.attrs.get("labels") == "judge"
+            if "method" not in table:  # one fit: the judge's own, PPI++ (λ > 0) or the classical one
+                table = table.assign(method=METHOD_NAMES["judge"] if by_judge else
+                                     METHOD_NAMES["ppi++"] if table["lam"].iloc[0] > 0 else METHOD_NAMES["classical"])
             table = ranked(table.rename(columns={"coefficient": "estimate"})).rename(
                 columns={"estimate": "coefficient"})
             shown = table.rename(columns={"coefficient": "estimate"})

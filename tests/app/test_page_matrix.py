@@ -156,8 +156,8 @@ CASES = {
     "battles with ties": (lambda: battles(votes=True).assign(outcome=lambda f: f["outcome"].where(
         f.index % 4 != 0, 0.5)), {**NO_LOG}),
     "battles, 2 models, votes": (lambda: battles(votes=True), {**NO_LOG}),
-    "battles, 2 models, no votes": (lambda: battles(votes=False),
-                                    {**NO_LOG, "models": "no human votes", "autoeval": "no 'outcome' column"}),
+    "battles, 2 models, no votes": (lambda: battles(votes=False),  # autoeval: the AI judge's own ranking
+                                    {**NO_LOG, "models": "no human votes"}),
 }
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -503,12 +503,23 @@ def test_autoeval_fully_labeled_small_log_settings():
 
 @pytest.mark.parametrize("votes", [True, False])
 def test_autoeval_battles_with_two_models(votes):
-    at = loaded(battles(votes))
+    frame = battles(votes)
+    at = loaded(frame)
     visit(at, "autoeval")
-    if not votes:
-        assert any("no 'outcome' column" in e for e in texts(at.error))
-        return
     table = table_with(at, "model", "method", "coefficient", "rank")
+    if not votes:  # the AI judge's own ranking, labelled as the judge's (issue 27)
+        assert not texts(at.error)
+        answer, heading = (h.value.replace("\\", "").replace("\u2060", "") for h in at.subheader)
+        assert heading == "The AI judge's Bradley-Terry ranking (no human votes)"
+        assert answer.startswith("By the AI judge's verdicts alone (20 battles, no human vote), ")
+        assert answer.endswith("the intervals are valid for the judge's preferences, not for people's.")
+        assert set(table["method"]) == {"AI judge only (no human votes)"}
+        # two models: B's strength against A is the logit of B's mean win probability by the judge
+        b_wins = np.where(frame["model_b"] == "B", frame["judge"], 1 - frame["judge"]).mean()
+        strength = table.set_index("model")["coefficient"]
+        assert strength["B"] - strength["A"] == pytest.approx(np.log(b_wins / (1 - b_wins)), abs=1e-3)
+        assert any("not for people's" in c for c in texts(at.caption))
+        assert not any("human votes correct" in c for c in texts(at.caption))
     assert set(table["model"]) == {"A", "B"}
     reference = at.selectbox(key="ae_reference").value
     assert (table.loc[table["model"] == reference, "coefficient"] == 0).all()
