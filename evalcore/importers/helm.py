@@ -277,7 +277,11 @@ def _instances(file: LogFile, instances: list, model: str, task: str, run: _Run,
         if not isinstance(instance, dict):
             raise EvalDataError(f"{file.name}: instance {number} is not a JSON object.")
         instance_id = str(field_of(instance, "instance_id", file, f"instance {number}"))
-        trial = int(as_number(instance.get("train_trial_index", 0) or 0))
+        trial = _trial(instance.get("train_trial_index"))
+        if trial is None:
+            raise EvalDataError(f"{file.name} (instance {number}): 'train_trial_index' is "
+                                f"{instance.get('train_trial_index')!r}, not a whole number; it should count the "
+                                "trials from 0.")
         if instance.get("perturbation"):
             perturbed.add((instance_id, trial, json.dumps(instance["perturbation"], sort_keys=True)))
             continue
@@ -321,6 +325,12 @@ def _instances(file: LogFile, instances: list, model: str, task: str, run: _Run,
         notes.append(left_out_note(int(missing.sum()), len(frame), f"instances of {file.name}", why_missing))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(frame, "log", TOOL, (file.name,), notes)
+
+
+def _trial(value: Any) -> int | None:
+    """A ``train_trial_index`` as an int (0 when absent), None when it is not a whole number."""
+    number = as_number(0 if value is None else value, booleans=False)
+    return int(number) if np.isfinite(number) and number == int(number) else None
 
 
 def _label(metric: str, value: pd.Series) -> tuple[str, str]:
@@ -412,7 +422,10 @@ def _add_texts(imported: Imported, file: LogFile, state: Any) -> None:
         instance = optional(request_state, "instance")
         if not isinstance(instance, dict) or instance.get("perturbation") or "id" not in instance:
             continue
-        key = (str(instance["id"]), int(as_number(request_state.get("train_trial_index", 0) or 0)))
+        trial = _trial(request_state.get("train_trial_index"))
+        if trial is None:
+            continue
+        key = (str(instance["id"]), trial)
         if key in texts:
             continue
         question = optional(instance, "input.text")

@@ -239,3 +239,10 @@ def test_a_suite_folder_given_by_path_with_its_schema_and_runs_json(tmp_path: Pa
     notes = _notes(frame)
     assert notes[0] == "Read HELM (4 files)."   # two runs, the schema and runs.json, each once
     assert any("runs.json: not needed" in n for n in notes)
+
+
+def test_a_bad_trial_index_is_refused_naming_the_file_and_field():
+    data = json.dumps([{"instance_id": "id1", "train_trial_index": "first", "stats": [_stat("exact_match", 1.0)]}])
+    with pytest.raises(EvalDataError, match=r"per_instance_stats\.json \(instance 1\): 'train_trial_index' is "
+                                            r"'first', not a whole number"):
+        load_eval_log(("mmlu:subject=x,model=org_m/per_instance_stats.json", data.encode()))
