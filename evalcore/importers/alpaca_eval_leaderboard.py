@@ -33,7 +33,6 @@ in the notes: it is a reference, not a result.
 from __future__ import annotations
 
 import csv
-import io
 import math
 from pathlib import PurePosixPath
 
