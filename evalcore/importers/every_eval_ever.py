@@ -61,9 +61,9 @@ TOOL = "every_eval_ever"
 _AGGREGATE_MARKERS = (b'"evaluation_results"', b'"model_info"', b'"source_metadata"', b'"evaluation_source"')
 _INSTANCE_MARKERS = (b'"interaction_type"', b'"evaluation"', b'"metrics"')
 #: metrics bounded in [0, 1] that are not a proportion of correct examples
-_GRADED = re.compile(r"f1|rouge|bleu|meteor|chrf|bert_?score|auroc|auc\b|\bauc|rmse|mse|mae|elo|perplexity|loss|"
-                     r"correlation|pearson|spearman|kendall|kappa|brier|ece\b|calibration|similarity|distance|"
-                     r"cost|latency|tokens", re.IGNORECASE)
+_GRADED = re.compile(r"f1|rouge|bleu|meteor|chrf|bert_?score|auroc|auc\b|\bauc|rmse|mse|mae|\belo\b|perplexity|loss|"
+                     r"correlation|pearson|spearman|kendall|kappa|brier|\bece\b|calibration|similarity|distance|"
+                     r"cost|latency|tokens|runtime|\bter\b|bits_per_byte|mcc|mc2", re.IGNORECASE)
 _EXPLANATION_KEYS = ("explanation", "judge_explanation", "reasoning", "judge_reasoning", "rationale", "critique",
                      "grader_explanation", "score_explanation")
 
@@ -163,12 +163,30 @@ def _not_proportion(result: dict) -> str | None:
         return "lower is better"
     if config.get("score_type") == "levels":
         return "scored in levels"
-    names = " ".join(str(config.get(k) or "") for k in ("metric_kind", "metric_id", "metric_name"))
-    if _GRADED.search(names):
+    if _GRADED.search(_metric_names(config)):
         return "a graded metric"
     if _scale(config) is None:
         return "not bounded by 0 and 1 (or 100)"
     return None
+
+
+def _metric_names(config: dict) -> str:
+    """The metric's names: metric_kind, metric_id, metric_name, and evaluation_description when it is a name (a few
+    words, as EEE's lm-eval and HELM converters write it: "acc_norm", "rouge_l", "f1 (filter: none)")."""
+    names = [str(config.get(k) or "") for k in ("metric_kind", "metric_id", "metric_name")]
+    description = str(config.get("evaluation_description") or "")
+    if len(description.split()) <= 4:
+        names.append(description)
+    return " ".join(names)
+
+
+def _metric_label(config: dict) -> str | None:
+    """A short name of the metric, to tell apart results of one evaluation name."""
+    for key in ("metric_name", "metric_id"):
+        if config.get(key):
+            return str(config[key])
+    description = str(config.get("evaluation_description") or "")
+    return description if description and len(description.split()) <= 4 else None
 
 
 def _n_of(result: dict, doc: dict) -> tuple[float, str]:
@@ -194,7 +212,7 @@ def _task_names(results: list[dict]) -> list[str]:
     for result, name in zip(results, names):
         if counts[name] > 1:
             config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
-            metric = (config.get("metric_name") or config.get("metric_id") or result.get("evaluation_result_id"))
+            metric = _metric_label(config) or result.get("evaluation_result_id")
             name = f"{name} ({metric})" if metric else name
         out.append(name)
     alike = pd.Series(out).value_counts()

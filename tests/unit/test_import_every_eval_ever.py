@@ -250,3 +250,22 @@ def test_alike_result_names_become_distinct_tasks_and_out_of_bounds_scores_are_l
     # 't' three times with one metric name: 't (acc) #1' 0.5 x 10 = 5, 't (acc) #2' 0.7 x 10 = 7; #3 left out
     assert frame[["task", "n_correct"]].values.tolist() == [["t (acc) #1", 5], ["t (acc) #2", 7]]
     assert "a score outside its bounds: 't (acc) #3'" in _notes(frame)
+
+
+def test_converter_style_results_named_only_by_their_description():
+    # EEE's lm-eval converter: metric named only in evaluation_description, acc and acc_norm under one name;
+    # EEE's HELM converter: every core metric bounded 0..1, "rouge_l" among them
+    def result(name, description, score, n):
+        return {"evaluation_name": name, "source_data": {"dataset_name": name, "source_type": "other"},
+                "metric_config": {"evaluation_description": description, "lower_is_better": False,
+                                  "score_type": "continuous", "min_score": 0.0, "max_score": 1.0},
+                "score_details": {"score": score, "uncertainty": {"num_samples": n}}}
+    doc = json.loads(_aggregate({"score_type": "binary"}))
+    doc["evaluation_results"] = [result("hellaswag", "acc", 0.5, 100), result("hellaswag", "acc_norm", 0.6, 100),
+                                 result("drop", "f1", 0.3, 50), result("rouge_l on narrative_qa", "rouge_l", 0.4, 20),
+                                 result("exact_match on mmlu", "exact_match", 0.25, 20)]
+    frame = load_eval_logs([("agg.json", json.dumps(doc).encode())])
+    # kept: 0.5 x 100 = 50, 0.6 x 100 = 60, 0.25 x 20 = 5; left out: f1 and rouge_l (graded)
+    assert frame[["task", "n_correct"]].values.tolist() == [["hellaswag (acc)", 50], ["hellaswag (acc_norm)", 60],
+                                                            ["exact_match on mmlu", 5]]
+    assert "a graded metric: 'drop', 'rouge_l on narrative_qa'" in _notes(frame)
