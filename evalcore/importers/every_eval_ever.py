@@ -405,6 +405,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
             "_score": as_number(evaluation.get("score")),
             "_is_correct": float(is_correct) if isinstance(is_correct, bool) else math.nan,
             "_config": json.dumps(result.get("metric_config")) if isinstance(result, dict) else "",
+            "_n": as_number(optional(result, "score_details.uncertainty.num_samples"), booleans=False),
             "_judge_extracted": any(isinstance(a, dict) and a.get("extraction_method") == "llm_judge"
                                     for a in row.get("answer_attribution") or []),
             "_error": bool(row.get("error")),
@@ -432,7 +433,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
         frame["repeat"] = repeat
         notes.append(f"{file.name}: {int((repeat > 1).sum()):,} samples appear again for one task (same sample_id); "
                      "each appearance is numbered in 'repeat'.")
-    frame = frame.drop(columns=["name", "result_id", "_config", "_judge_extracted", "_score", "_is_correct"])
+    frame = frame.drop(columns=["name", "result_id", "_config", "_n", "_judge_extracted", "_score", "_is_correct"])
     order = ["model", "task", "example_id", *[c for c in ("repeat", "correct", "score") if c in frame],
              "input", "target", "output", "explanation"]
     return Imported(frame[order].reset_index(drop=True), "log", TOOL, (file.name, *(f.name for f, _ in paired)),
@@ -454,8 +455,11 @@ def _labels(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.DataFram
     """``correct`` or ``score`` per task (see the module's docstring); rows without a label left out and counted."""
     correct = pd.Series(math.nan, index=frame.index)
     score = pd.Series(math.nan, index=frame.index)
-    as_correct, as_score, judged = [], [], []
+    as_correct, as_score, judged, partial = [], [], [], []
     for task, rows in frame.groupby("task", sort=False):
+        counted, held = rows["_n"].iloc[0], rows["example_id"].nunique()
+        if not math.isnan(counted) and counted != held:
+            partial.append(f"{held:,} of '{task}' (its aggregate counts {counted:,.0f})")
         config = json.loads(rows["_config"].iloc[0]) if rows["_config"].iloc[0] else {}
         config = config if isinstance(config, dict) else {}
         values, flags = rows["_score"], rows["_is_correct"]
@@ -480,6 +484,9 @@ def _labels(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.DataFram
         frame["score"] = score
         notes.append(f"{file.name}: evaluation.score gives 'score' for {listed([repr(t) for t in as_score], 5)} "
                      "(graded scores; is_correct, which EEE's converters derive from the score, is not used).")
+    if partial:
+        notes.append(f"{file.name}: the file holds {listed(partial, 5)} samples (uncertainty.num_samples); the log "
+                     "has only the samples the file holds.")
     if judged:
         notes.append(f"{file.name}: the label of {listed(judged, 5)} comes from an LLM judge, not a human "
                      "(metric_config.llm_scoring / answer_attribution).")

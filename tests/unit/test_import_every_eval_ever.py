@@ -269,3 +269,31 @@ def test_converter_style_results_named_only_by_their_description():
     assert frame[["task", "n_correct"]].values.tolist() == [["hellaswag (acc)", 50], ["hellaswag (acc_norm)", 60],
                                                             ["exact_match on mmlu", 5]]
     assert "a graded metric: 'drop', 'rouge_l on narrative_qa'" in _notes(frame)
+
+
+CONVERTED = DATA / "real" / "lm_eval_converter"
+
+
+def test_eee_lm_eval_converter_output_agrees_with_the_lm_eval_importer(shared_data: Path):
+    frame = load_eval_logs([CONVERTED / "e1097d25-6439-4204-a1af-74cf8a994783.json",
+                            CONVERTED / "e1097d25-6439-4204-a1af-74cf8a994783_samples.jsonl"])
+    model = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
+    # the 10 samples: none exact-matched (score 0.0, is_correct false); sample 2's reference is \dfrac{13}{9}
+    assert frame[["model", "task"]].drop_duplicates().values.tolist() == [[model, "math_perturbed_full"]]
+    assert _by_id(frame, "correct") == {str(i): 0.0 for i in range(10)}
+    assert _by_id(frame, "target")["2"] == "\\dfrac{13}{9}"
+    assert _by_id(frame, "input")["0"].startswith("Problem: How many vertical asymptotes")
+    assert "the file holds 10 of 'math_perturbed_full' (its aggregate counts 5,000)" in _notes(frame)
+    original = shared_data / "ecosystem" / "lm_eval"
+    if original.is_dir():  # the same run read from lm-eval's own files
+        direct = load_eval_logs([original])
+        assert dict(zip(direct["example_id"], direct["correct"])) == dict(zip(frame["example_id"], frame["correct"]))
+
+
+def test_eee_lm_eval_converter_aggregates_as_a_summary():
+    frame = load_eval_logs(sorted(CONVERTED.glob("*.json")))
+    # exact_match 0.0 and 0.0004 of num_samples 5000 -> 0 and 2 correct; standard errors 0.0 and 0.000283 (bootstrap)
+    frame = frame.sort_values("task")
+    assert frame[["task", "n", "n_correct"]].values.tolist() == [["math_perturbed_full", 5000, 0],
+                                                                ["math_rephrased_full", 5000, 2]]
+    assert frame["se"].round(6).tolist() == [0.0, 0.000283]
