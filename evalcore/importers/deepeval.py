@@ -179,7 +179,8 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
             records.append({"model": model, "task": task, "example_id": example_id, "correct": passed,
                             "score": score, **text, "explanation": _text(metric.get("reason")),
                             "_threshold": as_number(metric.get("threshold"), booleans=False),
-                            "_judge": _text(metric.get("evaluationModel")), "_strict": metric.get("strictMode") is True})
+                            "_judge": _text(metric.get("evaluationModel")),
+                            "_strict": metric.get("strictMode") is True})
     if no_metrics:
         notes.append(left_out_note(no_metrics, len(cases), f"test cases of {file.name}", "no metric verdict "
                                    "(metricsData is empty)"))

@@ -34,9 +34,10 @@ Mapping to roles:
   result's ``score_type`` is ``binary`` or when every score of the task is 0 or 1 and agrees with ``is_correct``;
   otherwise ``score`` = ``evaluation.score`` (graded scores: ``is_correct`` is not used, since the format requires
   it for every row and EEE's converters derive it from the score, e.g. ``score > 0``). Text: ``input`` =
-  ``input.raw``, ``target`` = ``input.reference`` (joined by "\\n"), ``output`` = ``output.raw`` (joined by "\\n"; for
-  multi-turn and agentic rows the last assistant message), ``explanation`` = a scorer's reasoning where a converter
-  put one in ``metadata`` (the schema has no field for it).
+  ``input.raw`` (with ``input.choices`` below it, lettered "A) ..." when the references are letters),
+  ``target`` = ``input.reference`` (joined by "\\n"), ``output`` = ``output.raw`` (joined by "\\n"; for multi-turn
+  and agentic rows the last assistant message), ``explanation`` = a scorer's reasoning where a converter put one in
+  ``metadata`` (the schema has no field for it).
 - an aggregate and its per-sample file (the same ``evaluation_id``) are paired: the log is returned and the
   aggregate gives each result's metric (``score_type``, and ``llm_scoring``, which makes a note that the label is an
   LLM judge's). An aggregate given beside per-sample files without its own is left out with a note (a summary
@@ -342,6 +343,24 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
+def _input(row: dict) -> str | None:
+    """input.raw, followed by the choices of a multiple-choice question (lettered "A) ..." when the references are
+    letters, as in Inspect's multiple_choice) unless the text already holds them."""
+    raw = _text(optional(row, "input.raw"))
+    choices = optional(row, "input.choices")
+    if not isinstance(choices, list) or not choices or len(choices) > 26:
+        return raw
+    choices = [_text(c) or "" for c in choices]
+    if raw and all(c in raw for c in choices):
+        return raw
+    references = optional(row, "input.reference")
+    references = references if isinstance(references, list) else [references]
+    letters = [chr(ord("A") + i) for i in range(len(choices))]
+    if references and all(isinstance(r, str) and r.strip() in letters for r in references):
+        choices = [f"{letter}) {choice}" for letter, choice in zip(letters, choices)]
+    return "\n\n".join(part for part in (raw, "\n".join(choices)) if part)
+
+
 def _output(row: dict) -> str | None:
     output = row.get("output")
     if isinstance(output, dict) and output.get("raw") is not None:
@@ -376,6 +395,13 @@ def _result_index(paired: list[tuple[LogFile, dict]]) -> tuple[dict[str, dict], 
     return by_id, by_name, everything
 
 
+def _named_on(results: list[dict], name: Any) -> dict | None:
+    """The one result named "<metric> on <name> ..." (EEE's Inspect converter: "accuracy on arc_easy for scorer
+    choice" for the samples' "arc_easy"), else None."""
+    found = [r for r in results if f" on {name} " in f"{r.get('evaluation_name')} "]
+    return found[0] if len(found) == 1 else None
+
+
 def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile, dict]],
          notes: list[str]) -> Imported:
     by_id, by_name, everything = _result_index(paired)
@@ -395,7 +421,8 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
                                 "sample names its model there.")
         result_id = row.get("evaluation_result_id")
         result = (by_id.get(str(result_id)) if result_id is not None else None) \
-            or by_name.get(str(row.get("evaluation_name"))) or (everything[0] if len(everything) == 1 else None)
+            or by_name.get(str(row.get("evaluation_name"))) or _named_on(everything, row.get("evaluation_name")) \
+            or (everything[0] if len(everything) == 1 else None)
         is_correct = evaluation.get("is_correct")
         records.append({
             "model": str(model),
@@ -409,7 +436,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
             "_judge_extracted": any(isinstance(a, dict) and a.get("extraction_method") == "llm_judge"
                                     for a in row.get("answer_attribution") or []),
             "_error": bool(row.get("error")),
-            "input": _text(optional(row, "input.raw")),
+            "input": _input(row),
             "target": _text(optional(row, "input.reference")),
             "output": _output(row),
             "explanation": _explanation(row),

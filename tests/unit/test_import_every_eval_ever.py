@@ -28,7 +28,8 @@ def _notes(frame) -> str:
 
 
 def _by_id(frame, column: str) -> dict:
-    return {e: (None if isinstance(v, float) and math.isnan(v) else v) for e, v in zip(frame["example_id"], frame[column])}
+    return {e: (None if isinstance(v, float) and math.isnan(v) else v)
+            for e, v in zip(frame["example_id"], frame[column])}
 
 
 def _row(sample_id: str, score, is_correct, name: str = "t", result_id: str | None = None, **extra) -> dict:
@@ -297,3 +298,20 @@ def test_eee_lm_eval_converter_aggregates_as_a_summary():
     assert frame[["task", "n", "n_correct"]].values.tolist() == [["math_perturbed_full", 5000, 0],
                                                                 ["math_rephrased_full", 5000, 2]]
     assert frame["se"].round(6).tolist() == [0.0, 0.000283]
+
+
+def test_eee_inspect_converter_output_pairs_by_name_and_shows_the_choices(shared_data: Path):
+    frame = load_eval_logs([DATA / "real" / "inspect_converter"])
+    # 3 ARC-Easy samples: answers A (right), D (B expected), A (D expected); the aggregate's one result is named
+    # "accuracy on arc_easy for scorer choice", the samples' evaluation_name "arc_easy"
+    assert frame[["model", "task"]].drop_duplicates().values.tolist() == [["ollama/qwen2.5-0.5b", "arc_easy"]]
+    assert _by_id(frame, "correct") == {"1": 1.0, "2": 0.0, "3": 0.0}
+    assert _by_id(frame, "target") == {"1": "A", "2": "B", "3": "D"}
+    assert _by_id(frame, "output") == {"1": "A", "2": "D", "3": "A"}
+    assert _by_id(frame, "input")["2"] == ("Which piece of safety equipment is used to keep mold spores from "
+                                            "entering the respiratory system?\n\nA) safety goggles\nB) breathing "
+                                            "mask\nC) rubber gloves\nD) lead apron")
+    original = shared_data / "ecosystem" / "inspect_ai" / "data_arc_qwen.json"
+    if original.is_file():  # the same run read by the Inspect importer
+        direct = load_eval_logs([original])
+        assert dict(zip(direct["example_id"], direct["correct"])) == dict(zip(frame["example_id"], frame["correct"]))
