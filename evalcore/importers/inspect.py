@@ -269,7 +269,8 @@ def _judge(name: str, options: dict, roles: dict, role_grader: str | None) -> tu
             return True, grader
     role = options.get("model_role")
     if isinstance(role, str) and role:
-        return True, _model_name(roles.get(role))
+        return True, _model_name(roles.get(role)) or f"no '{role}' model role set: Inspect then grades with the " \
+                                                      "evaluated model"
     if _JUDGE.search(name):
         return True, role_grader
     if role_grader and name not in _DETERMINISTIC:

@@ -145,6 +145,8 @@ def test_undeclared_scorer_is_read_from_its_values():
      "anthropic/claude-3"),
     ({"name": "my_rubric", "options": {}, "metrics": ACC_STDERR}, {"grader": {"model": "g/judge-1"}}, "g/judge-1"),
     ({"name": "model_graded_qa", "options": {}, "metrics": ACC_STDERR}, None, "grader model not recorded in the log"),
+    ({"name": "model_graded_qa", "options": {"model": None, "model_role": "grader"}, "metrics": ACC_STDERR}, {},
+     "no 'grader' model role set: Inspect then grades with the evaluated model"),
 ])
 def test_a_label_from_an_llm_judge_has_a_note_naming_it(scorer, roles, grader):
     samples = [_sample(1, "C", scorer["name"], "GRADE: C"), _sample(2, "I", scorer["name"], "GRADE: I")]
