@@ -29,7 +29,8 @@ Mapping to roles (one row per test case and metric):
 - text: ``input`` = ``input`` (a conversation: its ``scenario``, else its first user turn), ``output`` =
   ``actualOutput`` (a conversation: its turns as "role: content" lines), ``target`` = ``expectedOutput`` (a
   conversation: ``expectedOutcome``), ``explanation`` = the metric's ``reason`` (the judge's reasoning).
-- metrics that errored (``error`` set, no score and no success) are left out and counted; a metric with an
+- metrics that errored (``error`` set; DeepEval then writes no score and ``success: false``, which is no verdict)
+  are left out and counted; a metric with an
   ``evaluationModel`` makes a note that its labels are an LLM judge's verdicts, not human labels.
 """
 
@@ -48,6 +49,7 @@ from evalcore.importers.base import Imported, LogFile, as_number, left_out_note,
 TOOL = "DeepEval"
 _WRAPPER = re.compile(rb'^\{\s*"(testRunData|testRunLink)"\s*:')
 _CASES = re.compile(rb'"(testCases|conversationalTestCases)"\s*:\s*\[')
+_CACHE = re.compile(rb'^\{\s*"test_cases_lookup_map"\s*:')
 _MARKERS = (b'"metricsData"', b'"metricsScores"', b'"testPassed"', b'"testFailed"', b'"actualOutput"',
             b'"testRunData"', b'"testRunLink"')
 _MODEL_KEYS = ("model", "model_name", "model name", "modelname", "model_id", "llm", "llm_model", "target_model")
@@ -56,8 +58,11 @@ _MODEL_KEYS = ("model", "model_name", "model name", "modelname", "model_id", "ll
 def sniff(file: LogFile) -> bool:
     """A JSON object with DeepEval's ``testCases`` / ``conversationalTestCases`` lists (or opening with the
     ``testRunData`` / ``testRunLink`` of ``.latest_test_run.json``) and one of its own camelCase keys
-    (``metricsData``, ``actualOutput``, ``testPassed`` ...)."""
+    (``metricsData``, ``actualOutput``, ``testPassed`` ...); also DeepEval's own by-products beside its runs (its
+    cache ``.deepeval-cache.json`` and the empty ``.test_run.lock``), which are left out with a note."""
     try:
+        if _by_product(file):
+            return True
         head = file.head(1 << 15)
         if not head.startswith(b"{") or not (_WRAPPER.match(head) or _CASES.search(head)):
             return False
@@ -66,10 +71,34 @@ def sniff(file: LogFile) -> bool:
         return False
 
 
+def _by_product(file: LogFile) -> str | None:
+    """What a DeepEval file that holds no test run is ("its cache" ...), else None."""
+    if file.base == ".test_run.lock" and not file.data.strip():
+        return "a lock file (.test_run.lock)"
+    if _CACHE.match(file.head(256)):
+        return "its metric cache (.deepeval-cache.json), not a test run"
+    return None
+
+
+#: the files DeepEval writes for one run, most complete first (a run saved under several names is read once)
+_PREFERRED = ("test_run_", ".latest_run_full", ".temp_test_run_data", ".latest_test_run")
+
+
+def _rank(file: LogFile) -> int:
+    return next((i for i, prefix in enumerate(_PREFERRED) if file.base.startswith(prefix)), len(_PREFERRED))
+
+
 def convert(files: list[LogFile]) -> list[Imported]:
-    """One log per test run file; files holding only a link to Confident AI are left out (refused when alone)."""
-    runs, links = [], []
-    for file in files:
+    """One log per test run; files holding only a link to Confident AI, DeepEval's cache and lock files, and second
+    copies of one run (DeepEval writes each run to several files) are left out with a note (refused when nothing
+    else is given)."""
+    runs: list[tuple[LogFile, dict]] = []
+    left_out: list[str] = []
+    for file in sorted(files, key=_rank):
+        what = _by_product(file)
+        if what:
+            left_out.append(f"'{file.name}' ({what})")
+            continue
         doc = parse_json(file)
         if not isinstance(doc, dict):
             raise EvalDataError(f"{file.name}: a DeepEval test run is a JSON object; this file is not.")
@@ -79,19 +108,29 @@ def convert(files: list[LogFile]) -> list[Imported]:
                 raise EvalDataError(f"{file.name}: the field 'testRunData' is not an object; this DeepEval file is "
                                     "damaged.")
         elif "testRunLink" in doc and "testCases" not in doc and "conversationalTestCases" not in doc:
-            links.append(file.name)
+            left_out.append(f"'{file.name}' (only a link to the test run on Confident AI, testRunLink)")
+            continue
+        same = next((f for f, d in runs if _same_run(d, doc)), None)
+        if same is not None:
+            left_out.append(f"'{file.name}' (the same test run as '{same.name}': DeepEval saves each run under "
+                            "several names)")
             continue
         runs.append((file, doc))
     if not runs:
-        raise EvalDataError(f"{listed(links, 3)}: this DeepEval file holds only a link to the test run on Confident "
-                            "AI (testRunLink), no results. Upload the run's test_run_<time>.json (written when "
+        raise EvalDataError(f"{listed([f.name for f in files], 3)}: no DeepEval test run results here "
+                            f"({listed(left_out, 3)}). Upload the run's test_run_<time>.json (written when "
                             "DEEPEVAL_RESULTS_FOLDER or DisplayConfig(results_folder=...) is set) or "
                             ".deepeval/.latest_run_full.json.")
     out = [_convert_one(file, doc) for file, doc in runs]
-    if links:
-        out[0].notes.append(f"{listed(links, 3, repr)} left out: only a link to the test run on Confident AI "
-                            "(testRunLink), no results.")
+    if left_out:
+        out[0].notes.append(f"{len(left_out):,} DeepEval file(s) left out: {listed(left_out, 5)}.")
     return out
+
+
+def _same_run(a: dict, b: dict) -> bool:
+    """Whether two test runs hold the same test cases and verdicts (one run saved twice)."""
+    keys = ("testCases", "conversationalTestCases", "hyperparameters", "identifier")
+    return all(a.get(k) == b.get(k) for k in keys)
 
 
 def _model(doc: dict, file: LogFile, notes: list[str]) -> str:
@@ -173,8 +212,8 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
             score = as_number(metric.get("score"), booleans=False)
             success = metric.get("success")
             passed = float(success) if isinstance(success, bool) else math.nan
-            if math.isnan(score) and math.isnan(passed):
-                errored.append(task)
+            if metric.get("error") or (math.isnan(score) and math.isnan(passed)):
+                errored.append(task)  # DeepEval writes success false beside the error: not a verdict
                 continue
             records.append({"model": model, "task": task, "example_id": example_id, "correct": passed,
                             "score": score, **text, "explanation": _text(metric.get("reason")),
@@ -186,8 +225,9 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
                                    "(metricsData is empty)"))
     if errored:
         counts = pd.Series(errored).value_counts()
-        notes.append(left_out_note(len(errored), total, f"metric verdicts of {file.name}", "the metric errored (no "
-                                   "score, no success): " + listed([f"{t} ({n})" for t, n in counts.items()], 5)))
+        errors = listed([f"{t} ({n})" for t, n in counts.items()], 5)
+        notes.append(left_out_note(len(errored), total, f"metric verdicts of {file.name}",
+                                   f"the metric errored (its error field is set; no score): {errors}"))
     if not records:
         raise EvalDataError(f"{file.name}: no metric of this DeepEval test run has a score or a pass/fail "
                             f"({len(errored):,} errored, {no_metrics:,} test cases without metrics).")

@@ -99,11 +99,35 @@ def test_latest_test_run_wrapper_without_a_model_is_named_after_the_file():
 
 
 def test_a_link_only_file_is_refused_alone_and_left_out_beside_a_run():
-    with pytest.raises(EvalDataError, match=r"\.latest_test_run\.json: this DeepEval file holds only a link"):
+    with pytest.raises(EvalDataError, match=r"\.latest_test_run\.json: no DeepEval test run results here .*only a "
+                                            r"link to the test run on Confident AI"):
         load_eval_logs([LINK])
     frame = load_eval_logs([("link/.latest_test_run.json", LINK.read_bytes()), LATEST])
     assert len(frame) == 1
-    assert "'link/.latest_test_run.json' left out: only a link to the test run on Confident AI" in _notes(frame)
+    assert "1 DeepEval file(s) left out: 'link/.latest_test_run.json' (only a link to the test run" in _notes(frame)
+
+
+def test_real_run_folder_reads_the_run_once_and_leaves_out_copies_cache_and_lock():
+    frame = load_eval_logs([DATA / "real_run"])
+    # Exact Match: test_case_0 1.0 pass, test_case_1 0.0 fail, test_case_2 1.0 pass; Word Overlap: 1.0 pass,
+    # 0.3333 fail (2 shared words of 6), errored on test_case_2 (success false beside the error: left out)
+    rows = {(t, e.split("/", 1)[1]): (c, s) for t, e, c, s in
+            frame[["task", "example_id", "correct", "score"]].itertuples(index=False)}
+    assert rows == {("Exact Match", "test_case_0"): (1.0, 1.0), ("Exact Match", "test_case_1"): (0.0, 0.0),
+                    ("Exact Match", "test_case_2"): (1.0, 1.0), ("Word Overlap", "test_case_0"): (1.0, 1.0),
+                    ("Word Overlap", "test_case_1"): (0.0, 0.3333)}
+    assert set(frame["model"]) == {"gpt-4o-mini"}
+    assert set(frame.loc[frame["task"] == "Word Overlap", "explanation"]) == {"1 shared words of 1.",
+                                                                             "2 shared words of 6."}
+    notes = _notes(frame)
+    assert "1 of 6 metric verdicts of real_run/results/test_run_20261127_032825.json were left out" in notes
+    assert "Word Overlap (1)" in notes
+    assert "4 DeepEval file(s) left out" in notes
+    for name in (".latest_run_full.json' (the same test run as", ".latest_test_run.json' (the same test run as",
+                 ".deepeval-cache.json' (its metric cache", ".test_run.lock' (a lock file"):
+        assert name in notes
+    assert "LLM judge" not in notes  # custom metrics without an evaluationModel
+    assert report_of(frame).files == ("real_run/results/test_run_20261127_032825.json",)
 
 
 def test_two_runs_of_two_models_combine():
