@@ -171,3 +171,17 @@ def test_sniff_reads_a_run_saved_again_with_sorted_keys():
     resaved = json.dumps(json.loads(RUN.read_bytes()), sort_keys=True, indent=2).encode()
     assert deepeval.sniff(LogFile("run.json", resaved))
     assert len(load_eval_logs([("run.json", resaved)])) == 5
+
+
+def test_real_conversational_run():
+    frame = load_eval_logs([DATA / "real_conversation" / "test_run_20261127_032937.json"])
+    # Politeness: 0.5 (one of two replies polite) pass at 0.5, 0.0 fail; no hyperparameters: the identifier
+    assert frame[["model", "task", "example_id", "correct", "score"]].values.tolist() == [
+        ["support-bot-v2", "Politeness", "conversational_test_case_0", 1.0, 0.5],
+        ["support-bot-v2", "Politeness", "conversational_test_case_1", 0.0, 0.0]]
+    first, second = frame.to_dict("records")
+    assert (first["input"], first["target"]) == ("A customer asks to change a flight.", "The flight is changed.")
+    assert first["output"] == ("user: Move my flight to Friday.\nassistant: Done, thank you for waiting.\n"
+                               "user: Great.\nassistant: Anything else?")
+    assert second["input"] == "Hi" and _plain(second["target"]) is None  # no scenario: the first user turn
+    assert second["explanation"] == "0.00 of the replies are polite."
