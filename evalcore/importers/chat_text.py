@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pandas as pd
+
 
 def text_of(value: Any) -> str | None:
     """``value`` as plain text: a string as it is, chat messages as ``"role: content"`` lines, a list of strings
@@ -98,10 +100,9 @@ def with_text_columns(frame, roles: tuple[str, ...] = TEXT_ROLES):
     for role in roles:
         if role not in frame:
             continue
-        column = frame[role].astype(object)
-        column = column.where(column.map(lambda v: isinstance(v, str)), None)
-        if column.isna().all():
+        values = [v if isinstance(v, str) else None for v in frame[role].tolist()]
+        if all(v is None for v in values):
             frame = frame.drop(columns=role)
         else:
-            frame[role] = column
+            frame[role] = pd.Series(values, index=frame.index, dtype=object)
     return frame

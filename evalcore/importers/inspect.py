@@ -356,7 +356,7 @@ def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], resul
 
 def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer], samples: list,
                    notes: list[str]) -> Imported:
-    ids, epochs, values, explanations = [], [], [], []
+    ids, epochs, values, all_scores = [], [], [], []
     texts: dict[str, list[str | None]] = {"input": [], "target": [], "output": []}
     order = [s.name for s in scorers]
     for number, sample in enumerate(samples, 1):
@@ -369,10 +369,11 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
             scores = {order[0] if order else "score": sample["score"]}
         scores = scores if isinstance(scores, dict) else {}
         values.append(_sample_values(scores))
-        explanations.append({str(k): v.get("explanation") for k, v in scores.items() if isinstance(v, dict)})
-        texts["input"].append(text_of(sample.get("input")))
-        texts["target"].append(joined(sample.get("target")))
-        texts["output"].append(_output_text(sample))
+        all_scores.append(scores)
+        given, target = sample.get("input"), sample.get("target")
+        texts["input"].append(given if isinstance(given, str) and given else text_of(given))
+        texts["target"].append(target if isinstance(target, str) and target else joined(target))
+        texts["output"].append(_output_text(sample) if "output" in sample or "messages" in sample else None)
     columns = pd.DataFrame(values, index=pd.RangeIndex(len(samples)))
     if columns.shape[1] == 0:
         errored = sum(1 for s in samples if s.get("error"))
@@ -406,7 +407,7 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     for other in ordered:
         if other not in (main, judge):
             frame[f"score_{other}"] = columns[other].to_numpy(dtype=float)
-    texts["explanation"] = [_str(e.get(scorer_name)) for e in explanations]
+    texts["explanation"] = [_explanation(scores.get(scorer_name)) for scores in all_scores]
     for name, column in texts.items():
         if any(v is not None for v in column):
             frame[name] = pd.Series(column, dtype=object)
@@ -460,7 +461,8 @@ def _output_text(sample: dict) -> str | None:
     return last_message(sample.get("messages"))
 
 
-def _str(value: Any) -> str | None:
+def _explanation(score: Any) -> str | None:
+    value = score.get("explanation") if isinstance(score, dict) else None
     return value if isinstance(value, str) and value else None
 
 
