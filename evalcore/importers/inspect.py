@@ -106,8 +106,20 @@ def sniff(file: LogFile) -> bool:
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
-    """One log per file (a run of one model on one task); a summary for a file without samples."""
-    return [_convert_one(file) for file in files]
+    """One log per file (a run of one model on one task); a summary for a file without samples. Files without
+    samples given with files that have them are left out, with a note (a summary and per-example logs cannot be
+    analysed as one log)."""
+    out = [_convert_one(file) for file in files]
+    logs = [item for item in out if item.kind == "log"]
+    summaries = [item for item in out if item.kind == "summary"]
+    if not logs or not summaries:
+        return out
+    names = [name for item in summaries for name in item.files]
+    logs[0].notes.append(left_out_note(len(names), len(out), "Inspect AI logs", f"{', '.join(names)} "
+                                       f"{'has' if len(names) == 1 else 'have'} no per-sample results, only the "
+                                       "run's accuracy, which cannot join the per-example logs; load "
+                                       f"{'it' if len(names) == 1 else 'them'} alone for a summary"))
+    return logs
 
 
 def _convert_one(file: LogFile) -> Imported:

@@ -101,6 +101,14 @@ def test_a_header_only_eval_zip_is_a_summary_too():
     assert frame[["n", "n_correct"]].values.tolist() == [[8, 6]] and "se" not in frame
 
 
+def test_a_log_without_samples_among_logs_with_samples_is_left_out_with_a_note():
+    with_samples = _log([_sample(1, "C"), _sample(2, "I")], [{"name": "s", "metrics": ACC_STDERR}])
+    frame = load_eval_logs([("full.json", with_samples), ("agg.json", _no_version_summary_log())])
+    assert frame["correct"].tolist() == [1.0, 0.0] and set(frame["model"]) == {"m/x"}
+    assert any("1 of 2 Inspect AI logs were left out: agg.json has no per-sample results" in n
+               for n in report_of(frame).notes)
+
+
 def test_declared_mean_is_a_score_even_when_every_value_is_0_or_1():
     samples = [_sample(1, 1), _sample(2, 0), _sample(3, 1)]
     frame = load_eval_log(("m.json", _log(samples, [{"name": "s", "options": {}, "metrics": MEAN_STDERR}])))
