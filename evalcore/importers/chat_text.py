@@ -5,8 +5,9 @@ Tools write a prompt either as a string or as a list of chat messages ``{role, c
 string or a list of parts (``{"type": "text", "text": ...}``, images, tool calls ...): OpenAI's chat format
 (https://platform.openai.com/docs/api-reference/chat/create, ``messages``), which Inspect AI
 (``inspect_ai/model/_chat_message.py``, ``_util/content.py``), OpenAI evals (``evals/prompt/base.py``,
-``OpenAICreateChatPrompt``) and the OpenAI Evals API (``sample.input`` / ``sample.output``) follow. The text is returned whole (never cut here:
-validation cuts each value at its limit and counts the cuts); anything that holds no text gives None.
+``OpenAICreateChatPrompt``) and the OpenAI Evals API (``sample.input`` / ``sample.output``) follow. The text is
+returned whole (never cut here: validation cuts each value at its limit and counts the cuts); anything that holds
+no text gives None.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ def messages_text(messages: list) -> str | None:
     return "\n".join(lines) or None
 
 
-def content_text(content: Any) -> str | None:
+def content_text(content: Any, reasoning: bool = True) -> str | None:
     """A message's content as text: a string as it is; a list of parts joined by newlines, text parts by their
-    text (``text``, ``refusal`` or ``reasoning``), other parts as ``(image)``, ``(audio)`` ..."""
+    text (``text``, ``refusal`` or ``reasoning``; reasoning parts left out when ``reasoning`` is False, as for a
+    model's answer), other parts as ``(image)``, ``(audio)`` ..."""
     if content is None or isinstance(content, str):
         return content or None
     if isinstance(content, dict):
@@ -65,6 +67,8 @@ def content_text(content: Any) -> str | None:
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, dict):
+            if not reasoning and part.get("type") == "reasoning":
+                continue
             text = next((part[k] for k in ("text", "refusal", "reasoning") if isinstance(part.get(k), str)), None)
             if text is None and isinstance(part.get("type"), str):
                 text = f"({part['type']})"
@@ -74,12 +78,12 @@ def content_text(content: Any) -> str | None:
 
 
 def last_message(messages: Any, role: str = "assistant") -> str | None:
-    """The content of the last message of ``role`` in ``messages`` (None if there is none)."""
+    """The content of the last message of ``role`` in ``messages`` (None if there is none), without reasoning."""
     if not isinstance(messages, list):
         return None
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == role:
-            return content_text(message.get("content"))
+            return content_text(message.get("content"), reasoning=False)
     return None
 
 

@@ -37,10 +37,10 @@ per key (``<scorer>/<key>``).
   is read from its values: ``correct`` when every value is 0 or 1, else ``score``. Other scorers are kept as numeric
   columns ``score_<name>``.
 - Text roles: ``input`` = the sample's input (chat messages as ``"role: content"`` lines); ``target`` = its target
-  (several joined by newlines); ``output`` = ``output.completion``, else the content of the output's first choice,
-  else the last assistant message; ``explanation`` = the main scorer's ``explanation``. A completed ``.eval`` log
-  whose samples are large is read through its ``summaries.json`` (id, epoch, input, target, scores), which holds
-  no output: its ``output`` is then empty, with a note.
+  (several joined by newlines); ``output`` = ``output.completion``, else the content of the output's first choice
+  (its text, without reasoning parts), else the last assistant message; ``explanation`` = the main scorer's
+  ``explanation``. A completed ``.eval`` log whose samples are large is read through its ``summaries.json`` (id,
+  epoch, input, target, scores), which holds no output: its ``output`` is then empty, with a note.
 - Samples without a value of the main scorer (an error, or not scored) are left out and counted.
 - A log without samples (``--no-log-samples``) becomes a summary, one row (model, task) with ``n`` = the main
   scorer's ``scored_samples`` (else ``results.completed_samples``), ``accuracy`` = its ``accuracy`` metric and
@@ -467,7 +467,7 @@ def _output_text(sample: dict) -> str | None:
         choices = output.get("choices")
         if isinstance(choices, list) and choices and isinstance(choices[0], dict):
             message = choices[0].get("message")
-            text = content_text(message.get("content")) if isinstance(message, dict) else None
+            text = content_text(message.get("content"), reasoning=False) if isinstance(message, dict) else None
             if text:
                 return text
     return last_message(sample.get("messages"))

@@ -285,7 +285,7 @@ def _texts(item: dict, sample: dict, results: list[dict]) -> dict[str, str | Non
         input_text = next((text_of(row[k]) for k in _INPUT_KEYS if row.get(k) not in (None, "")), None)
     output = sample.get("output")
     if isinstance(output, list):
-        parts = [content_text(m.get("content")) for m in output
+        parts = [content_text(m.get("content"), reasoning=False) for m in output
                  if isinstance(m, dict) and m.get("role") in (None, "assistant")]
         output_text = "\n".join(p for p in parts if p) or None
     else:

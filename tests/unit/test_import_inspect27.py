@@ -178,7 +178,8 @@ def test_text_roles_from_chat_messages_targets_and_output():
             {"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}, {"type": "image", "image": "x"}]}]
     samples = [
         _sample(1, "C", explanation="4 matches", input=chat, target=["4", "four"],
-                output={"model": "x", "choices": [{"message": {"role": "assistant", "content": "4"}}]}),
+                output={"model": "x", "choices": [{"message": {"role": "assistant", "content": [
+                    {"type": "reasoning", "reasoning": "2 and 2 make 4"}, {"type": "text", "text": "4"}]}}]}),
         _sample(2, "I", input="Capital of France?", target="Paris",
                 output={"completion": "Lyon", "choices": []}),
         _sample(3, "I", input="Say hi", target="", output={"choices": []},
