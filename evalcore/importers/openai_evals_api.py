@@ -129,7 +129,15 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
     graders: dict[str, str | None] = {}   # name -> type, in the order met
     judges: dict[str, str | None] = {}    # model graders -> the judge model when recorded
     models_from_run = 0
+    seen: set[tuple[str, str]] = set()
+    repeated = 0
     for file_name, item in items:
+        if item.get("id") is not None:
+            key = (str(item.get("run_id")), str(item["id"]))
+            if key in seen:  # the same item downloaded twice (overlapping pages, or a file given twice)
+                repeated += 1
+                continue
+            seen.add(key)
         where = f"{file_name} (item {item.get('id', '?')})"
         sample = item.get("sample") if isinstance(item.get("sample"), dict) else {}
         error = sample.get("error") if isinstance(sample.get("error"), dict) else {}
@@ -162,7 +170,9 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
             record[f"_passed/{name}"] = _passed(result)
             record[f"_score/{name}"] = as_number(result.get("score"), booleans=True)
         records.append(record)
-    total = len(items)
+    total = len(items) - repeated
+    if repeated:
+        notes.append(f"{repeated:,} output items appear more than once (same run and item id): counted once.")
     if errored:
         notes.append(left_out_note(errored, total, "OpenAI Evals API output items", "the model call failed "
                                    "(sample.error set), so there is no answer to grade"))

@@ -73,6 +73,15 @@ def test_json_list_and_list_pages_read_the_same_items():
     assert as_page["example_id"].tolist() == ["5", "6"]
 
 
+def test_an_item_given_twice_is_counted_once():
+    items = _items()
+    frame = load_eval_log(("dup.jsonl", _jsonl(items + items[:2])))
+    assert frame["correct"].tolist() == [1.0, 0.0, 1.0]
+    notes = report_of(frame).notes
+    assert "2 output items appear more than once (same run and item id): counted once." in notes
+    assert any(n.startswith("1 of 4 OpenAI Evals API output items were left out") for n in notes)
+
+
 def test_two_models_and_a_second_run_of_one_model_are_repeats():
     check = [{"name": "match", "type": "string_check", "passed": True, "score": 1.0}]
     miss = [{"name": "match", "type": "string_check", "passed": False, "score": 0.0}]
