@@ -175,8 +175,6 @@ def _counts(winner: pd.Series, by_ai: np.ndarray, judges: pd.Series, out: pd.Dat
         if named:
             notes.append(f"{named:,} of {n:,} battles are not anonymous (anony = 0; the official leaderboard uses "
                          "only anonymous battles): kept, with the column anony to select them.")
-    if "language" in out:
-        notes.append("language (of the first user turn) is kept as text.")
     unsampled = int((sampled == False).sum())  # noqa: E712 - None (no tag) is neither
     if unsampled:
         notes.append(f"{unsampled:,} battles are marked dedup_tag.sampled = false (a prompt asked too often; the "
