@@ -20,6 +20,7 @@ from evalcore.data.validation import report_of, validate_raw_log
 from evalcore.engine import belongs_in_engine, is_lazy, scan
 from evalcore.errors import EvalDataError, listed
 from evalcore.importers import read_logs
+from evalcore.importers.detect import TABLE
 from evalcore.data.mapping import with_overrides
 from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.data.sandbox import run_bounded
@@ -114,6 +115,9 @@ def _log_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("auto", "always", "never"), default="auto",
                         help="read Parquet/CSV logs in DuckDB instead of memory: 'auto' above EVALCORE_ENGINE_MB "
                              "megabytes (200)")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse the logs when one file cannot be used (by default it is left out, with a "
+                             "warning naming it and why)")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
 
 
@@ -142,9 +146,11 @@ def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
-def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never"):
+def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never",
+         strict: bool = False):
     """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
-    a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files.
+    a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files; a file
+    that cannot be used among others is left out with a warning (``strict``: the load is refused).
     Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog;
     the others are read and validated in a bounded worker (:func:`evalcore.data.sandbox.run_bounded`: a memory and a
     time limit), so that a file that slips through the reader's limits cannot take the host down."""
@@ -155,17 +161,17 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engin
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
     names = listed([p.name for p in paths])
     try:
-        return run_bounded(read_validated, list(paths), dict(entries), what=f"Reading {names}")
+        return run_bounded(read_validated, list(paths), dict(entries), strict, what=f"Reading {names}")
     except EvalDataError as exc:
         if any(path.name in str(exc) for path in paths):  # the message names its file already
             raise
         raise EvalDataError(f"{names}: {exc}") from exc
 
 
-def read_validated(paths: list[Path], overrides: dict[str, str | None]):
+def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: bool = False):
     """The validated log of ``paths`` with the mapping ``overrides`` (see :func:`load`, which runs this in the
     bounded worker)."""
-    raw = read_logs(paths, overrides)
+    raw = read_logs(paths, overrides, strict=strict)
     if not raw.mapped:
         unknown = [column for column in overrides if column not in raw.frame.columns]
         if unknown:
@@ -178,7 +184,7 @@ def read_validated(paths: list[Path], overrides: dict[str, str | None]):
 def _validate(args: argparse.Namespace) -> int:
     names = listed([p.name for p in args.logs])
     try:
-        log = load(args.logs, args.mapping, args.engine)
+        log = load(args.logs, args.mapping, args.engine, args.strict)
     except EvalDataError as exc:
         if args.debug:
             raise
@@ -197,6 +203,10 @@ def _validate(args: argparse.Namespace) -> int:
         return 0
     info = report_of(log)
     print(f"{names}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
+    if info.files:
+        print("files (file: tool that wrote it):")
+        for file, tool in zip(info.files, info.tools):
+            print(f"  {file}: {'a plain table' if tool == TABLE else tool}")
     print("column mapping (role: column):")
     for role, column in info.mapping.items():
         print(f"  {role}: {column}")
@@ -211,7 +221,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from evalcore.report import Settings, build_report, file_records
 
-    log = load(args.logs, args.mapping, args.engine)
+    log = load(args.logs, args.mapping, args.engine, args.strict)
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot)
     bar = None if args.quiet else ProgressBar(sys.stderr)
     report = build_report(log, file_records(args.logs), settings, title=args.title, progress=bar)
@@ -234,7 +244,7 @@ def _workspace_add(args: argparse.Namespace) -> int:
         record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
                                    args.shared)
     else:
-        record = workspace.add_dataset(load(args.logs, args.mapping), args.name, None, args.owner, args.shared)
+        record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict), args.name, None, args.owner, args.shared)
     print(f"saved '{record.name}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} in {folder}")
     print(access.who(record.owner, record.shared))
     return 0

@@ -19,11 +19,17 @@ variable                       bound                                            
 ``EVALCORE_MAX_MODELS``        distinct models of a log, summary or battles            1,000
 ``EVALCORE_MAX_TASKS``         distinct tasks of a log or summary                      10,000
 ``EVALCORE_MAX_GROUPS``        distinct groups of a log                                10,000
+``EVALCORE_MAX_TEXT_KB``       bytes of one text value (an example's input, target,    4
+                               output, explanation): longer ones are cut, and counted
+``EVALCORE_MAX_TEXT_MB``       bytes of the text roles of a log together: text beyond  100
+                               it is left out (rows in order), and counted
 =============================  ======================================================  =========
 
 200 MB is the dashboard's upload limit (``server.maxUploadSize``): a compressed upload may not expand beyond what
 an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
-larger logs belong in an engine that reduces them where they are stored. A thousand models is ten times the largest
+larger logs belong in an engine that reduces them where they are stored. Text is kept to show people which example
+it was, not to analyse: 4 KB holds a long question and its answer, and 100 MB of it is 25,000 such examples at
+the cut, or a million of 100 bytes. A thousand models is ten times the largest
 public leaderboards; beyond it the model column is usually an id column mapped by mistake.
 """
 
@@ -50,7 +56,8 @@ def env_number(name: str, default: int) -> int:
 @dataclass(frozen=True)
 class ReadLimits:
     """Bounds on one load: ``max_bytes`` after decompression, ``max_rows``, ``max_columns``, ``max_line_bytes``,
-    and the distinct ``max_models``, ``max_tasks`` and ``max_groups``."""
+    the distinct ``max_models``, ``max_tasks`` and ``max_groups``, and the text roles' ``max_text_value_bytes``
+    (one value) and ``max_text_bytes`` (all together)."""
 
     max_bytes: int = 200 * MB
     max_rows: int = 10_000_000
@@ -59,6 +66,8 @@ class ReadLimits:
     max_models: int = 1000
     max_tasks: int = 10_000
     max_groups: int = 10_000
+    max_text_value_bytes: int = 4 * KB
+    max_text_bytes: int = 100 * MB
 
     @classmethod
     def from_env(cls) -> "ReadLimits":
@@ -69,18 +78,22 @@ class ReadLimits:
                    max_line_bytes=env_number("EVALCORE_MAX_LINE_KB", 1024) * KB,
                    max_models=env_number("EVALCORE_MAX_MODELS", 1000),
                    max_tasks=env_number("EVALCORE_MAX_TASKS", 10_000),
-                   max_groups=env_number("EVALCORE_MAX_GROUPS", 10_000))
+                   max_groups=env_number("EVALCORE_MAX_GROUPS", 10_000),
+                   max_text_value_bytes=env_number("EVALCORE_MAX_TEXT_KB", 4) * KB,
+                   max_text_bytes=env_number("EVALCORE_MAX_TEXT_MB", 100) * MB)
 
     def raise_hint(self, what: str) -> str:
         """How to raise the limit called ``what`` (``bytes``, ``rows``, ``columns``, ``line``, ``models``,
-        ``tasks`` or ``groups``)."""
+        ``tasks``, ``groups``, ``text value`` or ``text``)."""
         variable, field = {"bytes": ("EVALCORE_MAX_FILE_MB", "max_bytes"),
                            "rows": ("EVALCORE_MAX_ROWS", "max_rows"),
                            "columns": ("EVALCORE_MAX_COLUMNS", "max_columns"),
                            "line": ("EVALCORE_MAX_LINE_KB", "max_line_bytes"),
                            "models": ("EVALCORE_MAX_MODELS", "max_models"),
                            "tasks": ("EVALCORE_MAX_TASKS", "max_tasks"),
-                           "groups": ("EVALCORE_MAX_GROUPS", "max_groups")}[what]
+                           "groups": ("EVALCORE_MAX_GROUPS", "max_groups"),
+                           "text value": ("EVALCORE_MAX_TEXT_KB", "max_text_value_bytes"),
+                           "text": ("EVALCORE_MAX_TEXT_MB", "max_text_bytes")}[what]
         return (f"To allow more, set the environment variable {variable} where evalcore runs (or pass "
                 f"limits=ReadLimits({field}=...) to read_table / load_eval_log).")
 

@@ -40,10 +40,20 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "model_b": ("model_b", "b", "model_2", "right", "model_right"),
     "outcome": ("outcome", "winner_b", "b_wins", "human", "human_vote", "vote", "preference"),
     "judge": ("judge", "judge_prob", "ai_judge", "p_b", "judge_probability"),
+    "se": ("se", "standard_error", "stderr", "std_err", "sem"),
+    "input": ("input", "prompt", "question", "query", "instruction", "full_prompt", "input_text", "problem",
+              "context"),
+    "target": ("target", "reference", "answer", "gold", "expected", "expected_output", "ideal", "ground_truth",
+               "references", "gold_answer", "correct_answer", "label_text"),
+    "output": ("output", "response", "completion", "prediction", "generation", "model_output", "actual_output",
+               "model_answer", "predicted_answer", "generated_text"),
+    "explanation": ("explanation", "reason", "reasoning", "rationale", "judgment", "judgement", "critique",
+                    "feedback"),
 }
 
-#: roles recognised only by an exact synonym ('sample_id' is an example id, not a repeat)
-EXACT_ONLY = frozenset({"repeat"})
+#: roles recognised only by an exact synonym ('sample_id' is an example id, not a repeat; 'prompt_tokens' is a
+#: number, not the prompt)
+EXACT_ONLY = frozenset({"repeat", "se", "input", "target", "output", "explanation"})
 
 
 def normalize(name: object) -> str:

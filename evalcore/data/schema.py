@@ -24,16 +24,25 @@ LOG_ROLES = (
     "confidence",  # the model's probability for its own prediction, in [0, 1]
     "proxy",       # an annotator's / surrogate's estimate of the metric
     "weight",      # optional importance weight (> 0)
+    "input",       # text: the prompt or question as the model saw it
+    "target",      # text: the reference answer(s)
+    "output",      # text: the model's answer
+    "explanation", # text: a scorer's or judge's reasoning
 )
 LOG_VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 LOG_LABEL_ROLES = ("model", "example_id", "task", "category", "group")
+#: Optional text of an example: shown to people (literally), never needed by a method; each value is cut at
+#: ``ReadLimits.max_text_value_bytes`` and all of them together bounded by ``ReadLimits.max_text_bytes``.
+EXAMPLE_TEXT_ROLES = ("input", "target", "output", "explanation")
 
-#: Leaderboard summary roles: counts per (model, task); ``accuracy`` may replace ``n_correct``.
-SUMMARY_ROLES = ("model", "task", "category", "n", "n_correct", "accuracy")
+#: Leaderboard summary roles: counts per (model, task); ``accuracy`` may replace ``n_correct``; ``se`` is the
+#: tool's own standard error of the accuracy (e.g. AlpacaEval's length-controlled win rate's), used when given.
+SUMMARY_ROLES = ("model", "task", "category", "n", "n_correct", "accuracy", "se")
 
 #: Pairwise battles: ``outcome`` is 1 if model_b wins, 0 if model_a wins, 0.5 a tie (missing when no human vote),
-#: ``judge`` an AI judge's probability that model_b wins.
-BATTLE_ROLES = ("model_a", "model_b", "outcome", "judge")
+#: ``judge`` an AI judge's probability (or verdict) that model_b wins; ``input`` the prompt, ``explanation`` the
+#: judge's reasoning (text).
+BATTLE_ROLES = ("model_a", "model_b", "outcome", "judge", "input", "explanation")
 
 ROLES = {LOG: LOG_ROLES, SUMMARY: SUMMARY_ROLES, BATTLES: BATTLE_ROLES}
 

@@ -11,8 +11,11 @@ Canonical shapes (see :mod:`evalcore.data.schema`):
 
 * log: model, example_id, task, category, group (str), then the present value roles among correct, score,
   confidence, proxy, weight (float64; a missing metric marks an unlabeled row), then extra numeric feature columns;
-* summary: model, task, category (str), n, n_correct (int64), accuracy (float64, fraction);
-* battles: model_a, model_b (str), outcome (float64 0/1, missing = no human vote), judge (float64 in [0, 1]).
+* summary: model, task, category (str), n, n_correct (int64), accuracy (float64, fraction), se (float64, the
+  tool's own standard error of the accuracy, when given);
+* battles: model_a, model_b (str), outcome (float64 0/1, missing = no human vote), judge (float64 in [0, 1]);
+* logs and battles may carry an example's text (``input``, ``target``, ``output``, ``explanation``; object columns of
+  str), bounded by :mod:`evalcore.data.text`.
 
 Nothing is dropped silently: rows that views exclude are counted in the report, and every refusal names the
 column, the first offending rows (row 1 = the first data row after the header) and what was expected.
@@ -33,6 +36,7 @@ from evalcore.data.mapping import check_mapping, detect_kind, suggest_mapping
 from evalcore.importers import RawLog, read_logs
 from evalcore.importers.detect import NamedSource
 from evalcore.data.reading import EvalDataError, ReadLimits, Source, listed, read_table
+from evalcore.data.text import example_text
 from evalcore.data.schema import BATTLES, KINDS, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, LOG_VALUE_ROLES, ROLES, SUMMARY
 
 __all__ = [
@@ -71,6 +75,7 @@ class ValidationReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
     files: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
 
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:
@@ -80,7 +85,8 @@ def report_of(frame: pd.DataFrame) -> ValidationReport:
         raise ValueError("This frame was not produced by evalcore.data.validation.validate.")
     return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"]),
                                "warnings": tuple(report.get("warnings", ())),
-                               "files": tuple(report.get("files", ()))})
+                               "files": tuple(report.get("files", ())),
+                               "tools": tuple(report.get("tools", ()))})
 
 
 def load_eval_log(
@@ -100,14 +106,15 @@ def load_eval_log(
 
 def load_eval_logs(
     sources: Iterable[Source | NamedSource], mapping: dict[str, str] | None = None, kind: str | None = None,
-    min_models: int | None = None, limits: ReadLimits | None = None,
+    min_models: int | None = None, limits: ReadLimits | None = None, strict: bool = False,
 ) -> pd.DataFrame:
     """Several files (runs of several models or tasks, a run folder, a zip of one) combined into one validated log.
 
     Rows that two files both hold are counted once when identical and refused, with their ids, when they conflict
-    (:mod:`evalcore.importers.combine`); files of different shapes are refused together.
+    (:mod:`evalcore.importers.combine`); files of different shapes are refused together. A file that cannot be
+    used among others is left out with a warning naming it and why (``strict``: refused instead).
     """
-    return validate_raw_log(read_logs(sources, mapping, limits), mapping, kind, min_models, limits)
+    return validate_raw_log(read_logs(sources, mapping, limits, strict), mapping, kind, min_models, limits)
 
 
 def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, kind: str | None = None,
@@ -124,6 +131,7 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
     report["notes"] = (*raw.notes, *report["notes"])
     report["warnings"] = (*raw.warnings, *report["warnings"])
     report["files"] = tuple(raw.files)
+    report["tools"] = tuple(raw.tools)
     return frame
 
 
@@ -574,7 +582,8 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str],
     values = _log_values(raw, roles, notes, problems)
     problems.raise_all()
     label_roles = ["model", "example_id", "task", "category", "group", *(["repeat"] if "repeat" in labels else [])]
-    frame = pd.concat([labels[label_roles], pd.DataFrame(values)], axis=1)
+    text = example_text(raw, roles, limits, notes)
+    frame = pd.concat([labels[label_roles], pd.DataFrame(values), pd.DataFrame(text, index=raw.index)], axis=1)
     features = _features(raw, mapping, frame, notes)
     return frame, features, notes
 
@@ -713,6 +722,10 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str],
     frame["n"] = n.astype("int64")
     frame["n_correct"] = k.astype("int64")
     frame["accuracy"] = frame["n_correct"] / frame["n"]
+    if "se" in roles:
+        frame["se"] = _standard_errors(raw, roles["se"], roles, notes)
+        if "n_correct" not in roles:  # the tool's own accuracy (a win rate need not be a count over n)
+            frame["accuracy"] = frame["accuracy"].where(frame["se"].isna(), acc.to_numpy())
     _refuse_duplicates(frame, ["model", "task"], mapping, "Each (model, task) pair")
     _refuse_split_tasks(frame, roles)
     per_model = frame.groupby("model")["task"].nunique()
@@ -728,6 +741,24 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str],
     if unused:
         notes.append(f"Columns not mapped to a role are ignored: {', '.join(unused)}.")
     return frame, [], notes
+
+
+def _standard_errors(raw: pd.DataFrame, column: str, roles: dict[str, str], notes: list[str]) -> pd.Series:
+    """A summary's own standard errors of the accuracy (same units: divided by 100 when the accuracy column held
+    percentages); a missing one leaves that row to the binomial interval from n."""
+    se = _numeric(raw, column, "se", "non-negative numbers in the units of the accuracy")
+    bad = (se < 0).to_numpy()
+    if bad.any():
+        raise EvalDataError(f"{_where(column, 'se')} must not be negative; see {_row_list(bad)}.")
+    if "accuracy" in roles and "n_correct" not in roles:
+        accuracy = _numeric(raw, roles["accuracy"], "accuracy", "fractions in [0, 1] or percentages")
+        if accuracy.max() > 1 + _UNIT_TOLERANCE:
+            se = se / 100
+            notes.append(f"'{column}' is in percentage points like the accuracy: divided by 100.")
+    n_missing = int(se.isna().sum())
+    notes.append(f"Standard errors from '{column}' are the tool's own: intervals use them"
+                 + (f" ({n_missing:,} rows without one use the binomial interval from n)." if n_missing else "."))
+    return se.astype("float64")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -772,5 +803,7 @@ def _validate_battles(raw: pd.DataFrame, mapping: dict[str, str],
             if n_missing:
                 notes.append(f"{n_missing:,} battles have no judge probability.")
     problems.raise_all()
+    for role, text in example_text(raw, roles, limits, notes).items():
+        frame[role] = text
     features = _features(raw, mapping, frame, notes)
     return frame, features, notes

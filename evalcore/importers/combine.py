@@ -38,19 +38,23 @@ class RawLog:
     kind: str | None
     files: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
-    mapped: bool = True
-    warnings: list[str] = field(default_factory=list)  # e.g. files that share no example and no task   # columns already named after roles (False: one plain table, mapped by validate)
+    mapped: bool = True  # columns already named after roles (False: one plain table, mapped by validate)
+    warnings: list[str] = field(default_factory=list)  # files left out, files that share no example and no task
+    tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
 
 
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
-              limits: ReadLimits | None = None) -> RawLog:
+              limits: ReadLimits | None = None, strict: bool = False) -> RawLog:
     """The raw table of ``sources``; ``mapping`` names the roles of plain tables' columns when several files
-    are combined (a single plain table is mapped later, by :func:`evalcore.data.validation.validate`)."""
+    are combined (a single plain table is mapped later, by :func:`evalcore.data.validation.validate`). A file
+    that cannot be used among others that can is left out with a warning naming it and why; ``strict`` refuses
+    the load instead."""
     limits = limits or ReadLimits.from_env()
     files = expand(list(sources), limits)
-    imported = import_files(files, limits)
+    imported, left_out = import_files(files, limits, strict)
+    tools = tuple(item.tool for item in imported for _ in item.files)
     if len(imported) == 1 and imported[0].tool == TABLE:
-        return RawLog(imported[0].frame, None, imported[0].files, [], mapped=False)
+        return RawLog(imported[0].frame, None, imported[0].files, [], mapped=False, warnings=left_out, tools=tools)
     for item in imported:
         if item.tool == TABLE:
             _name_roles(item, mapping)
@@ -69,10 +73,10 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     if n_rows > limits.max_rows:
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
-    warnings = unrelated_files(imported) if kind in (LOG, SUMMARY) else []
+    warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else [])
     frame = _stack(imported, kind, notes)
     files_read = tuple(name for item in imported for name in item.files)
-    return RawLog(frame, kind, files_read, notes, warnings=warnings)
+    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools)
 
 
 def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:
@@ -134,6 +138,8 @@ def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
 
 def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFrame:
     """The tables one under the other; shared rows counted once when identical, refused when they conflict."""
+    if kind == LOG:
+        _one_sample_without_repeat(imported, notes)
     parts = [item.frame.assign(**{_FILE: " + ".join(item.files)}) for item in imported]
     frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
@@ -144,6 +150,20 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFram
     if kind != BATTLES and {"model"} < set(keys):
         frame = _shared_rows(frame, keys, notes)
     return frame.drop(columns=_FILE)
+
+
+def _one_sample_without_repeat(imported: list[Imported], notes: list[str]) -> None:
+    """Files without a ``repeat`` column combined with files that number repeats (Inspect's epochs, HELM's trials,
+    OpenAI evals' samples; lm-eval writes none): their rows hold one sample each, repeat 1."""
+    without = [item for item in imported if "repeat" not in item.frame.columns]
+    if not without or len(without) == len(imported):
+        return
+    for item in without:
+        item.frame = item.frame.assign(repeat=1)
+    names = [name for item in without for name in item.files]
+    one = len(names) == 1
+    notes.append(f"{listed(names, 3)} {'has' if one else 'have'} no repeat column (one sample per example): "
+                 f"{'its' if one else 'their'} rows are repeat 1 next to the files that number repeated samples.")
 
 
 def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:

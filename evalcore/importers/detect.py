@@ -10,6 +10,7 @@ Every tool module has ``TOOL`` (its name), ``sniff(file) -> bool`` and ``convert
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Iterable, Union
@@ -89,24 +90,82 @@ def tool_of(file: LogFile) -> str:
     return TABLE
 
 
-def import_files(files: list[LogFile], limits: ReadLimits) -> list[Imported]:
-    """Each tool's files converted (a tool's files all at once); plain tables read as they are (kind None)."""
+def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False) -> tuple[list[Imported], list[str]]:
+    """Each tool's files converted (a tool's files all at once, so that it can pair the files of one run); plain
+    tables read as they are (kind None). With several files, a file that cannot be used (a corrupt or unscored
+    log) is left out and named, with why, in the returned warnings, and the others are read; ``strict`` refuses
+    instead. One file that cannot be used, or files none of which can, are refused."""
     claimed: dict[str, list[LogFile]] = {}
     for file in files:
         claimed.setdefault(tool_of(file), []).append(file)
     out: list[Imported] = []
+    left_out: list[tuple[str, EvalDataError]] = []
     for module in tools():
         if module.TOOL in claimed:
-            out.extend(module.convert(claimed[module.TOOL]))
+            out.extend(_convert(module, claimed[module.TOOL], strict or len(files) == 1, left_out))
     for file in claimed.get(TABLE, []):
         try:
             frame = read_table(file.data, limits)
         except EvalDataError as exc:
-            if len(files) == 1:
+            error = _unrecognised_json(file, exc)
+            if len(files) == 1 and error is exc:
                 raise
-            raise EvalDataError(f"{file.name}: {exc}") from exc
+            error = error if error is not exc else EvalDataError(f"{file.name}: {exc}")
+            if strict or len(files) == 1:
+                raise error from exc
+            left_out.append((file.name, error))
+            continue
         out.append(Imported(frame, kind="", tool=TABLE, files=(file.name,)))
-    return out
+    if not out:
+        raise left_out[0][1]
+    return out, [_left_out_warning(name, error) for name, error in left_out]
+
+
+def _convert(module: ModuleType, files: list[LogFile], strict: bool,
+             left_out: list[tuple[str, EvalDataError]]) -> list[Imported]:
+    """``module.convert(files)``; a refusal that names one of the files leaves that file out (appended to
+    ``left_out``) and the others are converted again; a refusal that names none leaves them all out."""
+    files = list(files)
+    while files:
+        try:
+            return module.convert(files)
+        except EvalDataError as exc:
+            if strict:
+                raise
+            named = [f for f in files if str(exc).startswith(f.name)] or [f for f in files if f.name in str(exc)]
+            bad = [max(named, key=lambda f: len(f.name))] if named else files
+            left_out.extend((f.name, exc) for f in bad)
+            files = [f for f in files if f not in bad]
+    return []
+
+
+def _left_out_warning(name: str, error: EvalDataError) -> str:
+    reason = str(error)
+    reason = reason[len(name):].lstrip(" :,") if reason.startswith(name) else reason
+    return f"{name} was left out: {reason} The other files were read (the command line's --strict refuses instead)."
+
+
+def _unrecognised_json(file: LogFile, error: EvalDataError) -> EvalDataError:
+    """For a JSON document no importer claimed and the table reader refused: a message saying which logs evalcore
+    reads (``error`` itself for other files, e.g. JSON Lines with a corrupt line)."""
+    head = file.head(1)
+    if head not in (b"{", b"["):
+        return error
+    lines = [line for line in file.data.splitlines()[:2] if line.strip()]
+    if head == b"{" and len(lines) > 1:
+        try:
+            json.loads(lines[0])
+            return error  # JSON Lines whose first line is a complete object: the table reader's message stands
+        except ValueError:
+            pass
+    try:
+        json.loads(file.data)
+        broken = ""
+    except (ValueError, RecursionError) as exc:
+        broken = f" It is not complete JSON either ({exc}): truncated?"
+    return EvalDataError(f"{file.name}: this JSON is not a log evalcore recognises; it reads: "
+                         f"{', '.join(module.TOOL for module in tools())}, and tables (CSV, TSV, Parquet, JSON Lines "
+                         f"or a JSON list of flat records with named columns).{broken}")
 
 
 def describe(imported: list[Imported]) -> str:

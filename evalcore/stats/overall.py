@@ -106,6 +106,20 @@ def _binomial(model, k, n, alpha: float) -> pd.DataFrame:
 
 
 def _summary_cells(summary: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """A leaderboard summary's (model, task) cells as :func:`mean_table` gives them for a log."""
-    return _binomial(summary["model"], summary["n_correct"], summary["n"], alpha).assign(
+    """A leaderboard summary's (model, task) cells as :func:`mean_table` gives them for a log; a cell with the
+    tool's own standard error (``se``, e.g. AlpacaEval's length-controlled win rate) keeps the tool's accuracy and
+    gets the normal interval accuracy ± z·se, clipped to [0, 1]."""
+    cells = _binomial(summary["model"], summary["n_correct"], summary["n"], alpha).assign(
         task=summary["task"].to_numpy())
+    if "se" in summary:
+        own = summary["se"].notna().to_numpy()
+        z = norm.ppf(1 - alpha / 2)
+        estimate, se = summary["accuracy"].to_numpy(float), summary["se"].to_numpy(float)
+        cells.loc[own, "estimate"] = estimate[own]
+        cells.loc[own, "se"] = se[own]
+        cells.loc[own, "ci_low"] = np.clip(estimate - z * se, 0, 1)[own]
+        cells.loc[own, "ci_high"] = np.clip(estimate + z * se, 0, 1)[own]
+        if own.any():
+            cells.attrs["interval_note"] = (f"{int(own.sum()):,} of {len(cells):,} cells use the tool's own standard "
+                                            "error (accuracy ± z·se).")
+    return cells

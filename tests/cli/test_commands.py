@@ -106,7 +106,7 @@ def test_bad_input_gives_one_line_and_no_traceback(tmp_path):
     ("noise.csv", lambda path: path.write_bytes(bytes(range(256)) * 20), "not a text table"),
     ("bomb.csv.gz", lambda path: path.write_bytes(gzip.compress(b"a,b\n" + b"1,2\n" * 600_000, 9)),
      "expands beyond 1 MB"),
-    ("array.json", lambda path: path.write_text("[1, 2, 3]"), "not a table"),
+    ("array.json", lambda path: path.write_text("[1, 2, 3]"), "not a log evalcore recognises"),
     ("empty-folder", lambda path: path.mkdir(), "No file to read"),
 ])
 def test_hostile_files_are_refused_in_one_line_naming_the_file(tmp_path, name, make, problem):

@@ -497,17 +497,18 @@ def test_missing_confidence_is_counted():
 
 def test_ignored_text_columns_are_listed_and_numeric_ones_kept_as_features():
     frame = load_eval_log(table("""
-        model,example_id,correct,latency_ms,prompt,tokens
-        A,1,1,120.5,what is 2+2,17
-        A,2,0,98.0,capital of France,
+        model,example_id,correct,latency_ms,prompt,tokens,comment
+        A,1,1,120.5,what is 2+2,17,ok
+        A,2,0,98.0,capital of France,,check
     """))
     report = report_of(frame)
     assert report.features == ("latency_ms", "tokens")
     assert frame["latency_ms"].tolist() == [120.5, 98.0]
     assert frame["tokens"].iloc[0] == 17.0 and np.isnan(frame["tokens"].iloc[1])
-    assert "prompt" not in frame.columns
+    assert "prompt" not in frame.columns and "comment" not in frame.columns
+    assert frame["input"].tolist() == ["what is 2+2", "capital of France"]  # 'prompt' is the input text role
     assert "Extra numeric columns kept as features: latency_ms, tokens." in report.notes
-    assert "Text columns not mapped to a role are ignored: prompt." in report.notes
+    assert "Text columns not mapped to a role are ignored: comment." in report.notes
 
 
 def test_defaults_for_missing_task_category_group_are_noted():

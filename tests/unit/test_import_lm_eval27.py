@@ -71,7 +71,12 @@ def test_another_runs_results_file_and_no_model_folder_is_refused_naming_both():
     files = [(f"samples_arith_{T1}.jsonl", _lines([_gen_line(0, 1.0)])), (f"results_{T2}.json", _results("org/b"))]
     with pytest.raises(EvalDataError, match=rf"samples_arith_{T1}\.jsonl is not from the run of results_{T2}\.json "
                                             r"\(timestamps differ\).*results_" + T1):
-        load_eval_logs(files)
+        load_eval_logs(files, strict=True)
+    # by default the samples file is left out, with a warning naming both files, and the results file is read
+    frame = load_eval_logs(files)
+    assert report_of(frame).kind == "summary" and frame["model"].unique().tolist() == ["org/b"]
+    assert any(w.startswith(f"samples_arith_{T1}.jsonl was left out: ") and f"results_{T2}.json" in w
+               for w in report_of(frame).warnings)
 
 
 def test_a_samples_file_alone_takes_its_model_folder():
