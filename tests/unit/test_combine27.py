@@ -1,0 +1,73 @@
+"""Combining the logs of several tools safely (issue 27, points 1, 4, 5 and 8): rows without a repeat are repeat 1
+next to files that number repeats, a file given by path keeps its folder, unknown JSON names the logs evalcore
+reads, and a bad file among good ones is left out with a warning (strict: refused)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
+from evalcore.importers.detect import tools
+
+ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
+LM_EVAL = ECOSYSTEM / "lm_eval"
+INSPECT = ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json"
+GOOD_CSV = b"model,example_id,correct\nm,1,1\nm,2,0\nm,3,1\n"
+
+
+def test_lm_eval_without_repeat_combines_with_inspect_which_numbers_epochs():
+    frame = load_eval_logs([LM_EVAL, INSPECT])
+    lm_rows = frame[frame["model"].str.startswith("RylanSchaeffer")]
+    inspect_rows = frame[~frame["model"].str.startswith("RylanSchaeffer")]
+    assert len(lm_rows) == 10 and len(inspect_rows) == 3
+    assert set(lm_rows["repeat"]) == {"1"} and set(inspect_rows["repeat"]) == {"1"}  # Inspect's epoch 1
+    assert lm_rows["correct"].sum() == 0 and inspect_rows["correct"].sum() == 1  # the numbers of each file alone
+    assert any("have no repeat column (one sample per example): their rows are repeat 1" in n
+               for n in report_of(frame).notes)
+
+
+def test_a_file_given_by_path_keeps_its_folder_for_the_model(tmp_path):
+    folder = tmp_path / "outputs" / "org__model-7b"
+    folder.mkdir(parents=True)
+    samples = next(LM_EVAL.glob("samples_*.jsonl"))
+    shutil.copy(samples, folder / samples.name)
+    frame = load_eval_log(folder / samples.name)
+    assert set(frame["model"]) == {"org/model-7b"} and len(frame) == 10
+
+
+def test_unknown_json_names_the_logs_evalcore_reads():
+    with pytest.raises(EvalDataError) as error:
+        load_eval_log(("config.json", b'{\n  "name": "my run",\n  "settings": {"lr": 0.1}\n}\n'))
+    message = str(error.value)
+    assert message.startswith("config.json: this JSON is not a log evalcore recognises; it reads: ")
+    assert all(module.TOOL in message for module in tools()) and "JSON Lines need" not in message
+
+
+def test_a_bad_file_among_good_ones_is_left_out_with_a_warning_and_strict_refuses():
+    errored_inspect = (b'{"version": 2, "status": "error", "eval": {"task": "t", "model": "m2", "run_id": "r", '
+                       b'"task_id": "x"}, "samples": [{"id": 1, "epoch": 1, "input": "q", "target": "a", '
+                       b'"error": {"message": "timeout"}}]}')
+    sources = [("good.csv", GOOD_CSV), ("broken.json", errored_inspect), ("other.json", b'{"a": {"b": 1}}')]
+    frame = load_eval_logs(sources)
+    assert len(frame) == 3 and set(frame["model"]) == {"m"}
+    warnings = report_of(frame).warnings
+    assert any(w.startswith("broken.json was left out: ") for w in warnings)
+    assert any(w.startswith("other.json was left out: this JSON is not a log evalcore recognises") for w in warnings)
+    assert report_of(frame).files == ("good.csv",) and report_of(frame).tools == ("table",)
+    with pytest.raises(EvalDataError, match=r"^broken\.json"):
+        load_eval_logs(sources, strict=True)
+
+
+def test_when_every_file_is_bad_the_load_is_refused_naming_the_first():
+    with pytest.raises(EvalDataError, match=r"^a\.json: this JSON is not a log"):
+        load_eval_logs([("a.json", b'{"x": {"y": 1}}'), ("b.json", b'{"z": [1]}')])
+
+
+def test_the_report_names_the_tool_of_every_file():
+    frame = load_eval_logs([LM_EVAL, INSPECT, ("extra.csv", b"model,example_id,correct\nz,1,1\n")])
+    tools_of = dict(zip(report_of(frame).files, report_of(frame).tools))
+    assert tools_of["data_arc_qwen.json"] == "Inspect AI" and tools_of["extra.csv"] == "table"
+    assert {tool for name, tool in tools_of.items() if name.startswith("lm_eval/")} == {"lm-evaluation-harness"}
