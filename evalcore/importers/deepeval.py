@@ -153,6 +153,11 @@ def _model(doc: dict, file: LogFile, notes: list[str]) -> str:
     return stem
 
 
+def _list(value: Any) -> list:
+    """A list field, or [] where the field is absent or not a list."""
+    return value if isinstance(value, list) else []
+
+
 def _text(value: Any) -> str | None:
     if value is None:
         return None
@@ -164,7 +169,7 @@ def _text(value: Any) -> str | None:
 
 def _conversation(case: dict) -> tuple[str | None, str | None]:
     """(input, output) of a conversational test case: its scenario (else first user turn) and its transcript."""
-    turns = [t for t in case.get("turns") or [] if isinstance(t, dict)]
+    turns = [t for t in _list(case.get("turns")) if isinstance(t, dict)]
     turns.sort(key=lambda t: as_number(t.get("order"), booleans=False) if not math.isnan(
         as_number(t.get("order"), booleans=False)) else math.inf)
     first_user = next((t.get("content") for t in turns if str(t.get("role", "")).lower() == "user"), None)
@@ -202,7 +207,7 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
         else:
             prompt, transcript = _conversation(case)
             text = {"input": prompt, "target": _text(case.get("expectedOutcome")), "output": transcript}
-        metrics = [m for m in case.get("metricsData") or [] if isinstance(m, dict)]
+        metrics = [m for m in _list(case.get("metricsData")) if isinstance(m, dict)]
         if not metrics:
             no_metrics += 1
             continue

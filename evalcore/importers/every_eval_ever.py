@@ -138,6 +138,11 @@ def _model_of(doc: dict, file: LogFile) -> str:
                         "every_eval_ever aggregate names its model there.")
 
 
+def _list(value: Any) -> list:
+    """A list field, or [] where the field is absent or not a list."""
+    return value if isinstance(value, list) else []
+
+
 def _bound(value: Any) -> float:
     """A min_score / max_score: a number, or NaN (null, absent, "Infinity")."""
     return as_number(value, booleans=False)
@@ -231,7 +236,7 @@ def _judges(config: dict) -> str | None:
     if not isinstance(scoring, dict):
         return None
     names = [str(optional(j, "model_info.id") or optional(j, "model_info.name") or "?")
-             for j in scoring.get("judges") or [] if isinstance(j, dict)]
+             for j in _list(scoring.get("judges")) if isinstance(j, dict)]
     return ", ".join(names) or "unnamed judge"
 
 
@@ -434,7 +439,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
             "_config": json.dumps(result.get("metric_config")) if isinstance(result, dict) else "",
             "_n": as_number(optional(result, "score_details.uncertainty.num_samples"), booleans=False),
             "_judge_extracted": any(isinstance(a, dict) and a.get("extraction_method") == "llm_judge"
-                                    for a in row.get("answer_attribution") or []),
+                                    for a in _list(row.get("answer_attribution"))),
             "_error": bool(row.get("error")),
             "input": _input(row),
             "target": _text(optional(row, "input.reference")),
