@@ -9,8 +9,14 @@ Formats:
   null when not annotated. -> battles: ``model_a`` = ``generator_1`` (the reference), ``model_b`` =
   ``generator_2``, ``judge`` = ``preference - 1`` (0.5 for a draw): the annotator is an AI judge (e.g.
   ``alpaca_eval_gpt4``), so its verdict is the ``judge`` role, never a human ``outcome`` (the notes name it).
-  ``instruction`` is the ``input`` text; ``raw_completion`` (the judge's output), where it is text, the
-  ``explanation``; ``dataset`` is kept as text.
+  ``instruction`` is the ``input`` text; ``raw_completion`` (the judge's output) the ``explanation``: as written
+  where it is text, its ``concise_explanation`` where it is an object holding one (the chain-of-thought annotator
+  ``alpaca_eval_cot_gpt4_turbo_fn``, e.g. ``results/alpaca-7b/alpaca_eval_cot_gpt4_turbo_fn/annotations.json``),
+  else the object or list as JSON text; ``dataset`` is kept as text. The notes name the file.
+  The run's ``results/<model>/model_outputs.json`` (a JSON list of ``{instruction, output, generator, dataset}``:
+  the model's answers, no verdicts) is claimed so that a run folder can be uploaded whole: beside annotations it
+  is set aside with a note; alone it is refused, naming the annotations file to upload (a file of that shape under
+  another name is left to the table reader).
 - **MT-Bench** judgments (lm-sys/FastChat ``fastchat/llm_judge/common.py``, ``play_a_match_single`` /
   ``play_a_match_pair``; ``data/<bench>/model_judgment/<judge>_single.jsonl`` / ``_pair.jsonl``), JSON Lines:
 
@@ -45,6 +51,7 @@ Formats:
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -64,6 +71,8 @@ _UNPARSED = -1
 _TOLERANCE = 1e-6
 _BENCH_FOLDER = re.compile(r"(?:^|/)data/([^/]+)/model_judgment(?:/|$)")
 
+#: AlpacaEval's file of a run's answers (results/<model>/model_outputs.json), claimed only under this name
+_MODEL_OUTPUTS = "model_outputs.json"
 _PAIR_VERDICTS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
 _HUMAN_VERDICTS = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5, "tie (bothbad)": 0.5}
 #: keys of Chatbot Arena's clean_battle records that MT-Bench's human judgments lack (read by chatbot_arena.py)
@@ -78,6 +87,8 @@ def sniff(file: LogFile) -> bool:
         if not head.startswith((b"[", b"{")):
             return False
         if head.startswith(b"[") and b'"instruction"' in head and b'"output_1"' in head:
+            return True
+        if file.base == _MODEL_OUTPUTS and _is_model_outputs(head):
             return True
         return _mt_bench_kind(head) is not None
     except Exception:  # noqa: BLE001 - sniffing never raises
@@ -96,8 +107,40 @@ def _mt_bench_kind(head: bytes) -> str | None:
     return None
 
 
+def _is_model_outputs(head: bytes) -> bool:
+    """AlpacaEval's model_outputs.json: a JSON list of {instruction, output, generator}, without output_1."""
+    return (head.startswith(b"[") and b'"instruction"' in head and b'"output"' in head
+            and b'"generator"' in head and b'"output_1"' not in head)
+
+
 def convert(files: list[LogFile]) -> list[Imported]:
-    return [_convert_one(file) for file in files]
+    outputs = [file for file in files if file.base == _MODEL_OUTPUTS and _is_model_outputs(file.head(1 << 16))]
+    judged = [file for file in files if file not in outputs]
+    if not judged:
+        names = ", ".join(file.name for file in outputs)
+        raise EvalDataError(f"{names}: AlpacaEval's model outputs (each instruction with the model's answer) hold "
+                            "no verdicts. Upload the annotations.json in the annotator's folder beside it "
+                            "(results/<model>/<annotator>/annotations.json), which holds the AI judge's "
+                            "preference for each answer.")
+    out = [_convert_one(file) for file in judged]
+    if outputs:
+        names = ", ".join(file.name for file in outputs)
+        out[0].notes.append(f"{names}: not needed (AlpacaEval's model outputs: the answers, without verdicts; the "
+                            "verdicts are in annotations.json).")
+        out[0].files = (*out[0].files, *(file.name for file in outputs))
+    return out
+
+
+def _judge_text(value) -> str | None:
+    """The AlpacaEval judge's output (raw_completion) as text: a string as written, an object's
+    concise_explanation (chain-of-thought annotators), else the object or list as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("concise_explanation"), str):
+        return value["concise_explanation"]
+    if isinstance(value, (dict, list)) and value:
+        return json.dumps(value, ensure_ascii=False)
+    return None
 
 
 def _convert_one(file: LogFile) -> Imported:
@@ -198,7 +241,7 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
                        (invalid.sum(), "the preference is not 0 (draw) or a number from 1 to 2"),
                        (itself.sum(), "both outputs come from the same generator")):
         if count:
-            notes.append(left_out_note(int(count), total, "annotations", why))
+            notes.append(f"{file.name}: {left_out_note(int(count), total, 'annotations', why)}")
     keep = valid & ~itself
     if not keep.any():
         raise EvalDataError(f"{file.name}: no annotation has a preference between two generators.")
@@ -206,11 +249,12 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
     if frame["dataset"].notna().any():
         out["dataset"] = _text(frame["dataset"])
     out = out[keep].reset_index(drop=True)
+    frame["raw_completion"] = frame["raw_completion"].map(_judge_text).astype(object)
     _add_text(out, frame, {"input": "instruction", "explanation": "raw_completion"}, keep)
     annotators = sorted(set(_text(frame["annotator"][keep]).replace("", np.nan).dropna()))
     who = (f"the AI judge{'s' if len(annotators) > 1 else ''} {', '.join(annotators)} (annotator)" if annotators
            else "AlpacaEval's annotator, an AI judge")
-    notes.append(f"Verdicts by {who} are the judge role; no battle has a human vote. judge = the annotator's "
+    notes.append(f"{file.name}: verdicts by {who} are the judge role; no battle has a human vote. judge = the annotator's "
                  "preference for generator_2 (model_b) over generator_1 (model_a, the reference): preference 1 -> 0 "
                  "(generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, fractions of weighted "
                  "annotators in between.")

@@ -82,8 +82,8 @@ def test_real_alpaca_eval_annotations(shared_file):
                                                          "helpful_base": 129, "vicuna": 80}
     assert frame["input"].iloc[0] == ("What are the names of some famous actors that started their careers on "
                                       "Broadway?")
-    assert "Verdicts by the AI judge alpaca_eval_gpt4 (annotator) are the judge role; no battle has a human " \
-           "vote." in imported.notes[0]
+    assert "annotations.json: verdicts by the AI judge alpaca_eval_gpt4 (annotator) are the judge role; no battle " \
+           "has a human vote." in imported.notes[0]
     assert not any("human vote" in note.replace("no battle has a human vote", "") for note in imported.notes)
     canonical = validate(frame, kind="battles")
     assert len(canonical) == 805 and canonical["judge"].mean() == pytest.approx((205 + 8) / 805)
