@@ -41,7 +41,10 @@ per key (``<scorer>/<key>``).
   (its text, without reasoning parts), else the last assistant message; ``explanation`` = the main scorer's
   ``explanation``. A completed ``.eval`` log whose samples are large is read through its ``summaries.json`` (id,
   epoch, input, target, scores), which holds no output: its ``output`` is then empty, with a note.
-- Samples without a value of the main scorer (an error, or not scored) are left out and counted.
+- Samples without a value of the main scorer (an error, or not scored) are left out and counted. A log holding
+  fewer samples than its ``results.completed_samples`` (cut by another tool, e.g. every_eval_ever's
+  ``tests/data/inspect/data_cyse2_vuln_exploit_challenges.json``: 1 sample of 2,340) is read with a note, as is a
+  run whose ``status`` is not ``success`` (``error``, ``cancelled``, ``started``).
 - A log without samples (``--no-log-samples``) becomes a summary, one row (model, task) with ``n`` = the main
   scorer's ``scored_samples`` (else ``results.completed_samples``), ``accuracy`` = its ``accuracy`` metric and
   ``se`` = its ``stderr`` metric; it is refused, saying samples are needed, when its results give no accuracy or
@@ -125,13 +128,13 @@ def convert(files: list[LogFile]) -> list[Imported]:
 def _convert_one(file: LogFile) -> Imported:
     notes: list[str] = []
     if is_zip(file.data):
-        spec, results, samples = _read_eval_zip(file, notes)
+        spec, results, samples, status = _read_eval_zip(file, notes)
     else:
         doc = parse_json(file)
         if not isinstance(doc, dict):
             raise EvalDataError(f"{file.name}: an Inspect AI log is a JSON object; this file is not.")
         spec, results = field_of(doc, "eval", file), doc.get("results")
-        samples = doc.get("samples")
+        samples, status = doc.get("samples"), doc.get("status")
         if samples is not None and not isinstance(samples, list):
             raise EvalDataError(f"{file.name}: the field 'samples' is not a list; this is not a complete Inspect AI "
                                 "log.")
@@ -141,12 +144,23 @@ def _convert_one(file: LogFile) -> Imported:
     task = str(field_of(spec, "task", file, "eval"))
     scorers = _scorers(spec, results)
     if not samples:
-        return _summary(file, model, task, scorers, results)
-    return _samples_frame(file, model, task, scorers, samples, notes)
+        imported = _summary(file, model, task, scorers, results)
+    else:
+        imported = _samples_frame(file, model, task, scorers, samples, notes)
+        completed = as_number(optional(results, "completed_samples"), booleans=False)
+        if math.isfinite(completed) and len(samples) < completed:
+            imported.notes.append(
+                f"{file.name}: the log holds {len(samples):,} sample{'' if len(samples) == 1 else 's'}, but its results count {int(completed):,} "
+                "(results.completed_samples): the log was cut (e.g. copied in part by another tool), so the rows "
+                "here cover only the samples it holds, and their figures differ from the run's results.")
+    if isinstance(status, str) and status not in ("success", ""):
+        imported.notes.append(f"{file.name}: the run's status is '{status}', not 'success': it may have stopped "
+                              "before every sample was run and scored.")
+    return imported
 
 
-def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list]:
-    """The eval spec, results and samples of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
+def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list, Any]:
+    """The eval spec, results, samples and status (None without header.json) of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
     target and scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover
     every sample file and the sample files are large, they are read instead (without the samples' output)."""
     budget = file.budget
@@ -166,17 +180,18 @@ def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list]:
     if not isinstance(header, dict):
         raise EvalDataError(f"{head_file.name}: not a JSON object; the .eval log is corrupt.")
     spec = field_of(header, "eval", head_file)
+    status = header.get("status") if head is infos.get(_HEADER) else None
     if not samples:
-        return spec, header.get("results"), []
+        return spec, header.get("results"), [], status
     if sum(i.file_size for i in samples) > SAMPLES_TEXT_BYTES:
         summaries = _summaries(archive, file, infos)
         if summaries is not None and len(summaries) == len(samples):
             notes.append(f"{file.name}: read through its summaries.json (the samples are large), which holds no "
                          "output: the model's answers ('output') are not kept; input, target and the scorer's "
                          "explanation are.")
-            return spec, header.get("results"), summaries
+            return spec, header.get("results"), summaries, status
     return spec, header.get("results"), [parse_json(m) for m in members(archive, file.name, budget, samples,
-                                                                        prefix=f"{file.name}/")]
+                                                                        prefix=f"{file.name}/")], status
 
 
 def _summaries(archive, file: LogFile, infos: dict) -> list | None:

@@ -70,3 +70,40 @@ def test_alpaca_eval_model_outputs_alone_are_refused_clearly():
     with pytest.raises(EvalDataError, match=r"model_outputs\.json: AlpacaEval's model outputs .* hold no verdicts\. "
                                             r"Upload the annotations\.json"):
         load_eval_logs([("alpaca-7b/model_outputs.json", OUTPUTS)])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Inspect AI: a log cut by another tool keeps fewer samples than its results count (every_eval_ever
+# tests/data/inspect/data_cyse2_vuln_exploit_challenges.json: 1 sample, results.completed_samples 2340), and a run
+# that did not succeed (inspect_ai tests/test_eval_set/2024-08-29T15-11-18+00-00_popularity_*.json: status "error")
+
+
+def _inspect_log(status: str, completed: int) -> bytes:
+    return json.dumps({
+        "version": 2, "status": status,
+        "eval": {"task": "popularity", "model": "openai/gpt-4o-mini",
+                 "scorers": [{"name": "match", "options": {}, "metrics": [{"name": "inspect_ai/accuracy"}]}]},
+        "results": {"total_samples": completed, "completed_samples": completed,
+                    "scores": [{"name": "match", "scorer": "match", "scored_samples": completed,
+                                "metrics": {"accuracy": {"name": "accuracy", "value": 0.6}}}]},
+        "samples": [{"id": 1, "epoch": 1, "input": "q1", "target": "A", "scores": {"match": {"value": "C"}}},
+                    {"id": 2, "epoch": 1, "input": "q2", "target": "B", "scores": {"match": {"value": "I"}}}],
+    }).encode()
+
+
+def test_inspect_log_holding_fewer_samples_than_its_results_count():
+    frame = load_eval_logs([("cut.json", _inspect_log("success", 5))])
+    assert frame["correct"].tolist() == [1.0, 0.0]
+    notes = frame.attrs["report"]["notes"]
+    assert "cut.json: the log holds 2 samples, but its results count 5 (results.completed_samples): the log was " \
+           "cut (e.g. copied in part by another tool), so the rows here cover only the samples it holds, and " \
+           "their figures differ from the run's results." in notes
+    assert not any("status" in n for n in notes)
+
+
+def test_inspect_run_that_did_not_succeed_is_named_in_the_notes():
+    frame = load_eval_logs([("run.json", _inspect_log("error", 2))])
+    notes = frame.attrs["report"]["notes"]
+    assert "run.json: the run's status is 'error', not 'success': it may have stopped before every sample was " \
+           "run and scored." in notes
+    assert not any("the log holds" in n for n in notes)  # 2 samples, 2 completed
