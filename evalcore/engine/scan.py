@@ -27,11 +27,14 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits, env_number
 from evalcore.data.mapping import check_mapping, detect_kind, with_overrides
 from evalcore.data.repeats import N_REPEATS
-from evalcore.data.schema import BATTLES, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, SUMMARY
+from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, SUMMARY
 
 #: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
 TEXT_ROLES = ("model", "example_id", "task", "category", "group")
 VALUE_ROLES = ("correct", "score", "confidence", "proxy")
+#: an example's text (roles input, target, output, explanation) is cut at this many characters, as in memory at
+#: 4 KB (:mod:`evalcore.data.text`; an engine's substring counts characters, not bytes)
+TEXT_CHARACTERS = 4096
 #: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
 UNIT_TOLERANCE = 1e-6
 PARQUET = (".parquet", ".pq")
@@ -55,6 +58,9 @@ class LazyLog:
     frame: pd.DataFrame | None = field(default=None, compare=False, repr=False)
     #: the restriction applied by :meth:`restrict`: ((role, values), ...)
     selected: tuple = ()
+    #: the role-named rows before the samples of an example are averaged (with their ``repeat`` and text): what a
+    #: workspace stores, so that the stored log validates again; None where it is ``table`` itself
+    rows: ir.Table | None = field(default=None, compare=False, repr=False)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def has(self, role: str) -> bool:
@@ -263,8 +269,9 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     if "task" not in roles and "category" in roles:
         notes.append(f"No task column: each category ('{roles['category']}') is treated as one task.")
     n_rows = _check_values(_role_table(raw, roles), roles, name, notes)
-    table, n_rows = _per_example(_role_table(raw, roles, clipped=True), roles, name, notes, n_rows)
-    return LazyLog(table, name, roles, n_rows, tuple(notes))
+    rows = _role_table(raw, roles, clipped=True)
+    table, n_rows = _per_example(rows, roles, name, notes, n_rows)
+    return LazyLog(table, name, roles, n_rows, tuple(notes), rows=None if table is rows else rows)
 
 
 def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyLog:
@@ -320,6 +327,9 @@ def _role_table(raw: ir.Table, roles: dict[str, str], clipped: bool = False) -> 
             out[role] = _clipped(values) if clipped and role in _unit_roles(roles) else missing_nan(values)
     if "repeat" in roles:
         out["repeat"] = raw[roles["repeat"]]
+    for role in EXAMPLE_TEXT_ROLES:  # shown to people, never reduced: cut as in memory, in characters here
+        if role in roles:
+            out[role] = raw[roles[role]].cast("string").substr(0, TEXT_CHARACTERS)
     return raw.select(**out, **_features(raw, roles, out))
 
 
@@ -472,7 +482,8 @@ def _averaged(table: ir.Table, roles: dict[str, str]) -> ir.Table:
     m samples s that have a value (null if none), feature columns likewise, and ``n_repeats`` (float) the number of
     samples averaged."""
     values = [role for role in VALUE_ROLES if role in roles]
-    values += [c for c in table.columns if c not in (*TEXT_ROLES, *values, "repeat")]  # feature columns
+    values += [c for c in table.columns
+               if c not in (*TEXT_ROLES, *EXAMPLE_TEXT_ROLES, *values, "repeat")]  # feature columns
     averaged = table.group_by(list(EXAMPLE_KEYS)).aggregate(
         category=table.category.min(), group=table.group.min(), **{role: table[role].mean() for role in values},
         n_repeats=table.count().cast("float64"))

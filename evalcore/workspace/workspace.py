@@ -143,7 +143,8 @@ class Workspace:
         log = scan(source, mapping=mapping)
         record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), canonical(owner), shared, _now(),
                                log.n_rows, len(log.models()), log.kind)
-        return self._insert_dataset(record, mapping, lambda: storage.store_table(self.root, log.table))
+        stored = log.table if log.rows is None else log.rows  # every sample, so that the file validates again
+        return self._insert_dataset(record, mapping, lambda: storage.store_table(self.root, stored))
 
     def _insert_dataset(self, record: DatasetRecord, mapping: dict | None, write) -> DatasetRecord:
         """Write the data file (``write()``: digest, size) without the write lock, then insert its row under it.
