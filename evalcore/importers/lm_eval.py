@@ -36,6 +36,10 @@ first response (``resps``, else ``filtered_resps``; for multiple choice the most
 Results files that no samples file uses become a leaderboard summary when no samples file was given: per task ``n``
 (``n-samples``, effective) and ``accuracy`` (its first metric when in [0, 1]); groups are the ``category`` of their
 subtasks, not tasks. Beside per-example logs they are left out with a note (a summary and a log cannot be combined).
+Older results files without ``n-samples`` (``{results: {task: {acc, acc_stderr, ...}}, versions}``, e.g.
+``tests/testdata/arc_easy-v0-res.json``) cannot be a summary: refused, saying so. A samples file holding fewer docs
+than its run's ``n-samples`` (cut), and tasks of a paired results file that no samples file gives, are named in the
+notes.
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ def convert(files: list[LogFile]) -> list[Imported]:
             raise EvalDataError(f"{name}: an lm-evaluation-harness results file has a 'results' object; this one "
                                 "has not (truncated?).")
     used: set[str] = set()
+    read_tasks: dict[str, set[str]] = {}
     out = []
     for file in samples:
         result, pairing, mismatched = _run_results(file, list(results.values()))
@@ -100,6 +105,15 @@ def convert(files: list[LogFile]) -> list[Imported]:
             used.add(result[0].name)
         imported = _samples(file, result, pairing, mismatched)
         out.append(imported)
+        if result is not None:
+            read_tasks.setdefault(result[0].name, set()).update(imported.frame["task"].unique())
+    for name, tasks in read_tasks.items():
+        missing = _unread_tasks(results[name][1], tasks)
+        if missing:
+            listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            out[0].notes.append(f"{name}: {len(missing)} task(s) of the run have no samples file among the files "
+                                f"given and are not read ({listed}); upload their samples_<task>_*.jsonl files "
+                                "too.")
     unused = [pair for name, pair in results.items() if name not in used]
     if unused and out:
         names = ", ".join(file.name for file, _ in unused)
@@ -111,6 +125,14 @@ def convert(files: list[LogFile]) -> list[Imported]:
     elif unused:
         out.append(_summary(unused))
     return out
+
+
+def _unread_tasks(doc: Any, read: set[str]) -> list[str]:
+    """The tasks of a results file (not its groups) that no samples file gave."""
+    groups = {group for group, subs in (optional(doc, "group_subtasks", {}) or {}).items() if subs}
+    groups |= set(optional(doc, "groups", {}) or {})
+    tasks = optional(doc, "results", {}) or {}
+    return [task for task in tasks if task not in groups and task not in read and isinstance(tasks[task], dict)]
 
 
 def _is_results(file: LogFile) -> bool:
@@ -251,6 +273,11 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
         if any(v is not None for v in values):
             frame[role] = pd.Series(values, dtype="object")
     label = "correct" if binary else "score"
+    counted = as_number(optional(result[1], f"n-samples.{task}.effective"), booleans=False) if result else None
+    if counted is not None and np.isfinite(counted) and len(kept) < counted:
+        notes.append(f"{file.name}: holds {len(kept):,} docs, but the results file of its run counts "
+                     f"{int(counted):,} (n-samples, effective): the samples file was cut (e.g. copied in part), so "
+                     "the rows here cover only the docs it holds, and their figures differ from the run's results.")
     missing = frame[label].isna().to_numpy()
     if missing.any():
         notes.append(left_out_note(int(missing.sum()), len(frame), f"docs of {file.name}", f"no value of '{main}'"))
@@ -339,7 +366,7 @@ def _choice_confidence(resps: Any) -> float | None:
 
 
 def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
-    rows, notes = [], []
+    rows, notes, uncounted = [], [], []
     for file, doc in results:
         model = _model(doc) or _folder_model(file) or "unknown model"
         groups = {g: list(subs) for g, subs in (optional(doc, "group_subtasks", {}) or {}).items() if subs}
@@ -351,6 +378,8 @@ def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
                 continue
             metric, value = _main_metric(values)
             n = optional(doc, f"n-samples.{task}.effective") or optional(doc, f"n-samples.{task}.original")
+            if metric is not None and n is None and 0 <= value <= 1:
+                uncounted.append(task)
             if metric is None or n is None or not 0 <= value <= 1:
                 skipped.append(task)
                 continue
@@ -359,6 +388,11 @@ def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
         if skipped:
             notes.append(f"{file.name}: {len(skipped)} task(s) left out ({', '.join(skipped[:5])}): no metric in "
                          "[0, 1] or no sample count.")
+    if not rows and uncounted:
+        raise EvalDataError(f"{results[0][0].name}: the results file gives no sample count ('n-samples', written "
+                            "by newer versions of lm-evaluation-harness; this file, e.g. from an older version, has "
+                            f"none), so its accuracies ({', '.join(uncounted[:5])}) cannot be a leaderboard summary: upload the "
+                            "run's samples_*.jsonl files instead, or re-run with a current version and --log_samples.")
     if not rows:
         raise EvalDataError(f"{results[0][0].name}: no task of the results file has an accuracy-like metric in [0, 1] "
                             "with its sample count: upload its samples_*.jsonl files instead.")

@@ -107,3 +107,46 @@ def test_inspect_run_that_did_not_succeed_is_named_in_the_notes():
     assert "run.json: the run's status is 'error', not 'success': it may have stopped before every sample was " \
            "run and scored." in notes
     assert not any("the log holds" in n for n in notes)  # 2 samples, 2 completed
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# lm-evaluation-harness: a results file with two tasks and the samples file of one, cut to fewer docs than the run's
+# n-samples (every_eval_ever tests/data/lm_eval/: results_<time>.json lists math_perturbed_full and
+# math_rephrased_full, 5000 docs each; samples_math_perturbed_full_<time>.jsonl holds 10 lines); an old results file
+# without n-samples (lm-evaluation-harness tests/testdata/arc_easy-v0-res.json)
+
+STAMP = "2026-01-21T03-44-18.458309"
+LM_RESULTS = json.dumps({
+    "results": {"t1": {"alias": "t1", "exact_match,none": 0.25, "exact_match_stderr,none": 0.2},
+                "t2": {"alias": "t2", "exact_match,none": 0.5, "exact_match_stderr,none": 0.2}},
+    "group_subtasks": {"t1": [], "t2": []},
+    "n-samples": {"t1": {"original": 4, "effective": 4}, "t2": {"original": 4, "effective": 4}},
+    "model_name": "org/model",
+}).encode()
+LM_SAMPLES = b"\n".join(json.dumps(
+    {"doc_id": i, "doc": {"problem": f"q{i}"}, "target": "1", "arguments": {"gen_args_0": {"arg_0": f"q{i}",
+                                                                                         "arg_1": {}}},
+     "resps": [["1" if i == 0 else "2"]], "filtered_resps": ["1" if i == 0 else "2"], "filter": "none",
+     "metrics": ["exact_match"], "exact_match": 1.0 if i == 0 else 0.0}).encode() for i in range(2))
+
+
+def test_lm_eval_cut_samples_and_tasks_without_samples_are_named():
+    frame = load_eval_logs([(f"out/results_{STAMP}.json", LM_RESULTS), (f"out/samples_t1_{STAMP}.jsonl", LM_SAMPLES)])
+    assert frame["model"].unique().tolist() == ["org/model"] and frame["task"].unique().tolist() == ["t1"]
+    assert frame["correct"].tolist() == [1.0, 0.0]
+    notes = frame.attrs["report"]["notes"]
+    assert f"out/samples_t1_{STAMP}.jsonl: holds 2 docs, but the results file of its run counts 4 (n-samples, " \
+           "effective): the samples file was cut (e.g. copied in part), so the rows here cover only the docs it " \
+           "holds, and their figures differ from the run's results." in notes
+    assert f"out/results_{STAMP}.json: 1 task(s) of the run have no samples file among the files given and are " \
+           "not read (t2); upload their samples_<task>_*.jsonl files too." in notes
+
+
+def test_lm_eval_old_results_without_sample_counts_are_refused_saying_so():
+    old = json.dumps({"results": {"arc_easy": {"acc": 0.2474747474747475, "acc_norm": 0.24074074074074073,
+                                               "acc_norm_stderr": 0.008772796145221907,
+                                               "acc_stderr": 0.008855114414834707}},
+                      "versions": {"arc_easy": 0}}).encode()
+    with pytest.raises(EvalDataError, match=r"arc_easy-v0-res\.json: the results file gives no sample count "
+                                            r"\('n-samples'.*its accuracies \(arc_easy\) cannot be a leaderboard"):
+        load_eval_logs([("arc_easy-v0-res.json", old)])
