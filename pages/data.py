@@ -7,6 +7,7 @@ from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 from evalcore.data.mapping import detect_kind, suggest_mapping
 from evalcore.data.schema import KINDS, ROLES
+from evalcore.importers.detect import TABLE
 from pages.common import data_source as ds
 from pages.common import render, workspace_store
 from pages.common.navigation import ensure_app_navigation
@@ -45,9 +46,10 @@ with left:
 with right:
     st.subheader("Upload")
     uploaded = st.file_uploader(
-        "Evaluation logs: a table (CSV, TSV, JSON Lines, Parquet, compressed or not), or the logs of Inspect AI, "
-        "lm-evaluation-harness, HELM, promptfoo, OpenAI evals, AlpacaEval or MT-Bench; several files at once, or a "
-        "zip of a run folder", key="uploader", accept_multiple_files=True,
+        "Evaluation logs: a table (CSV, TSV, JSON Lines, Parquet, compressed or not), or the logs of an evaluation "
+        "tool (Inspect AI, lm-evaluation-harness, HELM, lighteval, promptfoo, OpenAI evals, DeepEval, "
+        "every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena); several files at once, or a zip of a run folder",
+        key="uploader", accept_multiple_files=True,
         type=["csv", "tsv", "txt", "jsonl", "json", "gz", "bz2", "xz", "parquet", "pq", "eval", "zip"],
         help="One row per (model, example), a leaderboard summary (model, task, n, n_correct) or pairwise "
              "battles (model_a, model_b, outcome, judge); or the files an evaluation tool wrote, recognised from "
@@ -69,7 +71,12 @@ with st.expander("Accepted formats and an example"):
         "- **Per-example log**: one row per (model, example). Roles: `model` (required), `example_id`, `task`, "
         "`category`, `group`, `correct` (0/1) or `score`, `confidence` (in [0, 1]), `proxy`, `weight`. An empty "
         "`correct` marks an unlabeled row. Extra numeric columns are kept as features.\n"
-        "- **Leaderboard summary**: `model, task, category, n, n_correct` (or `accuracy` and `n`).\n"
+        "- **The example's text** (optional, shown as written, never used by a method): `input` (the prompt or "
+        "question), `target` (the reference answer), `output` (the model's answer), `explanation` (a scorer's or "
+        "judge's reasoning); columns named `prompt`, `question`, `answer`, `reference`, `response`, `completion` ... "
+        "map onto them. Each value is cut at 4 KB.\n"
+        "- **Leaderboard summary**: `model, task, category, n, n_correct` (or `accuracy` and `n`; `se`, the "
+        "tool's own standard error of the accuracy, gives the interval when present).\n"
         "- **Pairwise battles**: `model_a, model_b, outcome` (1 if model_b wins, 0 if model_a wins, 0.5 a tie, "
         "empty without a human vote), `judge` (an AI judge's probability that model_b wins).\n"
         "- **Repeated samples** of one example (epochs, attempts): a `repeat` column numbering them. The example is "
@@ -78,8 +85,11 @@ with st.expander("Accepted formats and an example"):
         "- **Logs of evaluation tools**, recognised from their content: Inspect AI (`.eval`, `.json`), "
         "lm-evaluation-harness (`samples_<task>_<time>.jsonl` with its `results_<time>.json`; a results file "
         "alone is a leaderboard summary), HELM run folders (zip them, or upload `per_instance_stats.json`, "
-        "`scenario_state.json` and `run_spec.json` together), promptfoo (`eval -o results.json`), OpenAI evals "
-        "event logs, AlpacaEval annotations and MT-Bench judgments.")
+        "`scenario_state.json` and `run_spec.json` together), lighteval details (`details_*.parquet` with the run's "
+        "`results_*.json`), promptfoo (`eval -o results.json`), OpenAI evals event logs and Evals API output items, "
+        "DeepEval test runs, every_eval_ever aggregates and `_samples.jsonl`, AlpacaEval annotations (the AI "
+        "judge's verdicts) and leaderboard CSVs, MT-Bench judgments and Chatbot Arena `clean_battle` files. A file "
+        "that cannot be used among good ones is left out with a warning naming it.")
     render.table(EXAMPLE, "example log")
 
 
@@ -170,6 +180,10 @@ st.success(f"{literal(data.label)}: a **{report.kind}** table with {report.n_row
            f"{report.n_models} models.")
 for note in report.notes:
     st.info(literal(note), icon=":material/info:")
+if report.files and len(report.tools) == len(report.files):  # the tool that wrote each file (older saves: none)
+    files_read = pd.DataFrame({"file": list(report.files),
+                               "read as": ["a plain table" if tool == TABLE else tool for tool in report.tools]})
+    render.table(files_read, "files read")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})
 render.table(mapping_rows, "column mapping")
 
