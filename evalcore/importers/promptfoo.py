@@ -29,6 +29,9 @@ Mapping to roles:
 - ``proxy`` = the score (in [0, 1]) of the model-graded assertions (``llm-rubric``, ``model-graded-closedqa``,
   ``factuality``, ``g-eval``, RAG and red-team graders ...; their mean when several) on rows that also have an
   assertion not graded by a model (other than cost/latency), so that an AI judge's verdict can be set against it.
+- an eval record without results (``{_resultsLoaded: false, id, config, results: [], prompts: [{provider, metrics:
+  {testPassCount, testFailCount, ...}}]}``, promptfoo ``examples/config-node-package/output.json``, written by the
+  Node package's ``evaluate()``) is refused, saying how to write the results.
 - results that errored (``failureReason`` 2; in files without it, a provider error or no grading) are left out
   and counted.
 
@@ -123,6 +126,13 @@ def convert(files: list[LogFile]) -> list[Imported]:
 def _convert_one(file: LogFile) -> Imported:
     results, summary, doc = _results(file)
     if not results:
+        if doc.get("_resultsLoaded") is False or (summary is doc and any(
+                isinstance(p, dict) and isinstance(p.get("metrics"), dict) for p in doc.get("prompts") or [])):
+            raise EvalDataError(
+                f"{file.name}: this is promptfoo's record of an eval ({doc.get('id') or 'no id'}) without its results "
+                "('results' is empty; only each prompt's totals, e.g. testPassCount, are kept), as the Node "
+                "package's evaluate() writes it: evalcore needs each test's result. Write them with promptfoo "
+                "eval -o results.json, or promptfoo export eval <eval id> --output results.json.")
         raise EvalDataError(f"{file.name}: the promptfoo results file holds no test results.")
     prompts = summary.get("prompts") if isinstance(summary.get("prompts"), list) else []
     records = [_record(r, i, file, prompts) for i, r in enumerate(results)]

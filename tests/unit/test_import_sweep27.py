@@ -150,3 +150,27 @@ def test_lm_eval_old_results_without_sample_counts_are_refused_saying_so():
     with pytest.raises(EvalDataError, match=r"arc_easy-v0-res\.json: the results file gives no sample count "
                                             r"\('n-samples'.*its accuracies \(arc_easy\) cannot be a leaderboard"):
         load_eval_logs([("arc_easy-v0-res.json", old)])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# promptfoo: the record of an eval without its results, as the Node package's evaluate() writes it with
+# writeLatestResults (promptfoo examples/config-node-package/output.json: _resultsLoaded false, results [], each
+# prompt's metrics)
+
+RECORD = json.dumps({
+    "_resultsLoaded": False, "createdAt": 1758065695513, "id": "eval-IF3-2025-09-16T23:34:55",
+    "config": {"prompts": [{"raw": "Write a haiku about: {{body}}", "label": "Write a haiku about: {{body}}"}],
+               "providers": ["openai:gpt-4.1-mini"], "tests": [{"vars": {"body": "Hello world"}}]},
+    "results": [],
+    "prompts": [{"raw": "Write a haiku about: {{body}}", "label": "Write a haiku about: {{body}}", "id": "64a3",
+                 "provider": "openai:gpt-4.1-mini",
+                 "metrics": {"score": 1, "testPassCount": 1, "testFailCount": 1, "testErrorCount": 0}}],
+    "persisted": True, "vars": ["body"],
+}).encode()
+
+
+def test_promptfoo_eval_record_without_results_is_refused_saying_how_to_write_them():
+    with pytest.raises(EvalDataError, match=r"output\.json: this is promptfoo's record of an eval "
+                                            r"\(eval-IF3-2025-09-16T23:34:55\) without its results .* promptfoo "
+                                            r"eval -o results\.json, or promptfoo export eval <eval id>"):
+        load_eval_logs([("output.json", RECORD)])
