@@ -212,7 +212,8 @@ def _n_of(result: dict, doc: dict) -> tuple[float, str]:
 
 def _task_names(results: list[dict]) -> list[str]:
     """evaluation_name, with the metric's name added where one evaluation name holds several results."""
-    names = [str(r.get("evaluation_name")) for r in results]
+    names = [str(r.get("evaluation_name") or r.get("evaluation_result_id") or f"result {i}")
+             for i, r in enumerate(results, 1)]
     counts = pd.Series(names).value_counts()
     out = []
     for result, name in zip(results, names):
@@ -248,10 +249,7 @@ def _summary(file: LogFile, doc: dict) -> Imported:
     tasks = _task_names(results)
     rows, judged, counted = [], [], []
     left_out: dict[str, list[str]] = {}
-    for number, (result, task) in enumerate(zip(results, tasks), 1):
-        if "evaluation_name" not in result:
-            raise EvalDataError(f"{file.name} (evaluation_results item {number}): the field 'evaluation_name' is "
-                                "missing; every every_eval_ever result names its evaluation.")
+    for result, task in zip(results, tasks):
         config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
         score = as_number(optional(result, "score_details.score"), booleans=False)
         why = _not_proportion(result)
@@ -412,6 +410,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
     by_id, by_name, everything = _result_index(paired)
     aggregate_model = _model_of(paired[0][1], paired[0][0]) if paired else None
     records = []
+    found: dict[tuple[str | None, str], int] = {}  # (evaluation_result_id, evaluation_name) -> its result in everything
     for number, row in rows:
         evaluation = row.get("evaluation") if isinstance(row.get("evaluation"), dict) else row.get("metrics")
         if not isinstance(evaluation, dict):
@@ -425,9 +424,12 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
             raise EvalDataError(f"{file.name}, line {number}: the field 'model_id' is missing; every every_eval_ever "
                                 "sample names its model there.")
         result_id = row.get("evaluation_result_id")
-        result = (by_id.get(str(result_id)) if result_id is not None else None) \
-            or by_name.get(str(row.get("evaluation_name"))) or _named_on(everything, row.get("evaluation_name")) \
-            or (everything[0] if len(everything) == 1 else None)
+        key = (None if result_id is None else str(result_id), str(row.get("evaluation_name")))
+        if key not in found:
+            result = (by_id.get(str(result_id)) if result_id is not None else None) \
+                or by_name.get(str(row.get("evaluation_name"))) or _named_on(everything, row.get("evaluation_name")) \
+                or (everything[0] if len(everything) == 1 else None)
+            found[key] = everything.index(result) if result is not None else -1
         is_correct = evaluation.get("is_correct")
         records.append({
             "model": str(model),
@@ -436,8 +438,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
             "example_id": str(row["sample_id"]),
             "_score": as_number(evaluation.get("score")),
             "_is_correct": float(is_correct) if isinstance(is_correct, bool) else math.nan,
-            "_config": json.dumps(result.get("metric_config")) if isinstance(result, dict) else "",
-            "_n": as_number(optional(result, "score_details.uncertainty.num_samples"), booleans=False),
+            "_result": found[key],
             "_judge_extracted": any(isinstance(a, dict) and a.get("extraction_method") == "llm_judge"
                                     for a in _list(row.get("answer_attribution"))),
             "_error": bool(row.get("error")),
@@ -455,7 +456,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
         notes.append(f"{file.name}: its model_id {listed(sorted(set(frame['model']) - {aggregate_model}), 3, repr)} "
                      f"differs from its aggregate's model_info.id '{aggregate_model}'; model_id is used.")
     frame["task"] = _instance_tasks(frame, notes, file)
-    frame = _labels(frame, notes, file)
+    frame = _labels(frame, everything, notes, file)
     errors = int(frame.pop("_error").sum())
     if errors:
         notes.append(f"{file.name}: {errors:,} sample{' carries' if errors == 1 else 's carry'} an error message "
@@ -465,7 +466,7 @@ def _log(file: LogFile, rows: list[tuple[int, dict]], paired: list[tuple[LogFile
         frame["repeat"] = repeat
         notes.append(f"{file.name}: {int((repeat > 1).sum()):,} samples appear again for one task (same sample_id); "
                      "each appearance is numbered in 'repeat'.")
-    frame = frame.drop(columns=["name", "result_id", "_config", "_n", "_judge_extracted", "_score", "_is_correct"])
+    frame = frame.drop(columns=["name", "result_id", "_result", "_judge_extracted", "_score", "_is_correct"])
     order = ["model", "task", "example_id", *[c for c in ("repeat", "correct", "score") if c in frame],
              "input", "target", "output", "explanation"]
     return Imported(frame[order].reset_index(drop=True), "log", TOOL, (file.name, *(f.name for f, _ in paired)),
@@ -483,17 +484,18 @@ def _instance_tasks(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.
     return frame["name"].where(~frame["name"].isin(several), frame["result_id"].fillna(frame["name"]))
 
 
-def _labels(frame: pd.DataFrame, notes: list[str], file: LogFile) -> pd.DataFrame:
+def _labels(frame: pd.DataFrame, results: list[dict], notes: list[str], file: LogFile) -> pd.DataFrame:
     """``correct`` or ``score`` per task (see the module's docstring); rows without a label left out and counted."""
     correct = pd.Series(math.nan, index=frame.index)
     score = pd.Series(math.nan, index=frame.index)
     as_correct, as_score, judged, partial = [], [], [], []
     for task, rows in frame.groupby("task", sort=False):
-        counted, held = rows["_n"].iloc[0], rows["example_id"].nunique()
+        result = results[rows["_result"].iloc[0]] if rows["_result"].iloc[0] >= 0 else {}
+        counted = as_number(optional(result, "score_details.uncertainty.num_samples"), booleans=False)
+        held = rows["example_id"].nunique()
         if not math.isnan(counted) and counted != held:
             partial.append(f"{held:,} of '{task}' (its aggregate counts {counted:,.0f})")
-        config = json.loads(rows["_config"].iloc[0]) if rows["_config"].iloc[0] else {}
-        config = config if isinstance(config, dict) else {}
+        config = result.get("metric_config") if isinstance(result.get("metric_config"), dict) else {}
         values, flags = rows["_score"], rows["_is_correct"]
         binary_scores = values.dropna().isin([0.0, 1.0]).all()
         agree = ((flags.isna()) | (values.isna()) | (flags == values)).all()
