@@ -14,6 +14,10 @@ leaderboards are ``src/alpaca_eval/leaderboards/data_AlpacaEval_2/*_leaderboard.
   standard error (empty in some rows);
 - ``discrete_win_rate``, ``mode`` (minimal / verified / community / dev), ``avg_length``: not used.
 
+The website's copies (``docs/data_AlpacaEval*/*_leaderboard.csv``: ``name, [length_controlled_winrate,] win_rate,
+avg_length, link, samples, filter``, without ``n_total`` or standard errors) are claimed and refused, naming the
+package's CSV to upload instead.
+
 AlpacaEval 1's leaderboards may also have a ``length_controlled_winrate`` column, added later and empty in some rows,
 without ``lc_standard_error``; their main metric is ``win_rate``.
 
@@ -55,11 +59,20 @@ def sniff(file: LogFile) -> bool:
             return False
         first = file.head(4096).decode("utf-8", errors="replace").splitlines()[0]
         header = [cell.strip().lower() for cell in next(csv.reader([first]))]
+        if _is_website_table(header):
+            return True
         if _WR not in header or _N not in header:
             return False
         return header[0] in _INDEX_NAMES or "n_wins_base" in header
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
+
+
+def _is_website_table(header: list[str]) -> bool:
+    """The leaderboard table of AlpacaEval's website (``docs/data_AlpacaEval*/*_leaderboard.csv``): ``name,
+    [length_controlled_winrate,] win_rate, avg_length, link, samples, filter``, without counts."""
+    return (bool(header) and header[0] == "name" and _WR in header and _N not in header
+            and {"avg_length", "samples", "filter"} <= set(header))
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
@@ -79,6 +92,12 @@ def _one(file: LogFile) -> tuple[pd.DataFrame, list[str]]:
     except EvalDataError as exc:
         raise EvalDataError(f"{file.name}: {exc}") from exc
     columns = {str(c).strip().lower(): c for c in raw.columns}
+    if _is_website_table(list(columns)):
+        raise EvalDataError(
+            f"{file.name}: this is the leaderboard table of AlpacaEval's website (name, win rates, avg_length, link, "
+            "samples, filter): it gives no number of comparisons (n_total) nor standard errors, which evalcore needs. "
+            "Upload the leaderboard CSV of the alpaca_eval package (src/alpaca_eval/leaderboards/data_AlpacaEval_2/"
+            "<annotator>_leaderboard.csv), or the leaderboard.csv that alpaca_eval evaluate writes, instead.")
     model_column = raw.columns[0]
     for needed in (_WR, _N):
         if needed not in columns:

@@ -174,3 +174,20 @@ def test_promptfoo_eval_record_without_results_is_refused_saying_how_to_write_th
                                             r"\(eval-IF3-2025-09-16T23:34:55\) without its results .* promptfoo "
                                             r"eval -o results\.json, or promptfoo export eval <eval id>"):
         load_eval_logs([("output.json", RECORD)])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# AlpacaEval: the website's copy of a leaderboard (tatsu-lab/alpaca_eval
+# docs/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv) has no n_total and no standard errors
+
+WEBSITE = (b"name,length_controlled_winrate,win_rate,avg_length,link,samples,filter\n"
+           b"SelfMoA + gemma-2-9b-it-WPO-HB,78.53928111481099,77.58955217385297,3261,https://github.com/wenzhe-li/"
+           b"Self-MoA/,https://github.com/tatsu-lab/alpaca_eval/blob/main/results/SelfMoA_gemma-2-9b-it-WPO-HB/"
+           b"model_outputs.json,community\n")
+
+
+def test_alpaca_eval_website_leaderboard_is_refused_naming_the_package_csv():
+    with pytest.raises(EvalDataError, match=r"weighted_alpaca_eval_gpt4_turbo_leaderboard\.csv: this is the "
+                                            r"leaderboard table of AlpacaEval's website .* no number of comparisons "
+                                            r"\(n_total\)"):
+        load_eval_logs([("docs/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", WEBSITE)])
