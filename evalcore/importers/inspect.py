@@ -323,12 +323,26 @@ def _grader_text(scorer: _Scorer) -> str:
 # a log without samples: a summary
 
 
+def _result_scores(results: Any) -> list:
+    """The results' score entries: ``results.scores`` (current), ``results.scorers`` (format version 2 logs of
+    May 2024, inspect_ai ``tests/log/test_eval_log/log_valid.txt``), or version 1's single ``results.scorer`` with
+    ``results.metrics`` (``log_with_nan.txt``)."""
+    if not isinstance(results, dict):
+        return []
+    entries = results.get("scores") or results.get("scorers")
+    if isinstance(entries, list):
+        return entries
+    scorer = results.get("scorer")
+    if isinstance(scorer, dict) and isinstance(results.get("metrics"), dict):
+        return [{**scorer, "metrics": results["metrics"]}]
+    return []
+
+
 def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], results: Any) -> Imported:
     why = (f"{file.name}: this Inspect AI log has no per-sample results (it was written without samples, e.g. with "
            "--no-log-samples, or the run stopped before any sample finished)")
     fix = "Re-run with samples logged (the default), or upload the .eval file, for per-example analysis."
-    entries = [e for e in ((results.get("scores") if isinstance(results, dict) else None) or [])
-               if isinstance(e, dict) and isinstance(e.get("metrics"), dict)]
+    entries = [e for e in _result_scores(results) if isinstance(e, dict) and isinstance(e.get("metrics"), dict)]
     by_name = {s.name: s for s in scorers}
 
     def accuracy_of(entry: dict) -> float:
@@ -338,7 +352,8 @@ def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], resul
     usable = [e for e in entries if math.isfinite(accuracy_of(e))]
     if not usable:
         reported = sorted({k for e in entries for k in e["metrics"]})
-        what = f"only {', '.join(reported)}" if reported else "no metric"
+        what = ("its accuracy is not a number" if "accuracy" in reported
+                else f"only {', '.join(reported)}" if reported else "no metric")
         raise EvalDataError(f"{why}, and its results give no accuracy ({what}): samples are needed for per-example "
                             f"analysis. {fix}")
     ordered = sorted(usable, key=lambda e: by_name.get(str(e.get("scorer") or e.get("name")), _Scorer("", {})).judge)

@@ -191,3 +191,30 @@ def test_alpaca_eval_website_leaderboard_is_refused_naming_the_package_csv():
                                             r"leaderboard table of AlpacaEval's website .* no number of comparisons "
                                             r"\(n_total\)"):
         load_eval_logs([("docs/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv", WEBSITE)])
+
+
+# Inspect AI logs of older formats without samples: results.scorers (format version 2 of May 2024, inspect_ai
+# tests/log/test_eval_log/log_valid.txt) and version 1's results {scorer, metrics} (log_with_nan.txt, accuracy NaN)
+
+
+def _old_inspect(results: dict) -> bytes:
+    return json.dumps({"version": 1, "status": "success",
+                       "eval": {"task": "wikipedia", "model": "openai/gpt-4", "dataset": {"name": "wikipedia"}},
+                       "plan": {"name": "plan", "steps": []}, "results": results, "stats": {}}).replace(
+        '"NAN"', "NaN").encode()
+
+
+def test_inspect_old_results_are_read_for_their_accuracy():
+    scorers = {"scorers": [{"name": "model_graded_fact", "params": {},
+                            "metrics": {"accuracy": {"name": "accuracy", "value": 1, "options": {}}}}]}
+    with pytest.raises(EvalDataError, match=r"log_valid\.txt: .* its results give no number of samples"):
+        load_eval_logs([("log_valid.txt", _old_inspect(scorers))])
+    version1 = {"scorer": {"name": "model_graded_fact", "params": {}},
+                "metrics": {"accuracy": {"name": "accuracy", "value": "NAN", "options": {}}}}
+    with pytest.raises(EvalDataError, match=r"log_with_nan\.txt: .* its results give no accuracy \(its accuracy is "
+                                            r"not a number\)"):
+        load_eval_logs([("log_with_nan.txt", _old_inspect(version1))])
+    counted = {"total_samples": 4, "completed_samples": 4,
+               "scorers": [{"name": "match", "metrics": {"accuracy": {"name": "accuracy", "value": 0.75}}}]}
+    frame = load_eval_logs([("old.json", _old_inspect(counted))])
+    assert frame[["n", "accuracy", "n_correct"]].values.tolist() == [[4, 0.75, 3]]
