@@ -16,7 +16,10 @@ Formats:
   The run's ``results/<model>/model_outputs.json`` (a JSON list of ``{instruction, output, generator, dataset}``:
   the model's answers, no verdicts) is claimed so that a run folder can be uploaded whole: beside annotations it
   is set aside with a note; alone it is refused, naming the annotations file to upload (a file of that shape under
-  another name is left to the table reader).
+  another name is left to the table reader). FastChat's other MT-Bench data files (``data/<bench>/question.jsonl``
+  ``{question_id, category, turns}``, ``judge_prompts.jsonl``, ``model_answer/<model>.jsonl`` and
+  ``reference_answer/<model>.jsonl`` ``{question_id, answer_id, model_id, choices, tstamp}``; instructlab/eval
+  commit 810dcfc ``data/mt_bench/``) are set aside the same way beside judgments, and refused alone.
 - **MT-Bench** judgments (lm-sys/FastChat ``fastchat/llm_judge/common.py``, ``play_a_match_single`` /
   ``play_a_match_pair``; ``data/<bench>/model_judgment/<judge>_single.jsonl`` / ``_pair.jsonl``), JSON Lines:
 
@@ -90,6 +93,8 @@ def sniff(file: LogFile) -> bool:
             return True
         if file.base == _MODEL_OUTPUTS and _is_model_outputs(head):
             return True
+        if _mt_bench_data(file):
+            return True
         return _mt_bench_kind(head) is not None
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
@@ -113,21 +118,47 @@ def _is_model_outputs(head: bytes) -> bool:
             and b'"generator"' in head and b'"output_1"' not in head)
 
 
+def _mt_bench_data(file: LogFile) -> bool:
+    """FastChat's MT-Bench data files beside the judgments (``data/<bench>/question.jsonl``, ``judge_prompts.jsonl``,
+    ``model_answer/<model>.jsonl``, ``reference_answer/<model>.jsonl``): questions and answers, no verdicts."""
+    head = file.head(4096)
+    if not head.startswith(b"{"):
+        return False
+    where = f"/{file.folder}/{file.name}".replace("\\", "/")
+    if file.base == "question.jsonl":
+        return b'"question_id"' in head and b'"turns"' in head and b'"model' not in head
+    if file.base == "judge_prompts.jsonl":
+        return b'"prompt_template"' in head
+    return (("/model_answer/" in where or "/reference_answer/" in where) and b'"question_id"' in head
+            and b'"answer_id"' in head and b'"choices"' in head)
+
+
 def convert(files: list[LogFile]) -> list[Imported]:
     outputs = [file for file in files if file.base == _MODEL_OUTPUTS and _is_model_outputs(file.head(1 << 16))]
-    judged = [file for file in files if file not in outputs]
+    questions = [file for file in files if file not in outputs and _mt_bench_data(file)]
+    judged = [file for file in files if file not in outputs and file not in questions]
     if not judged:
-        names = ", ".join(file.name for file in outputs)
-        raise EvalDataError(f"{names}: AlpacaEval's model outputs (each instruction with the model's answer) hold "
-                            "no verdicts. Upload the annotations.json in the annotator's folder beside it "
-                            "(results/<model>/<annotator>/annotations.json), which holds the AI judge's "
-                            "preference for each answer.")
+        if outputs:
+            names = ", ".join(file.name for file in outputs)
+            raise EvalDataError(f"{names}: AlpacaEval's model outputs (each instruction with the model's answer) "
+                                "hold no verdicts. Upload the annotations.json in the annotator's folder beside it "
+                                "(results/<model>/<annotator>/annotations.json), which holds the AI judge's "
+                                "preference for each answer.")
+        names = ", ".join(file.name for file in questions)
+        raise EvalDataError(f"{names}: MT-Bench's questions, answers or judge prompts (FastChat's data/<bench>/ "
+                            "folder) hold no judgments. Upload the judge's file beside them "
+                            "(data/<bench>/model_judgment/<judge>_single.jsonl or _pair.jsonl), which FastChat's "
+                            "gen_judgment.py writes.")
     out = [_convert_one(file) for file in judged]
     if outputs:
         names = ", ".join(file.name for file in outputs)
         out[0].notes.append(f"{names}: not needed (AlpacaEval's model outputs: the answers, without verdicts; the "
                             "verdicts are in annotations.json).")
-        out[0].files = (*out[0].files, *(file.name for file in outputs))
+    if questions:
+        names = ", ".join(file.name for file in questions)
+        out[0].notes.append(f"{names}: not needed (MT-Bench's questions, answers or judge prompts, without "
+                            "verdicts; the judgments are in model_judgment/).")
+    out[0].files = (*out[0].files, *(file.name for file in (*outputs, *questions)))
     return out
 
 

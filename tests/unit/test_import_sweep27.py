@@ -218,3 +218,37 @@ def test_inspect_old_results_are_read_for_their_accuracy():
                "scorers": [{"name": "match", "metrics": {"accuracy": {"name": "accuracy", "value": 0.75}}}]}
     frame = load_eval_logs([("old.json", _old_inspect(counted))])
     assert frame[["n", "accuracy", "n_correct"]].values.tolist() == [[4, 0.75, 3]]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# MT-Bench: FastChat's data/mt_bench/ folder holds question.jsonl, model_answer/ and reference_answer/ beside
+# model_judgment/gpt-4_single.jsonl (instructlab/eval commit 810dcfc, data/mt_bench/)
+
+QUESTIONS = (b'{"question_id": 81, "category": "writing", "turns": ["Compose a blog post.", "Rewrite it."]}\n'
+             b'{"question_id": 111, "category": "math", "turns": ["Area of a triangle?", "Circle?"]}\n')
+ANSWERS = (b'{"question_id": 81, "answer_id": "ny", "model_id": "instructlab/granite-7b-lab", "choices": [{"index": 0, '
+           b'"turns": ["Title: Hawaii", "Rewritten"]}], "tstamp": 1715000000.0}\n')
+JUDGMENTS = b"\n".join(json.dumps(
+    {"question_id": q, "model": "granite-7b-lab", "judge": ["gpt-4", "single-v1"], "user_prompt": f"prompt {q}",
+     "judgment": f"Rating: [[{s}]]", "score": s, "turn": 1, "tstamp": 1715000001.0}).encode()
+    for q, s in ((81, 8), (111, -1), (112, 5)))
+
+
+def test_mt_bench_data_folder_sets_questions_and_answers_aside():
+    frame = load_eval_logs([("mt_bench/question.jsonl", QUESTIONS),
+                            ("mt_bench/model_answer/instructlab/granite-7b-lab.jsonl", ANSWERS),
+                            ("mt_bench/model_judgment/gpt-4_single.jsonl", JUDGMENTS)])
+    # score -1 (no rating parsed) is left out: 81 -> 8 (writing), 112 -> 5 (math)
+    assert frame["score"].tolist() == [8.0, 5.0] and frame["group"].tolist() == ["writing", "math"]
+    report = frame.attrs["report"]
+    assert "mt_bench/question.jsonl, mt_bench/model_answer/instructlab/granite-7b-lab.jsonl: not needed " \
+           "(MT-Bench's questions, answers or judge prompts, without verdicts; the judgments are in " \
+           "model_judgment/)." in report["notes"]
+    assert not report["warnings"]
+
+
+def test_mt_bench_questions_alone_are_refused_naming_the_judgment_file():
+    with pytest.raises(EvalDataError, match=r"question\.jsonl: MT-Bench's questions, answers or judge prompts .*"
+                                            r"model_judgment/<judge>_single\.jsonl"):
+        load_eval_logs([("mt_bench/question.jsonl", QUESTIONS)])
+    assert not pairwise.sniff(LogFile("answers.jsonl", ANSWERS))  # not in a model_answer/ folder: a table's
