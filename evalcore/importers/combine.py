@@ -173,8 +173,8 @@ def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:
     ids = frame[["model", "example_id", "task"]].astype(str).drop_duplicates()
     if ids.duplicated(["model", "example_id"]).any():
         frame["example_id"] = frame["task"].astype(str) + "/" + frame["example_id"].astype(str)
-        notes.append("Example ids repeat across tasks (each tool numbers examples within its task): they are "
-                     "written 'task/id' so that each example is one example.")
+        notes.append("Example ids repeat across tasks (tools number examples within a task, or score one example by "
+                     "several metrics, each a task): they are written 'task/id' so that each is one example.")
 
 
 def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str]) -> pd.DataFrame:
