@@ -36,7 +36,8 @@ first response (``resps``, else ``filtered_resps``; for multiple choice the most
 Results files that no samples file uses become a leaderboard summary when no samples file was given: per task ``n``
 (``n-samples``, effective) and ``accuracy`` (its first metric when in [0, 1]); groups are the ``category`` of their
 subtasks, not tasks. Beside per-example logs they are left out with a note (a summary and a log cannot be combined).
-Older results files without ``n-samples`` (``{results: {task: {acc, acc_stderr, ...}}, versions}``, e.g.
+The results table lm-eval prints (markdown ``|Tasks|Version|Filter|n-shot|Metric|...``) is claimed and refused,
+naming the files to upload. Older results files without ``n-samples`` (``{results: {task: {acc, acc_stderr, ...}}, versions}``, e.g.
 ``tests/testdata/arc_easy-v0-res.json``) cannot be a summary: refused, saying so. A samples file holding fewer docs
 than its run's ``n-samples`` (cut), and tasks of a paired results file that no samples file gives, are named in the
 notes.
@@ -59,6 +60,9 @@ _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[\
 _RESULTS_NAME = re.compile(r"^results_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.json$")
 _RESULTS_HEAD = re.compile(rb'^\{\s*"results"\s*:\s*\{')
 _SAMPLE_HEAD = re.compile(rb'^\{"doc_id"\s*:|"doc_id"\s*:.*"filtered_resps"\s*:')
+#: the results table lm-eval prints (``lm_eval/utils.py`` ``make_table``, markdown), e.g. lm-evaluation-harness
+#: ``tests/testdata/mmlu_stem_10_hf_pretrained-EleutherAI-pythia-14m-deduped-dtype-float32-device-cpu.txt``
+_PRINTED_TABLE = re.compile(rb"^\s*\|\s*(?:Tasks|Groups)\s*\|\s*Version\s*\|\s*Filter\s*\|\s*n-shot\s*\|\s*Metric\s*\|")
 _PREFERRED = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "mc2", "em")
 
 
@@ -71,6 +75,8 @@ def sniff(file: LogFile) -> bool:
             return False
         if _SAMPLES_NAME.match(file.base) or _RESULTS_NAME.match(file.base):
             return head.startswith(b"{")
+        if _PRINTED_TABLE.match(head):
+            return True
         first = head.split(b"\n", 1)[0]
         return bool(_SAMPLE_HEAD.search(first)) or (
             bool(_RESULTS_HEAD.match(head)) and (b'"alias"' in head or b',none"' in head or b'_stderr' in head))
@@ -90,6 +96,12 @@ _DOC_QUESTION = ("question", "query", "problem", "prompt", "input", "text", "sen
 def convert(files: list[LogFile]) -> list[Imported]:
     """Samples files become per-example logs (their model from the results file of their own run); results files
     that no samples file uses become leaderboard summaries when no samples file was given, else are set aside."""
+    for file in files:
+        if _PRINTED_TABLE.match(file.head(4096)):
+            raise EvalDataError(f"{file.name}: this is the results table lm-evaluation-harness prints (Tasks, Version, "
+                                "Filter, n-shot, Metric, Value, Stderr): it has no sample counts and no per-example "
+                                "results. Upload the run's results_<time>.json, and its samples_<task>_<time>.jsonl "
+                                "files (written with --output_path ... --log_samples), instead.")
     samples = [f for f in files if not _is_results(f)]
     results = {f.name: (f, parse_json(f)) for f in files if _is_results(f)}
     for name, (file, doc) in results.items():

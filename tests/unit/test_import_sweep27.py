@@ -252,3 +252,18 @@ def test_mt_bench_questions_alone_are_refused_naming_the_judgment_file():
                                             r"model_judgment/<judge>_single\.jsonl"):
         load_eval_logs([("mt_bench/question.jsonl", QUESTIONS)])
     assert not pairwise.sniff(LogFile("answers.jsonl", ANSWERS))  # not in a model_answer/ folder: a table's
+
+
+# lm-evaluation-harness's printed results table (tests/testdata/mmlu_stem_10_hf_pretrained-EleutherAI-pythia-14m-
+# deduped-dtype-float32-device-cpu.txt)
+
+PRINTED = ("|             Tasks             |Version|Filter|n-shot|Metric|   |Value |   |Stderr|\n"
+           "|-------------------------------|------:|------|-----:|------|---|-----:|---|------|\n"
+           "|stem                           |      2|none  |     0|acc   |↑  |0.2474|±  |   N/A|\n"
+           "| - abstract_algebra            |      1|none  |     0|acc   |↑  |0.2000|±  |   N/A|\n").encode()
+
+
+def test_lm_eval_printed_table_is_refused_naming_the_files_to_upload():
+    with pytest.raises(EvalDataError, match=r"mmlu_stem\.txt: this is the results table lm-evaluation-harness "
+                                            r"prints .* no sample counts .* results_<time>\.json"):
+        load_eval_logs([("mmlu_stem.txt", PRINTED)])
