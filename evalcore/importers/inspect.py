@@ -33,9 +33,11 @@ per key (``<scorer>/<key>``).
   estimate of the metric; a judge that is the main scorer gives the label, with a note naming the grader model.
 - The scorer's declared metrics decide the label: ``accuracy`` declared gives ``correct`` (``score`` when its values
   are not all 0 or 1, e.g. partial credit), ``mean`` (or ``std`` / ``var``) without ``accuracy`` gives ``score``
-  even when every value happens to be 0 or 1. Only a scorer without such a declaration (older logs, custom metrics)
-  is read from its values: ``correct`` when every value is 0 or 1, else ``score``. Other scorers are kept as numeric
-  columns ``score_<name>``.
+  even when every value happens to be 0 or 1, unless every value is Inspect's letter grade ``"C"`` / ``"I"``
+  (CORRECT / INCORRECT: e.g. the built-in ``exact()``, which declares ``mean`` and ``stderr``; inspect_ai
+  ``tests/log/test_eval_log/log_length_stop_reason.txt``), which gives ``correct``. Only a scorer without such a
+  declaration (older logs, custom metrics) is read from its values: ``correct`` when every value is 0 or 1, else
+  ``score``. Other scorers are kept as numeric columns ``score_<name>``.
 - Text roles: ``input`` = the sample's input (chat messages as ``"role: content"`` lines); ``target`` = its target
   (several joined by newlines); ``output`` = ``output.completion``, else the content of the output's first choice
   (its text, without reasoning parts), else the last assistant message; ``explanation`` = the main scorer's
@@ -434,7 +436,8 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
                           "repeat": pd.to_numeric(pd.Series(epochs), errors="coerce").fillna(1).astype("int64")})
     main_values = columns[main]
     scorer_name, key = owner[main]
-    role, how = _label(main, main_values, known.get(scorer_name), key)
+    role, how = _label(main, main_values, known.get(scorer_name), key,
+                       _letter_grades([scores.get(scorer_name) for scores in all_scores], key))
     frame[role] = main_values.to_numpy(dtype=float)
     notes.append(f"{file.name}: scorer '{main}' is the metric ('{role}'): {how}.")
     if is_judge[main]:
@@ -469,12 +472,28 @@ def _owner(column: str, known: dict[str, _Scorer]) -> tuple[str, str]:
     return scorer, key
 
 
-def _label(column: str, values: pd.Series, scorer: _Scorer | None, key: str) -> tuple[str, str]:
-    """'correct' or 'score' for the main scorer's values, and why."""
+def _letter_grades(scores: list, key: str) -> bool:
+    """Whether every value the scorer gave is Inspect's grade "C" (CORRECT) or "I" (INCORRECT)."""
+    values = []
+    for score in scores:
+        value = score.get("value") if isinstance(score, dict) else score
+        if key and isinstance(value, dict):
+            value = value.get(key)
+        if value is not None:
+            values.append(value)
+    return bool(values) and all(isinstance(v, str) and v.strip().upper() in ("C", "I") for v in values)
+
+
+def _label(column: str, values: pd.Series, scorer: _Scorer | None, key: str,
+           letters: bool = False) -> tuple[str, str]:
+    """'correct' or 'score' for the main scorer's values, and why (``letters``: every value is the grade C or I)."""
     declared = scorer.declared(key) if scorer is not None else []
     kind = _kind(declared)
     binary = bool(values.dropna().isin((0.0, 1.0)).all())
     names = ", ".join(m.split()[0] for m in declared)
+    if kind == "continuous" and letters:
+        return "correct", (f"it declares {names} without accuracy, but every value is Inspect's grade C (CORRECT) "
+                           "or I (INCORRECT), e.g. the built-in exact() scorer: right or wrong")
     if kind == "binary":
         if binary:
             return "correct", f"it declares the metric accuracy ({names})"

@@ -267,3 +267,28 @@ def test_lm_eval_printed_table_is_refused_naming_the_files_to_upload():
     with pytest.raises(EvalDataError, match=r"mmlu_stem\.txt: this is the results table lm-evaluation-harness "
                                             r"prints .* no sample counts .* results_<time>\.json"):
         load_eval_logs([("mmlu_stem.txt", PRINTED)])
+
+
+# Inspect AI's exact() scorer declares mean and stderr but grades C / I (inspect_ai src/inspect_ai/scorer/
+# _classification.py; tests/log/test_eval_log/log_length_stop_reason.txt): right or wrong, so 'correct'
+
+
+def _exact_log(values: list) -> bytes:
+    return json.dumps({
+        "version": 2, "status": "success", "eval": {"task": "hello_world", "model": "anthropic/claude-3-5-sonnet"},
+        "results": {"total_samples": len(values), "completed_samples": len(values),
+                    "scores": [{"name": "exact", "scorer": "exact", "metrics": {"mean": {"name": "mean", "value": 0.5},
+                                                                               "stderr": {"name": "stderr",
+                                                                                          "value": 0.5}}}]},
+        "samples": [{"id": i, "epoch": 1, "input": f"q{i}", "target": "Hello",
+                     "scores": {"exact": {"value": v, "answer": "Hello"}}} for i, v in enumerate(values, 1)],
+    }).encode()
+
+
+def test_inspect_exact_scorer_letter_grades_are_correct_although_it_declares_mean():
+    frame = load_eval_logs([("exact.json", _exact_log(["C", "I"]))])
+    assert frame["correct"].tolist() == [1.0, 0.0] and "score" not in frame
+    assert any("scorer 'exact' is the metric ('correct'): it declares mean, stderr without accuracy, but every value "
+               "is Inspect's grade C (CORRECT) or I (INCORRECT)" in n for n in frame.attrs["report"]["notes"])
+    numbers = load_eval_logs([("numbers.json", _exact_log([1, 0]))])  # numbers under a declared mean stay a score
+    assert numbers["score"].tolist() == [1.0, 0.0] and "correct" not in numbers
