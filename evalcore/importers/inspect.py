@@ -162,7 +162,7 @@ def _convert_one(file: LogFile) -> Imported:
 
 
 def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list, Any]:
-    """The eval spec, results, samples and status (None without header.json) of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
+    """The eval spec, results, samples and status ("started" without header.json) of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
     target and scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover
     every sample file and the sample files are large, they are read instead (without the samples' output)."""
     budget = file.budget
@@ -182,7 +182,7 @@ def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list, An
     if not isinstance(header, dict):
         raise EvalDataError(f"{head_file.name}: not a JSON object; the .eval log is corrupt.")
     spec = field_of(header, "eval", head_file)
-    status = header.get("status") if head is infos.get(_HEADER) else None
+    status = header.get("status") if head is infos.get(_HEADER) else "started"  # no header: the run never ended
     if not samples:
         return spec, header.get("results"), [], status
     if sum(i.file_size for i in samples) > SAMPLES_TEXT_BYTES:

@@ -292,3 +292,19 @@ def test_inspect_exact_scorer_letter_grades_are_correct_although_it_declares_mea
                "is Inspect's grade C (CORRECT) or I (INCORRECT)" in n for n in frame.attrs["report"]["notes"])
     numbers = load_eval_logs([("numbers.json", _exact_log([1, 0]))])  # numbers under a declared mean stay a score
     assert numbers["score"].tolist() == [1.0, 0.0] and "correct" not in numbers
+
+
+def test_inspect_eval_zip_of_a_run_that_never_ended_says_so():
+    import io
+    import zipfile
+    buffer = io.BytesIO()
+    spec = {"task": "popularity", "model": "openai/gpt-4o-mini",
+            "scorers": [{"name": "match", "options": {}, "metrics": [{"name": "inspect_ai/accuracy"}]}]}
+    with zipfile.ZipFile(buffer, "w") as archive:  # interrupted: _journal/start.json, no header.json
+        archive.writestr("_journal/start.json", json.dumps({"version": 2, "eval": spec, "plan": {}}))
+        archive.writestr("samples/1_epoch_1.json", json.dumps(
+            {"id": 1, "epoch": 1, "input": "q1", "target": "A", "scores": {"match": {"value": "C"}}}))
+    frame = load_eval_logs([("run.eval", buffer.getvalue())])
+    assert frame["correct"].tolist() == [1.0]
+    assert "run.eval: the run's status is 'started', not 'success': it may have stopped before every sample was " \
+           "run and scored." in frame.attrs["report"]["notes"]
