@@ -314,7 +314,7 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
     for count, why in ((unparsed.sum(), "the judge's output had no rating that FastChat could parse (score -1)"),
                        (missing.sum(), "no numeric score")):
         if count:
-            notes.append(left_out_note(int(count), total, "judgments", why))
+            notes.append(f"{file.name}: {left_out_note(int(count), total, 'judgments', why)}")
     keep = ~unparsed & ~missing
     if not keep.any():
         raise EvalDataError(f"{file.name}: no judgment has a rating (every score is -1 or missing).")
@@ -370,7 +370,7 @@ def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported
     inconsistent = known & (g1 != g2)
     outcome = g1.map(_PAIR_VERDICTS).where(~inconsistent, 0.5)
     total = len(frame)
-    notes = [left_out_note(int(n), total, "pairwise judgments", why) for n, why in (
+    notes = [f"{file.name}: {left_out_note(int(n), total, 'pairwise judgments', why)}" for n, why in (
         (error.sum(), "the judge's output had no parsable verdict in one of the two orders ('error')"),
         (unknown.sum(), "a verdict other than model_1, model_2, tie or error")) if n]
     n_inconsistent = int(inconsistent.sum())
@@ -403,8 +403,8 @@ def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Importe
     known = winner.isin(list(_HUMAN_VERDICTS)).to_numpy()
     notes = []
     if (~known).any():
-        notes.append(left_out_note(int((~known).sum()), len(frame), "votes",
-                                   "a winner other than model_a, model_b, tie or tie (bothbad)"))
+        notes.append(f"{file.name}: " + left_out_note(int((~known).sum()), len(frame), "votes",
+                                                      "a winner other than model_a, model_b, tie or tie (bothbad)"))
     by_ai = frame["judge"].map(lambda j: isinstance(j, list)).to_numpy()  # FastChat: [judge model, prompt name]
     verdict = winner.map(_HUMAN_VERDICTS).astype(float)
     human, ai = known & ~by_ai, known & by_ai
@@ -431,7 +431,8 @@ def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.
     a, b = _text(model_a), _text(model_b)
     itself = (a == b).to_numpy() & keep
     if itself.any():
-        notes.append(left_out_note(int(itself.sum()), len(a), "pairwise judgments", "a model compared with itself"))
+        notes.append(f"{file.name}: "
+                     + left_out_note(int(itself.sum()), len(a), "pairwise judgments", "a model compared with itself"))
     keep = keep & ~itself
     if not keep.any():
         raise EvalDataError(f"{file.name}: no judgment has a verdict between two models.")

@@ -244,6 +244,8 @@ def test_mt_bench_data_folder_sets_questions_and_answers_aside():
     assert "mt_bench/question.jsonl, mt_bench/model_answer/instructlab/granite-7b-lab.jsonl: not needed " \
            "(MT-Bench's questions, answers or judge prompts, without verdicts; the judgments are in " \
            "model_judgment/)." in report["notes"]
+    assert "mt_bench/model_judgment/gpt-4_single.jsonl: 1 of 3 judgments were left out: the judge's output had no " \
+           "rating that FastChat could parse (score -1)." in report["notes"]
     assert not report["warnings"]
 
 
