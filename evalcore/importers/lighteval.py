@@ -61,6 +61,7 @@ from evalcore.data.limits import size_text
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, optional, parse_json
 from evalcore.importers.chat_text import with_text_columns
+from evalcore.importers.lm_eval import model_folder
 
 TOOL = "lighteval"
 _STAMP = r"\d{4}-\d{2}-\d{2}T[\d\-.:]+"
@@ -161,8 +162,9 @@ def _model_from_folder(folder: str) -> str | None:
         parts = parts[:-1]
     if "details" in parts:
         parts = parts[len(parts) - parts[::-1].index("details"):]
-    elif parts:
-        parts = parts[-1:]
+    elif parts:  # not lighteval's details/<org>/<model>/ layout: a folder named after the model, not a place
+        last = parts[-1]
+        return last.removeprefix("details_").replace("__", "/") if last.startswith("details_") else model_folder(last)
     name = "/".join(parts).removeprefix("details_").replace("__", "/")
     return name or None
 

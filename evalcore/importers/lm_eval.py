@@ -88,7 +88,8 @@ _STAMP = re.compile(r"_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")
 #: words of folder names that name a place, not a model ("lm_eval/", "outputs/", "results/" ...)
 _GENERIC_WORDS = frozenset("""output outputs out result results eval evals evaluation evaluations sample samples
     log logs run runs data tmp temp lm harness ecosystem download downloads upload uploads experiment experiments
-    save saved files file""".split())
+    save saved files file test tests testdata fixture fixtures example examples artifact artifacts report reports
+    benchmark benchmarks score scores home user users desktop documents work workspace tmpdir""".split())
 #: fields of a ``doc`` that hold its question, when a samples line has no ``arguments`` (older versions)
 _DOC_QUESTION = ("question", "query", "problem", "prompt", "input", "text", "sentence", "ctx", "context")
 
@@ -185,13 +186,19 @@ def _run_results(file: LogFile, results: list[tuple[LogFile, Any]]
 def _folder_model(file: LogFile) -> str | None:
     """The model that the file's folder is named after (lm-eval's ``model_name_sanitized``: ``org__name``), or
     None when the folder is absent or names a place ("lm_eval", "outputs", "results", a date ...)."""
-    folder = PurePosixPath(file.folder).name if file.folder else ""
+    return model_folder(PurePosixPath(file.folder).name if file.folder else "")
+
+
+def model_folder(folder: str) -> str | None:
+    """The model a folder's name gives (``org__name`` as ``org/name``), or None when it names a place."""
     if not folder or folder in (".", ".."):
         return None
     if "__" in folder.strip("_"):
         return folder.strip("_").replace("__", "/")
     words = {w for w in re.split(r"[-_.\s]+", folder.lower()) if w}
     if not words or words <= _GENERIC_WORDS | {"lm", "eval"} or words & _GENERIC_WORDS and not re.search(r"\d", folder):
+        return None
+    if all(w.isdigit() for w in words - _GENERIC_WORDS):  # "results_2024", "run-3": a place and a number
         return None
     if re.fullmatch(r"[\d\-_.T:]+", folder):
         return None

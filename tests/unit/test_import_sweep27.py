@@ -310,3 +310,25 @@ def test_inspect_eval_zip_of_a_run_that_never_ended_says_so():
     assert frame["correct"].tolist() == [1.0]
     assert "run.eval: the run's status is 'started', not 'success': it may have stopped before every sample was " \
            "run and scored." in frame.attrs["report"]["notes"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# a folder that names a place is not a model: lm-eval samples or lighteval details found under tests/ (as in
+# every_eval_ever tests/data/lm_eval/, lighteval tests/reference_details/) or results_2024/
+
+
+def test_lm_eval_samples_in_a_tests_folder_are_not_named_after_it():
+    for folder in ("tests", "testdata", "results_2024", "fixtures"):
+        frame = load_eval_logs([(f"{folder}/samples_t1_{STAMP}.jsonl", LM_SAMPLES)])
+        assert frame["model"].unique().tolist() == ["unknown model"], folder
+    frame = load_eval_logs([(f"org__model-7b/samples_t1_{STAMP}.jsonl", LM_SAMPLES)])
+    assert frame["model"].unique().tolist() == ["org/model-7b"]
+
+
+def test_lighteval_folder_that_names_a_place_is_not_a_model():
+    from evalcore.importers import lighteval
+    assert lighteval._model_from_folder("tests") is None
+    assert lighteval._model_from_folder("/home/u/Downloads") is None
+    assert lighteval._model_from_folder("run-3") is None
+    assert lighteval._model_from_folder("Qwen2.5-7B") == "Qwen2.5-7B"
+    assert lighteval._model_from_folder("out/details/org/model/2025-11-05T14-43-47.148527") == "org/model"
