@@ -1,4 +1,5 @@
-"""The ``evalcore`` command line: ``report``, ``validate`` and ``serve``.
+"""The ``evalcore`` command line: ``report``, ``validate``, ``compare`` (:mod:`evalcore.cli_compare`: exit status 3
+on a regression) and ``serve``.
 
 Bad input ends the command with exit status 1 and one line on stderr naming the files and the problem (the
 :class:`~evalcore.errors.EvalDataError` message); ``--debug`` shows the traceback instead. Usage errors (an unknown
@@ -31,7 +32,8 @@ APP = "app.py"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the exit status (0 done, 1 bad input or an unusable log, 2 a usage error)."""
+    """Run one command; the exit status (0 done, 1 bad input or an unusable log, 2 a usage error, 3 ``compare``
+    found a regression)."""
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
@@ -56,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG, description="Precise model evaluation when labels are scarce: reports, validation, dashboard.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    from evalcore.cli_compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
 
     report = commands.add_parser(
         "report", help="write a self-contained HTML report of evaluation logs",
@@ -68,13 +71,15 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=0, help="seed of every bootstrap and fold (0)")
     report.add_argument("--n-boot", type=_positive, default=1000, help="bootstrap replicates (1000)")
     report.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    report.set_defaults(run=_report)
+    comparison_arguments(report)
+    report.set_defaults(run=_report, report_parser=report)
 
     check = commands.add_parser(
         "validate", help="check evaluation logs; exit 0 when usable, 1 when not",
         description="Read and validate evaluation logs and print the validation report (for CI jobs).")
     _log_arguments(check)
     check.set_defaults(run=_validate)
+    add_compare(commands)
 
     workspace = commands.add_parser("workspace", help="save logs into the dashboard's workspace",
                                     description="Manage the workspace of saved datasets (EVALCORE_WORKSPACE).")
@@ -222,10 +227,16 @@ def _validate(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from evalcore.report import Settings, build_report, file_records
 
+    if (args.base is None) != (args.new is None):
+        args.report_parser.error("--base and --new go together: the Comparison section compares two models")
     log = load(args.logs, args.mapping, args.engine, args.strict)
-    settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot)
+    settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot, base=args.base, new=args.new,
+                        by=tuple(args.by), margin=args.margin, fdr=args.fdr)
     bar = None if args.quiet else ProgressBar(sys.stderr)
     report = build_report(log, file_records(args.logs), settings, title=args.title, progress=bar)
+    if args.base is not None and not any(section.key == "comparison" for section in report.sections):
+        why = next((line for line in report.skipped if line.startswith("Comparison:")), "Comparison: not possible.")
+        raise EvalDataError(f"the report was asked to compare {args.new} with {args.base}; {why}")
     try:
         args.out.write_text(report.html(), encoding="utf-8")
     except OSError as exc:

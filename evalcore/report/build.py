@@ -17,10 +17,12 @@ from evalcore.engine import as_log
 from evalcore.data.schema import BATTLES, SUMMARY
 from evalcore.report import html as html_layer
 from evalcore.report import sections as sec
+from evalcore.report.comparison import comparison
 from evalcore.report.summary import sentences
 
 #: (key, title, function, what the log needs for it)
 SECTIONS = (
+    ("comparison", "Comparison", comparison, "a per-example log with both models (--base, --new)"),
     ("accuracy", "Accuracy by model", sec.accuracy, "a labeled metric (`correct` or `score`)"),
     ("leaderboard", "Leaderboard", sec.leaderboard, "two or more models with a 0/1 `correct` metric"),
     ("subgroups", "Subgroups", sec.subgroups, "a `group` column with two or more labeled subgroups"),
@@ -115,7 +117,8 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
         log = log if kind == SUMMARY else as_log(log, scope or "the log")
     else:
         rows, kind, mapping = log.n_rows, log.kind, log.mapping
-    wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)]
+    wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)
+              and (entry[0] != "comparison" or (settings.base and settings.new))]  # a comparison when asked
     done, skipped, timings, top = {}, [], {}, None
     for i, (key, name, fn, needs) in enumerate(wanted):
         if progress:
@@ -138,5 +141,6 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
         progress(len(wanted), len(wanted), "done")
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     provenance = Provenance(tuple(files), rows, len(sec.models_of(log, kind)), kind, dict(mapping), created, scope)
-    return Report(title, settings, list(done.values()), sentences(done, settings) + checks, skipped, provenance,
-                  timings)
+    opening = [done["comparison"].facts["sentence"]] if "comparison" in done else []  # the question asked first
+    return Report(title, settings, list(done.values()), opening + sentences(done, settings) + checks, skipped,
+                  provenance, timings)

@@ -45,7 +45,9 @@ SELECTIVE_MODELS = 8
 @dataclass(frozen=True)
 class Settings:
     """What the report computes with. ``level`` is the confidence level of every interval; ``seed`` seeds every
-    bootstrap and fold; ``target_width`` is the full width of the interval the labeling plan aims at."""
+    bootstrap and fold; ``target_width`` is the full width of the interval the labeling plan aims at. ``base`` and
+    ``new`` (two models of the log) ask for the Comparison section (:mod:`evalcore.report.comparison`), with the
+    slices of the ``by`` columns, the non-inferiority ``margin`` and the false discovery rate ``fdr``."""
 
     level: float = DEFAULT_LEVEL
     seed: int = 0
@@ -54,6 +56,11 @@ class Settings:
     n_strata: int = 10
     target_width: float = 0.05
     regressor: str = "xgboost"
+    base: str | None = None
+    new: str | None = None
+    by: tuple[str, ...] = ()
+    margin: float = 0.0
+    fdr: float = 0.1
 
     @property
     def alpha(self) -> float:

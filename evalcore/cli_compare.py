@@ -1,0 +1,282 @@
+"""``evalcore compare``: is the new run worse than the base run, overall or in a slice? (issue #28, point 3)
+
+Two forms:
+
+- ``evalcore compare BASE NEW``: two logs (files or run folders) of the same model; each is loaded on its own (the
+  same bounded loader as the other commands, :func:`evalcore.cli.load`) and becomes a run named after its file
+  (:func:`evalcore.compare.runs_from_logs`); BASE is the first, NEW the second.
+- ``evalcore compare LOG [LOG ...] --base A --new B``: two models of one log (several files are combined into one
+  log as ``report`` and ``validate`` do).
+
+The numbers are :func:`evalcore.compare.compare_runs`'s: the paired difference new - base on the examples both runs
+scored, and every slice searched with Benjamini-Hochberg at ``--fdr``. ``--margin`` is in the metric's own units:
+for a 0/1 metric a fraction, ``0.01`` is one percentage point.
+
+Exit status: 0 when no regression is found (verdict "improvement", "no difference" or "inconclusive"), 3 when one is
+(verdict "regression": new worse beyond the margin overall, or a flagged slice worse), 1 for unusable data, 2 for a
+usage error. ``--json FILE`` writes ``Comparison.to_dict()``; ``--junit FILE`` a JUnit XML file (one testcase for
+the overall comparison, one per flagged slice; a regression is a ``failure``) for CI systems that read test reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from evalcore.cli import _level, _log_arguments, load
+from evalcore.errors import EvalDataError, listed
+from evalcore.stats.figures import percent
+from evalcore.stats.headline import count, number
+
+#: the exit status when the comparison finds a regression
+REGRESSION = 3
+USAGE = """evalcore compare BASE NEW [options]
+       evalcore compare LOG [LOG ...] --base MODEL --new MODEL [options]"""
+#: characters XML 1.0 cannot hold at all (escaping does not help): replaced in the JUnit file
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def add_parser(commands) -> None:
+    """The ``compare`` subcommand on ``commands`` (the subparsers of :func:`evalcore.cli._parser`)."""
+    compare = commands.add_parser(
+        "compare", usage=USAGE,
+        help="compare two runs: is NEW worse than BASE? exit 3 on a regression (for CI jobs)",
+        description="Compare two runs example by example: the paired difference NEW - BASE on the examples both "
+                    "scored, with its interval, and every slice (task, category, group, the --by columns) with "
+                    "false discovery rate control. Exit status: 0 no regression found, 3 a regression (NEW worse "
+                    "beyond --margin overall, or a flagged slice worse), 1 unusable data, 2 a usage error.",
+        epilog="BASE NEW: two logs of the same model, each a run named after its file. LOG --base A --new B: two "
+               "models of one log.")
+    _log_arguments(compare)
+    comparison_arguments(compare)
+    compare.add_argument("--pairs-of-slices", action="store_true",
+                         help="also search pairs of slices (e.g. category=law & group=y)")
+    compare.add_argument("--min-slice", type=_count, default=20, metavar="N",
+                         help="smallest slice searched, in shared examples (20)")
+    compare.add_argument("--level", type=_level, default=None,
+                         help="confidence level of the intervals (evalcore's default, 0.95)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of any resampling (0)")
+    compare.add_argument("--metric", choices=("correct", "score"), default=None,
+                         help="the metric compared ('correct' when the log has it, else 'score')")
+    compare.add_argument("--json", type=Path, default=None, metavar="FILE",
+                         help="write the whole comparison (overall, slices, 2x2 table, verdict) as JSON")
+    compare.add_argument("--junit", type=Path, default=None, metavar="FILE",
+                         help="write a JUnit XML report: one testcase for the overall comparison and one per "
+                              "flagged slice, a failure for each regression")
+    compare.set_defaults(run=run, compare_parser=compare)
+
+
+def comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    """--base, --new, --by, --margin and --fdr (``compare``, and ``report`` for its Comparison section)."""
+    parser.add_argument("--base", default=None, metavar="MODEL", help="the base model of LOG (with --new)")
+    parser.add_argument("--new", default=None, metavar="MODEL", help="the new model of LOG (with --base)")
+    parser.add_argument("--by", action="append", default=[], metavar="COLUMN",
+                        help="also search the slices of this column (repeatable; metadata or a numeric feature, "
+                             "numeric ones in quartile bins); task, category and group are always searched")
+    parser.add_argument("--margin", type=_margin, default=0.0,
+                        help="non-inferiority margin in the metric's units: NEW is a regression only when worse "
+                             "by more than this; for a 0/1 metric a fraction, 0.01 = one percentage point (0)")
+    parser.add_argument("--fdr", type=_fdr, default=0.1,
+                        help="false discovery rate of the slices flagged (Benjamini-Hochberg; 0.1)")
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text}")
+    return value
+
+
+def _margin(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"the margin is a difference >= 0 in the metric's units (0.01 = one "
+                                         f"point of accuracy), got {text}")
+    return value
+
+
+def _fdr(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"the false discovery rate is a probability in (0, 1), got {text}")
+    return value
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors argparse cannot see (exit 2): --base and --new go together; without them, exactly two logs."""
+    if (args.base is None) != (args.new is None):
+        parser.error("--base and --new go together (two models of one log); without them give two logs, BASE NEW")
+    if args.base is None and len(args.logs) != 2:
+        parser.error(f"give two logs, BASE NEW (got {len(args.logs)}), or one log with --base MODEL --new MODEL")
+    if args.base is not None and args.base == args.new:
+        parser.error(f"--base and --new name the same model {args.base!r}")
+
+
+def runs(args: argparse.Namespace):
+    """(log, base, new): the log to compare and the names of its two runs."""
+    if args.base is not None:
+        return load(args.logs, args.mapping, args.engine, args.strict), args.base, args.new
+    from evalcore.compare import runs_from_logs
+
+    logs = []
+    for path in args.logs:
+        log = load([path], args.mapping, args.engine, args.strict)
+        if not hasattr(log, "attrs"):  # a log in the engine (above EVALCORE_ENGINE_MB): runs are made in memory
+            raise EvalDataError(f"{path.name}: this log is read in the engine (it is large) and two separate logs "
+                                "cannot be compared there; write both runs into one file with a model column and "
+                                "run evalcore compare LOG --base A --new B.")
+        logs.append((path.name, log))
+    combined = runs_from_logs(logs)
+    base, new = run_names(combined, [p.name for p in args.logs])
+    return combined, base, new
+
+
+def run_names(combined, names: list[str]) -> tuple[str, str]:
+    """The run names :func:`~evalcore.compare.runs_from_logs` gave the two logs, in their order."""
+    models = list(dict.fromkeys(map(str, combined["model"].tolist())))
+    if len(models) != 2:
+        raise EvalDataError(f"{listed(names)}: expected one run per log, found {len(models)} "
+                            f"({', '.join(models[:5])}).")
+    return models[0], models[1]
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command: print the verdict sentence and the flagged slices, write --json/--junit; the exit status."""
+    check_arguments(args.compare_parser, args)
+    from evalcore.compare import compare_runs
+
+    log, base, new = runs(args)
+    result = compare_runs(log, base, new, by=args.by or None, level=args.level, margin=args.margin, fdr=args.fdr,
+                          seed=args.seed, pairs_of_slices=args.pairs_of_slices, min_slice=args.min_slice,
+                          metric=args.metric)
+    print(result.sentence)
+    print(f"verdict: {result.verdict}")
+    print(flagged_text(result))
+    if args.json is not None:
+        _write(args.json, json.dumps(finite(result.to_dict()), indent=2, ensure_ascii=False, allow_nan=False,
+                                     default=str) + "\n", "the JSON file")
+    if args.junit is not None:
+        _write(args.junit, junit_xml(result), "the JUnit file")
+    return REGRESSION if result.verdict == "regression" else 0
+
+
+def _write(path: Path, text: str, what: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise EvalDataError(f"{path}: cannot write {what} ({exc.strerror}).") from exc
+
+
+def finite(value):
+    """``value`` with numpy scalars as Python values and NaN or infinity as None, so that any JSON parser reads it."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, dict):
+        return {str(key): finite(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _points(result) -> bool:
+    """Whether differences read in percentage points (a 0/1 metric)."""
+    return result.metric == "correct"
+
+
+def _difference(result, value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{100 * float(value):+.1f}" if _points(result) else f"{float(value):+.3g}"
+
+
+def flagged_rows(result) -> list[dict]:
+    """The flagged slices, worst first, as printed (and as the JUnit file names them)."""
+    slices = result.slices
+    if slices is None or slices.empty:
+        return []
+    return [row for row in slices.to_dict("records") if bool(row["flagged"])]
+
+
+def flagged_text(result) -> str:
+    """The flagged slices as a small aligned table, or one line saying none is."""
+    rows = flagged_rows(result)
+    searched = f"{count(result.n_searched)} slices searched, {percent(result.fdr)} false discovery rate"
+    if result.n_skipped_small:
+        searched += f"; {count(result.n_skipped_small)} smaller than {result.min_slice} examples not searched"
+    if not rows:
+        return f"no slice is flagged ({searched})."
+    unit = " (points)" if _points(result) else ""
+    head = ["slice", "n", "base", "new", f"difference{unit}", f"{percent(result.level)} interval", "q", "direction"]
+    body = [[_one_line(str(row["slice"])), count(row["n"]), number(row["base"]), number(row["new"]),
+             _difference(result, row["difference"]),
+             f"{_difference(result, row['ci_low'])} to {_difference(result, row['ci_high'])}",
+             number(row["q_value"], 2), str(row["direction"])] for row in rows]
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+
+    def line(cells):
+        return "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return "\n".join([f"flagged slices ({len(rows)}; {searched}):", line(head), *map(line, body)])
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _xml_text(text) -> str:
+    """``text`` as XML 1.0 can hold it (ElementTree escapes &, < and quotes; characters XML forbids are replaced)."""
+    return _NOT_XML.sub("\ufffd", str(text))
+
+
+def overall_fails(result) -> bool:
+    """Whether the overall comparison is a regression: the interval's upper end below -margin."""
+    high = float(result.overall["ci_high"].iloc[0])
+    return not math.isnan(high) and high < -result.margin
+
+
+def junit_xml(result) -> str:
+    """A JUnit XML report of ``result``: a testsuite with one testcase for the overall comparison (a failure when
+    NEW is worse beyond the margin) and one per flagged slice (a failure when the slice is worse); the verdict
+    sentence in ``system-out``; the settings as properties. Names from the data are escaped by ElementTree."""
+    overall = result.overall.iloc[0]
+    rows = flagged_rows(result)
+    worse = [row for row in rows if row["direction"] == "worse"]
+    fails_overall = overall_fails(result) or (result.verdict == "regression" and not worse)
+    failures = int(fails_overall) + len(worse)
+    tests = 1 + len(rows)
+    suites = ET.Element("testsuites", name="evalcore compare", tests=str(tests), failures=str(failures), errors="0")
+    suite = ET.SubElement(suites, "testsuite", name=_xml_text(f"evalcore compare: {result.new} vs {result.base}"),
+                          tests=str(tests), failures=str(failures), errors="0", skipped="0")
+    properties = ET.SubElement(suite, "properties")
+    for key, value in (("base", result.base), ("new", result.new), ("metric", result.metric),
+                       ("verdict", result.verdict), ("level", result.level), ("margin", result.margin),
+                       ("fdr", result.fdr), ("seed", result.seed), ("slices searched", result.n_searched)):
+        ET.SubElement(properties, "property", name=key, value=_xml_text(value))
+    case = ET.SubElement(suite, "testcase", classname="evalcore.compare",
+                         name=_xml_text(f"overall: {result.new} vs {result.base}"))
+    if fails_overall:
+        failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
+            f"{result.new} is worse than {result.base}: difference {_difference(result, overall['difference'])} "
+            f"({_difference(result, overall['ci_low'])} to {_difference(result, overall['ci_high'])})"))
+        failure.text = _xml_text(result.sentence)
+    for row in rows:
+        case = ET.SubElement(suite, "testcase", classname="evalcore.compare.slices", name=_xml_text(row["slice"]))
+        if row["direction"] == "worse":
+            failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
+                f"slice {row['slice']}: {result.new} is worse than {result.base} by "
+                f"{_difference(result, row['difference'])} (q = {number(row['q_value'], 2)}, n = {count(row['n'])})"))
+            failure.text = _xml_text(f"{percent(result.level)} interval {_difference(result, row['ci_low'])} to "
+                                     f"{_difference(result, row['ci_high'])}; flagged at a "
+                                     f"{percent(result.fdr)} false discovery rate over {result.n_searched} slices.")
+    ET.SubElement(suite, "system-out").text = _xml_text(result.sentence)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
