@@ -1,0 +1,80 @@
+"""Two (or more) logs of the same model as one log whose runs are named after their files.
+
+``runs_from_logs([("gpt-4o-jan.jsonl", frame_a), ("gpt-4o-feb.jsonl", frame_b)])`` gives one validated log whose
+``model`` is "gpt-4o-jan" or "gpt-4o-feb", so ``compare_runs(combined, "gpt-4o-jan", "gpt-4o-feb")`` compares the
+two runs example by example. A run's name is its file's name without folders and extensions (".jsonl.gz" counts
+as one), made unique by a suffix " (2)", " (3)" ... where two files share a name. A log that holds several models
+keeps them apart as "run / model" (an addition to the contract, where each log is one model).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+import pandas as pd
+
+from evalcore.data.schema import LOG_ROLES
+from evalcore.data.validation import validate
+from evalcore.errors import EvalDataError
+
+#: extensions dropped from a file's name to name its run (compression first)
+COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+def run_name(name: str) -> str:
+    """'runs/gpt-4o-feb.jsonl.gz' -> 'gpt-4o-feb' (the name itself if nothing is left)."""
+    stem = PurePath(str(name).replace("\\", "/")).name
+    for ext in COMPRESSION:
+        if stem.lower().endswith(ext):
+            stem = stem[: -len(ext)]
+            break
+    if "." in stem.strip("."):
+        stem = stem.rsplit(".", 1)[0]
+    return stem or str(name)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Each name, with " (2)", " (3)" ... added to the second and later uses of a name."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        k = seen.get(name, 0) + 1
+        seen[name] = k
+        candidate = name if k == 1 else f"{name} ({k})"
+        while candidate in out:
+            k += 1
+            seen[name] = k
+            candidate = f"{name} ({k})"
+        out.append(candidate)
+    return out
+
+
+def runs_from_logs(logs: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One validated log of the (file name, validated per-example log) pairs ``logs``, its ``model`` the run name
+    (module docstring); the report's notes say which file each run is. EvalDataError for fewer than two logs or a
+    log that is not a per-example log."""
+    if len(logs) < 2:
+        raise EvalDataError(f"Comparing runs needs at least two logs; got {len(logs)}.")
+    names = unique_names([run_name(name) for name, _ in logs])
+    parts, notes, features = [], [], None
+    for (source, frame), run in zip(logs, names):
+        report = frame.attrs.get("report")
+        if not isinstance(report, dict) or report.get("kind", "log") != "log":
+            raise EvalDataError(f"{source}: not a validated per-example log (load it with "
+                                "evalcore.data.validation.load_eval_log); only per-example logs can be compared.")
+        part = frame.copy()
+        models = sorted(part["model"].astype(str).unique())
+        part["model"] = run if len(models) == 1 else run + " / " + part["model"].astype(str)
+        parts.append(part)
+        feats = set(report.get("features", ()))
+        features = feats if features is None else features & feats
+        notes.append(f"Run '{run}' is {source} ({len(frame):,} rows, model{'s' if len(models) > 1 else ''} "
+                     f"{', '.join(models)}).")
+    combined = pd.concat(parts, ignore_index=True)
+    roles = [c for c in combined.columns if c in LOG_ROLES or c == "repeat"]
+    keep = roles + sorted(f for f in (features or ()) if f in combined.columns and f not in roles)
+    out = validate(combined[keep], mapping={c: c for c in roles})  # the other columns: numeric features
+    report = out.attrs["report"]
+    report["notes"] = (*notes, *report["notes"])
+    report["files"] = tuple(str(name) for name, _ in logs)
+    return out
