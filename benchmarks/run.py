@@ -48,6 +48,8 @@ Benchmarks (``--only`` takes these names):
 * ``ess-curve``: ``evalcore.ppi.curves.ess_curves``, 20 sizes x 250 splits, 4 models, T = 50,000;
 * ``bt-ess-curve``: ``evalcore.ppi.curves.bt_ess_curves``, 12 sizes x 250 splits, 20 models, 16,000 battles (no
   target; see :mod:`benchmarks.ppi`).
+* ``compare-10m``: ``evalcore compare LOG --base A --new B`` in a subprocess on a generated 10,000,000-row two-model
+  Parquet log, median of 3 runs (:mod:`benchmarks.compare_speed`).
 """
 
 from __future__ import annotations
@@ -466,6 +468,12 @@ def bench_report_mmlu(repeats: int) -> list[Result]:
     return [Result("report-mmlu", what, samples, 120.0, note=note)]
 
 
+def bench_compare(name: str, repeats: int) -> list[Result]:
+    from benchmarks import compare_speed
+
+    return compare_speed.BENCHMARKS[name](repeats)
+
+
 def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
     """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
     return {
@@ -496,6 +504,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "bt-20": (partial(bench_ppi, "bt-20"), False),
         "ess-curve": (partial(bench_ppi, "ess-curve"), False),
         "bt-ess-curve": (partial(bench_ppi, "bt-ess-curve"), False),
+        "compare-10m": (partial(bench_compare, "compare-10m"), False),
     }
 
 

@@ -1,0 +1,224 @@
+"""Coverage of the paired difference's interval of :func:`evalcore.compare.compare_runs` (``overall``), on MMLU-Pro
+subsamples held out from the full data, and its agreement with an independent computation on the full data.
+
+Data: ``../shared/data/mmlu_pro_per_question.csv.gz`` (TIGER-AI-Lab/MMLU-Pro, ``eval_results/model_outputs_*``:
+columns model, question_id, category, src, n_options, answer, pred, correct; 29 models, 12,032 questions; see
+``../shared/data/SOURCES.md``). Each pair of :data:`PAIRS` (base, new) is compared on the questions both answered;
+the full data play the population and its difference of accuracies (new - base) is the truth. A repetition draws
+``n`` of those questions without replacement (:data:`SIZES`), builds the two-model per-example log of the draw,
+validates it and reads ``compare_runs(log, base, new).overall``; it holds when ``ci_low <= truth <= ci_high``.
+Repetitions are independent (a fresh draw per pair and repetition), so the Monte Carlo SE is the binomial one of
+:func:`~benchmarks.coverage.coverage_row`. Two paths of the contract (/work/notes/compare28.md, "Intervals"):
+
+* ``correct`` (0/1, no repeats): Newcombe (1998) method 10 hybrid score interval for paired proportions, exact
+  McNemar p-value;
+* ``score`` (the same 0/1 values given as a continuous score): per-example differences, Student t interval.
+
+The draw is up to 1,000 of about 12,000 questions (8%): the intervals, made for an infinite population, are then
+very slightly conservative for the pool's difference.
+
+:func:`agreement` compares ``compare_runs`` on the FULL data of each pair with an independent computation written
+here from the formulas (numpy / scipy, not evalcore): Newcombe's method 10 with Wilson limits and the paper's
+corrected phi, the exact McNemar test
+(:func:`scipy.stats.binomtest`), and :func:`scipy.stats.ttest_rel` for the score path; it reports the largest
+absolute differences. ``python -m benchmarks.coverage.compare [--reps R]`` prints both tables; ``python -m
+benchmarks.coverage --only compare`` adds the coverage rows to the package's table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import zlib
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchmarks.coverage import SHARED_DATA, CoverageRow, coverage_row, markdown
+
+MMLU = SHARED_DATA / "mmlu_pro_per_question.csv.gz"
+LEVEL = 0.95
+#: (base, new): near-equal and far-apart pairs, correlated (same family) and not
+PAIRS = (
+    ("Meta-Llama-3-70B", "Meta-Llama-3_1-70B"),  # 52.0 vs 52.5: almost equal, same family
+    ("Mixtral-8x7B-v0.1", "Mixtral-8x7B-Instruct-v0.1"),  # 39.9 vs 41.9
+    ("gemini-1.5-flash-002", "gemini-1.5-pro-002"),  # 64.1 vs 70.2; a few unanswered questions
+    ("Llama-2-7b-hf", "Llama-2-70b-hf"),  # 18.3 vs 36.3: far apart, low accuracies
+    ("Qwen1.5-110B", "jamba-1.5-large"),  # 49.2 vs 49.5: different families
+)
+SIZES = (20, 50, 100, 300, 1000)
+DEFAULT_REPS = 200  # per pair and size: 1,000 intervals per row (MC SE about 0.007 at 0.95)
+METHODS = {"correct": "compare_runs overall, 0/1 (Newcombe method 10)",
+           "score": "compare_runs overall, score (paired t)"}
+
+
+@lru_cache(maxsize=1)
+def wide() -> pd.DataFrame | None:
+    """Correctness as a question x model table (NaN: not answered), or None without the shared data."""
+    if not MMLU.is_file():
+        return None
+    raw = pd.read_csv(MMLU, usecols=["model", "question_id", "category", "correct"])
+    table = raw.pivot(index="question_id", columns="model", values="correct").astype(float)
+    table["category"] = raw.drop_duplicates("question_id").set_index("question_id")["category"]
+    return table
+
+
+def pair_data(table: pd.DataFrame, base: str, new: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(question ids, category, base's and new's correctness) on the questions both answered."""
+    both = table[[base, new, "category"]].dropna()
+    return (both.index.to_numpy(), both["category"].to_numpy(object), both[base].to_numpy(float),
+            both[new].to_numpy(float))
+
+
+def two_model_log(ids, category, base_values, new_values, base: str, new: str, metric: str) -> pd.DataFrame:
+    """The validated per-example log of two models on the same questions (``metric``: correct or score)."""
+    from evalcore.data.validation import validate
+
+    n = len(ids)
+    raw = pd.DataFrame({"model": np.repeat([base, new], n), "task": "mmlu_pro", "example_id": np.tile(ids, 2),
+                        "category": np.tile(category, 2), metric: np.concatenate([base_values, new_values])})
+    return validate(raw)
+
+
+def overall(log: pd.DataFrame, base: str, new: str, level: float = LEVEL) -> pd.Series:
+    """The one row of ``compare_runs(log, base, new).overall``."""
+    from evalcore.compare import compare_runs
+
+    return compare_runs(log, base, new, level=level).overall.iloc[0]
+
+
+def pair_rows(base: str, new: str, sizes, reps: int, seed: int, metrics=("correct", "score")):
+    """(metric, n) -> (hits, widths) over ``reps`` draws of each size for one pair."""
+    ids, category, b, c = pair_data(wide(), base, new)
+    truth = float(c.mean() - b.mean())
+    out = {}
+    for n in sizes:
+        rng = np.random.default_rng([seed, n, zlib.crc32(f"{base}|{new}".encode())])
+        for metric in metrics:
+            out[metric, n] = ([], [])
+        for _ in range(reps):
+            pick = rng.choice(len(ids), n, replace=False)
+            for metric in metrics:
+                row = overall(two_model_log(ids[pick], category[pick], b[pick], c[pick], base, new, metric),
+                              base, new)
+                out[metric, n][0].append(bool(row["ci_low"] <= truth <= row["ci_high"]))
+                out[metric, n][1].append(float(row["ci_high"] - row["ci_low"]))
+    return out
+
+
+def run(reps: int | None, seed: int, sizes=SIZES, pairs=PAIRS, metrics=("correct", "score")) -> list[CoverageRow]:
+    """One row per metric path and subsample size, pooled over :data:`PAIRS` (``reps`` draws per pair); none
+    without the shared data."""
+    if wide() is None:
+        return []
+    reps = reps or DEFAULT_REPS
+    pooled: dict = {}
+    for base, new in pairs:
+        for key, (hits, widths) in pair_rows(base, new, sizes, reps, seed, metrics).items():
+            pooled.setdefault(key, ([], []))
+            pooled[key][0].extend(hits)
+            pooled[key][1].extend(widths)
+    rows = []
+    for metric in metrics:
+        for n in sizes:
+            hits, widths = pooled[metric, n]
+            text = (f"MMLU-Pro held out, {len(pairs)} model pairs, {n} shared questions drawn, truth = full-data "
+                    "difference")
+            rows.append(coverage_row(METHODS[metric], text, LEVEL, hits, widths))
+    return rows
+
+
+# --- independent computation (formulas, not evalcore) -------------------------------------------------------------
+
+def wilson(k: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson (1927) score interval of k successes in n."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def newcombe10(both: int, only_base: int, only_new: int, neither: int, level: float = LEVEL):
+    """Newcombe (1998, Stat Med 17:2635-2650) method 10 for new - base: theta = (c - b) / n; Wilson limits
+    (l1, u1) of new's rate p1 = (a + c) / n and (l2, u2) of base's p2 = (a + b) / n; phi = A / sqrt(product of
+    the four margins) with A = a d - b c replaced by A - n / 2 when A > n / 2 and by 0 when 0 <= A <= n / 2 (the
+    paper's correction of phi; phi = 0 when a margin is 0); L = theta - sqrt((p1 - l1)^2 - 2 phi (p1 - l1) (u2 - p2)
+    + (u2 - p2)^2), U = theta + sqrt((u1 - p1)^2 - 2 phi (u1 - p1) (p2 - l2) + (p2 - l2)^2). The same formulas as
+    Fagerland, Lydersen and Laake (2017), "Statistical Analysis of Contingency Tables", ch. 8 (the "Newcombe
+    square-and-add" interval for the paired 2x2 table) and Altman et al. (2000), "Statistics with Confidence", p. 52."""
+    a, b, c, d = both, only_base, only_new, neither
+    n = a + b + c + d
+    z = stats.norm.ppf(0.5 + level / 2)
+    p1, p2 = (a + c) / n, (a + b) / n
+    l1, u1 = wilson(a + c, n, z)
+    l2, u2 = wilson(a + b, n, z)
+    margins = float(a + b) * (c + d) * (a + c) * (b + d)
+    cross = float(a * d - b * c)
+    cross = cross - n / 2 if cross > n / 2 else (0.0 if cross >= 0 else cross)
+    phi = cross / np.sqrt(margins) if margins > 0 else 0.0
+    theta = p1 - p2
+    low = theta - np.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
+    high = theta + np.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
+    return theta, low, high
+
+
+def independent(base_values: np.ndarray, new_values: np.ndarray, metric: str, level: float = LEVEL) -> dict:
+    """difference, ci_low, ci_high, p_value computed from the formulas (module docstring)."""
+    if metric == "correct":
+        a = int(np.sum((base_values == 1) & (new_values == 1)))
+        b = int(np.sum((base_values == 1) & (new_values == 0)))
+        c = int(np.sum((base_values == 0) & (new_values == 1)))
+        d = int(np.sum((base_values == 0) & (new_values == 0)))
+        theta, low, high = newcombe10(a, b, c, d, level)
+        p = stats.binomtest(b, b + c, 0.5).pvalue if b + c else 1.0
+        return {"difference": theta, "ci_low": low, "ci_high": high, "p_value": p}
+    test = stats.ttest_rel(new_values, base_values)
+    ci = test.confidence_interval(level)
+    return {"difference": float(np.mean(new_values - base_values)), "ci_low": ci.low, "ci_high": ci.high,
+            "p_value": test.pvalue}
+
+
+def agreement(pairs=PAIRS, metrics=("correct", "score")) -> pd.DataFrame:
+    """Per pair and metric path: compare_runs on the full data beside :func:`independent`, and the largest absolute
+    difference of the four numbers."""
+    rows = []
+    for base, new in pairs:
+        ids, category, b, c = pair_data(wide(), base, new)
+        for metric in metrics:
+            ours = overall(two_model_log(ids, category, b, c, base, new, metric), base, new)
+            ref = independent(b, c, metric)
+            diffs = {k: abs(float(ours[k]) - float(ref[k])) for k in ref}
+            rows.append({"base": base, "new": new, "metric": metric, "n": len(ids),
+                         "difference": float(ours["difference"]), "ci_low": float(ours["ci_low"]),
+                         "ci_high": float(ours["ci_high"]), "p_value": float(ours["p_value"]),
+                         "ref_ci_low": ref["ci_low"], "ref_ci_high": ref["ci_high"], "ref_p_value": ref["p_value"],
+                         "max_abs_diff": max(diffs.values()), "method": ours.get("method", "")})
+    return pd.DataFrame(rows)
+
+
+def frame_markdown(frame: pd.DataFrame) -> str:
+    """``frame`` as a Markdown table (numbers to 6 significant digits)."""
+    def cell(v):
+        return f"{v:.6g}" if isinstance(v, float) else str(v)
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * frame.shape[1]]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.coverage.compare", description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if wide() is None:
+        print(f"skipped: {MMLU} is absent")
+        return 0
+    table = agreement()
+    print(frame_markdown(table))
+    print(markdown(run(args.reps, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
