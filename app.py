@@ -15,6 +15,7 @@ PAGES = [
     st.Page("pages/calibration.py", title="Calibration", icon=":material/target:"),
     st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
     st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),
     st.Page("pages/report.py", title="Report", icon=":material/description:"),

@@ -31,6 +31,7 @@ VIEWS = {
     "calibration": ("pages/calibration.py", "cal_"),
     "subgroups": ("pages/subgroups.py", "sg_"),
     "leaderboard": ("pages/leaderboard.py", "lb_"),
+    "compare": ("pages/compare.py", "cp_"),
     "sampling": ("pages/sampling.py", "sp_"),
     "autoeval": ("pages/autoeval.py", "ae_"),
     "report": ("pages/report.py", "rp_"),
