@@ -47,10 +47,11 @@ per key (``<scorer>/<key>``).
   fewer samples than its ``results.completed_samples`` (cut by another tool, e.g. every_eval_ever's
   ``tests/data/inspect/data_cyse2_vuln_exploit_challenges.json``: 1 sample of 2,340) is read with a note, as is a
   run whose ``status`` is not ``success`` (``error``, ``cancelled``, ``started``).
-- A log without samples (``--no-log-samples``) becomes a summary, one row (model, task) with ``n`` = the main
-  scorer's ``scored_samples`` (else ``results.completed_samples``), ``accuracy`` = its ``accuracy`` metric and
-  ``se`` = its ``stderr`` metric; it is refused, saying samples are needed, when its results give no accuracy or
-  no sample count.
+- A log without samples (``--no-log-samples``), or whose samples all lack a score while its results have the run's
+  accuracy (inspect_ai ``tests/log/test_eval_log/log_tool_call_error.json``), becomes a summary, one row (model,
+  task) with ``n`` = the main scorer's ``scored_samples`` (else ``results.completed_samples``), ``accuracy`` = its
+  ``accuracy`` metric and ``se`` = its ``stderr`` metric; it is refused, saying samples are needed, when its
+  results give no accuracy or no sample count.
 """
 
 from __future__ import annotations
@@ -145,14 +146,23 @@ def _convert_one(file: LogFile) -> Imported:
     model = str(field_of(spec, "model", file, "eval"))
     task = str(field_of(spec, "task", file, "eval"))
     scorers = _scorers(spec, results)
-    if not samples:
+    imported = None
+    if samples and not any(_has_score(sample) for sample in samples) and _result_scores(results):
+        try:  # the samples carry no score, the results do: the run's figures, as for a log without samples
+            imported = _summary(file, model, task, scorers, results, why=(
+                f"{file.name}: none of the {len(samples):,} sample(s) it holds has a score (they failed, or the log "
+                "was cut), but its results hold the run's figures"))
+        except EvalDataError:
+            imported = None  # no accuracy in the results either: the samples' refusal below says why
+    if imported is None and not samples:
         imported = _summary(file, model, task, scorers, results)
-    else:
+    elif imported is None:
         imported = _samples_frame(file, model, task, scorers, samples, notes)
         completed = as_number(optional(results, "completed_samples"), booleans=False)
         if math.isfinite(completed) and len(samples) < completed:
+            held = f"{len(samples):,} sample{'' if len(samples) == 1 else 's'}"
             imported.notes.append(
-                f"{file.name}: the log holds {len(samples):,} sample{'' if len(samples) == 1 else 's'}, but its results count {int(completed):,} "
+                f"{file.name}: the log holds {held}, but its results count {int(completed):,} "
                 "(results.completed_samples): the log was cut (e.g. copied in part by another tool), so the rows "
                 "here cover only the samples it holds, and their figures differ from the run's results.")
     if isinstance(status, str) and status not in ("success", ""):
@@ -162,9 +172,10 @@ def _convert_one(file: LogFile) -> Imported:
 
 
 def _read_eval_zip(file: LogFile, notes: list[str]) -> tuple[dict, Any, list, Any]:
-    """The eval spec, results, samples and status ("started" without header.json) of an ``.eval`` zip. Inspect also writes every sample's id, epoch, input,
-    target and scores into ``summaries.json`` (or ``_journal/summaries/<n>.json`` while running): when those cover
-    every sample file and the sample files are large, they are read instead (without the samples' output)."""
+    """The eval spec, results, samples and status ("started" without header.json) of an ``.eval`` zip. Inspect also
+    writes every sample's id, epoch, input, target and scores into ``summaries.json`` (or
+    ``_journal/summaries/<n>.json`` while running): when those cover every sample file and the sample files are
+    large, they are read instead (without the samples' output)."""
     budget = file.budget
     limits = budget.limits
     archive = open_zip(file.data, file.name, max_members=limits.max_rows + 1000)
@@ -340,9 +351,15 @@ def _result_scores(results: Any) -> list:
     return []
 
 
-def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], results: Any) -> Imported:
-    why = (f"{file.name}: this Inspect AI log has no per-sample results (it was written without samples, e.g. with "
-           "--no-log-samples, or the run stopped before any sample finished)")
+def _has_score(sample: Any) -> bool:
+    """Whether a sample holds any scorer's score (``scores``, or version 1's ``score``)."""
+    return isinstance(sample, dict) and (bool(sample.get("scores")) or sample.get("score") is not None)
+
+
+def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], results: Any,
+             why: str | None = None) -> Imported:
+    why = why or (f"{file.name}: this Inspect AI log has no per-sample results (it was written without samples, e.g. "
+                  "with --no-log-samples, or the run stopped before any sample finished)")
     fix = "Re-run with samples logged (the default), or upload the .eval file, for per-example analysis."
     entries = [e for e in _result_scores(results) if isinstance(e, dict) and isinstance(e.get("metrics"), dict)]
     by_name = {s.name: s for s in scorers}

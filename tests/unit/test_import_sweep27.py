@@ -332,3 +332,22 @@ def test_lighteval_folder_that_names_a_place_is_not_a_model():
     assert lighteval._model_from_folder("run-3") is None
     assert lighteval._model_from_folder("Qwen2.5-7B") == "Qwen2.5-7B"
     assert lighteval._model_from_folder("out/details/org/model/2025-11-05T14-43-47.148527") == "org/model"
+
+
+# Inspect AI: samples without any score but results with the run's accuracy (inspect_ai
+# tests/log/test_eval_log/log_tool_call_error.json: 1 sample, no scores; results includes accuracy 1.0 of 4)
+
+
+def test_inspect_samples_without_scores_fall_back_to_the_results():
+    doc = json.loads(_inspect_log("success", 4))
+    for sample in doc["samples"]:
+        del sample["scores"]
+    doc["results"]["scores"][0]["metrics"]["accuracy"]["value"] = 0.75
+    frame = load_eval_logs([("unscored.json", json.dumps(doc).encode())])
+    assert frame[["n", "accuracy", "n_correct"]].values.tolist() == [[4, 0.75, 3]]  # 0.75 x 4 = 3
+    assert any(n.startswith("unscored.json: none of the 2 sample(s) it holds has a score (they failed, or the log "
+                            "was cut), but its results hold the run's figures: read as a summary, n = 4")
+               for n in frame.attrs["report"]["notes"])
+    doc["results"]["scores"][0]["metrics"] = {"mean": {"name": "mean", "value": 0.7}}  # no accuracy: refused
+    with pytest.raises(EvalDataError, match=r"unscored\.json: none of its 2 samples has a score"):
+        load_eval_logs([("unscored.json", json.dumps(doc).encode())])
