@@ -410,8 +410,9 @@ def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
     if not rows and uncounted:
         raise EvalDataError(f"{results[0][0].name}: the results file gives no sample count ('n-samples', written "
                             "by newer versions of lm-evaluation-harness; this file, e.g. from an older version, has "
-                            f"none), so its accuracies ({', '.join(uncounted[:5])}) cannot be a leaderboard summary: upload the "
-                            "run's samples_*.jsonl files instead, or re-run with a current version and --log_samples.")
+                            f"none), so its accuracies ({', '.join(uncounted[:5])}) cannot be a leaderboard summary: "
+                            "upload the run's samples_*.jsonl files instead, or re-run with a current version and "
+                            "--log_samples.")
     if not rows:
         raise EvalDataError(f"{results[0][0].name}: no task of the results file has an accuracy-like metric in [0, 1] "
                             "with its sample count: upload its samples_*.jsonl files instead.")

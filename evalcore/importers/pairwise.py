@@ -285,10 +285,10 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
     annotators = sorted(set(_text(frame["annotator"][keep]).replace("", np.nan).dropna()))
     who = (f"the AI judge{'s' if len(annotators) > 1 else ''} {', '.join(annotators)} (annotator)" if annotators
            else "AlpacaEval's annotator, an AI judge")
-    notes.append(f"{file.name}: verdicts by {who} are the judge role; no battle has a human vote. judge = the annotator's "
-                 "preference for generator_2 (model_b) over generator_1 (model_a, the reference): preference 1 -> 0 "
-                 "(generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, fractions of weighted "
-                 "annotators in between.")
+    notes.append(f"{file.name}: verdicts by {who} are the judge role; no battle has a human vote. judge = the "
+                 "annotator's preference for generator_2 (model_b) over generator_1 (model_a, the reference): "
+                 "preference 1 -> 0 (generator_1 wins), 2 -> 1 (generator_2 wins), a draw (0 or 1.5) -> 0.5, "
+                 "fractions of weighted annotators in between.")
     if "dataset" in out:
         notes.append("dataset (the instruction's source) is kept as text.")
     return Imported(out, kind="battles", tool=ALPACA_EVAL, files=(file.name,), notes=notes)
