@@ -129,22 +129,28 @@ def runs(args: argparse.Namespace):
     for path in args.logs:
         log = load([path], args.mapping, args.engine, args.strict)
         if not hasattr(log, "attrs"):  # a log in the engine (above EVALCORE_ENGINE_MB): runs are made in memory
-            raise EvalDataError(f"{path.name}: this log is read in the engine (it is large) and two separate logs "
-                                "cannot be compared there; write both runs into one file with a model column and "
-                                "run evalcore compare LOG --base A --new B.")
+            raise EvalDataError(f"{path.name}: this log is read in the engine (it is large), and two separate logs "
+                                "are combined in memory; write both runs into one file with a model column and run "
+                                "evalcore compare LOG --base A --new B.")
         logs.append((path.name, log))
     combined = runs_from_logs(logs)
     base, new = run_names(combined, [p.name for p in args.logs])
     return combined, base, new
 
 
-def run_names(combined, names: list[str]) -> tuple[str, str]:
-    """The run names :func:`~evalcore.compare.runs_from_logs` gave the two logs, in their order."""
-    models = list(dict.fromkeys(map(str, combined["model"].tolist())))
-    if len(models) != 2:
-        raise EvalDataError(f"{listed(names)}: expected one run per log, found {len(models)} "
-                            f"({', '.join(models[:5])}).")
-    return models[0], models[1]
+def run_names(combined, files: list[str]) -> tuple[str, str]:
+    """The names :func:`~evalcore.compare.runs_from_logs` gave the runs of the two logs ``files``: each file's name
+    without its extension (made unique). A log with several models cannot be one run: use --base/--new."""
+    from evalcore.compare.runs import run_name, unique_names
+
+    names = unique_names([run_name(name) for name in files])
+    models = set(map(str, combined["model"].unique()))
+    if not set(names) <= models:
+        several = sorted(m for m in models if " / " in m)
+        raise EvalDataError(f"{listed(files)}: each log must hold one model to be one run; found "
+                            f"{', '.join(several[:6]) or ', '.join(sorted(models)[:6])}. To compare two models of "
+                            "the logs, run evalcore compare LOG [LOG ...] --base MODEL --new MODEL.")
+    return names[0], names[1]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -190,6 +196,10 @@ def finite(value):
 def _points(result) -> bool:
     """Whether differences read in percentage points (a 0/1 metric)."""
     return result.metric == "correct"
+
+
+def _unit(result) -> str:
+    return " points" if _points(result) else ""
 
 
 def _difference(result, value) -> str:
@@ -265,17 +275,20 @@ def junit_xml(result) -> str:
                          name=_xml_text(f"overall: {result.new} vs {result.base}"))
     if fails_overall:
         failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
-            f"{result.new} is worse than {result.base}: difference {_difference(result, overall['difference'])} "
-            f"({_difference(result, overall['ci_low'])} to {_difference(result, overall['ci_high'])})"))
+            f"{result.new} is worse than {result.base}: difference {_difference(result, overall['difference'])}"
+            f"{_unit(result)} ({percent(result.level)} interval {_difference(result, overall['ci_low'])} to "
+            f"{_difference(result, overall['ci_high'])}{_unit(result)}; margin {_difference(result, result.margin)}"
+            f"{_unit(result)})"))
         failure.text = _xml_text(result.sentence)
     for row in rows:
         case = ET.SubElement(suite, "testcase", classname="evalcore.compare.slices", name=_xml_text(row["slice"]))
         if row["direction"] == "worse":
             failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
-                f"slice {row['slice']}: {result.new} is worse than {result.base} by "
-                f"{_difference(result, row['difference'])} (q = {number(row['q_value'], 2)}, n = {count(row['n'])})"))
+                f"slice {row['slice']}: {result.new} is worse than {result.base}: difference "
+                f"{_difference(result, row['difference'])}{_unit(result)} (q = {number(row['q_value'], 2)}, "
+                f"n = {count(row['n'])})"))
             failure.text = _xml_text(f"{percent(result.level)} interval {_difference(result, row['ci_low'])} to "
-                                     f"{_difference(result, row['ci_high'])}; flagged at a "
+                                     f"{_difference(result, row['ci_high'])}{_unit(result)}; flagged at a "
                                      f"{percent(result.fdr)} false discovery rate over {result.n_searched} slices.")
     ET.SubElement(suite, "system-out").text = _xml_text(result.sentence)
     ET.indent(suites)
