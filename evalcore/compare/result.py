@@ -157,7 +157,8 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
         raise EvalDataError(f"{lg.source}: base and new are the same run ({base!r}): choose two different runs.")
     names, numeric = search_columns(lg.table, by)
     j = paired_table(lg, base, new, metric, [c for c in names if c not in ("task", "category", "group")])
-    specs, counts, notes = profile(lg, j, names, numeric)
+    t = lg.table
+    specs, counts, notes = profile(lg, t.filter((t.model == base) & t[metric].notnull()), names, numeric)
     total, tables = cell_sums(lg, j, specs, counts, pairs_of_slices)
     n = int(total["n"])
     if n == 0:

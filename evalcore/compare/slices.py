@@ -10,7 +10,8 @@ All of it is one pass where the log lives: the paired table (:func:`evalcore.com
 by every searched column at once gives the :data:`~evalcore.compare.paired.SUMS` of each finest cell, and each
 slice's sums are sums of those cells (one group-by in pandas per column or pair); where the finest cells would be
 too many (more than :data:`MAX_CELLS` by the product of the columns' counts), one engine group-by per column (and
-pair) instead. A numeric column's quantile edges come from one aggregate before (with the columns' value counts).
+pair) instead. A numeric column's quartile edges (over the base run's scored rows) come from one aggregate before, with the
+columns' value counts, over the base run's rows (a scan, no join).
 
 Multiple testing: Benjamini & Hochberg (1995, J R Stat Soc B 57:289-300) over the :math:`m` slices searched (those
 with at least ``min_slice`` shared examples): with the p-values sorted :math:`p_{(1)} \le \dots \le p_{(m)}`,
@@ -48,7 +49,7 @@ SLICE_COLUMNS = ("slice", "column", "value", "n", "base", "new", "difference", "
 
 @dataclass(frozen=True)
 class SliceColumn:
-    """A column searched: by value, or (``edges``) in quantile bins numbered 0.. with [e_k, e_k+1), the last closed."""
+    """A column searched: by value, or (``edges``: the base run's quartiles) in bins numbered 0.. with [e_k, e_k+1), the last closed."""
 
     name: str
     edges: tuple[float, ...] = ()
@@ -103,8 +104,9 @@ def search_columns(table, by) -> tuple[list[str], set[str]]:
 
 
 def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColumn], dict[str, int], list[str]]:
-    """One aggregate over the paired table: each column's (approximate) count of values and, for numeric ones, the
-    quartiles; the columns to search (more than one value, at most :data:`MAX_VALUES`), their counts and notes."""
+    """One aggregate over ``j``, the base run's scored rows (a scan, cheaper than the join; the join keeps the
+    base row's columns): each column's (approximate) count of values and, for numeric ones, the quartiles; the
+    columns to search (more than one value, at most :data:`MAX_VALUES`), their counts and notes."""
     if not names:
         return [], {}, []
     aggs = {}
