@@ -33,6 +33,8 @@ def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
             continue
         column = raw[roles[role]]
         present = column.notna().to_numpy()
+        if not present.any():  # a tool's role it left empty: no column
+            continue
         text = pd.Series(None, index=raw.index, dtype=object)
         values = column[present].map(lambda v: v if isinstance(v, str) else str(v))
         n_bytes = values.str.len()  # characters: a lower bound of the bytes, exact for ASCII

@@ -633,11 +633,18 @@ def _log_values(raw: pd.DataFrame, roles: dict[str, str], notes: list[str],
             if n_unlabeled == len(raw):
                 notes.append(f"No row has a '{metric}' label: only views that work without labels can use it.")
             elif n_unlabeled:
-                notes.append(
-                    f"{n_unlabeled:,} of {len(raw):,} rows have no '{metric}' label (unlabeled): they are kept "
-                    f"for label-free uses (sampling design, prediction-powered inference) and left out of views "
-                    f"that need the label, which say so."
-                )
+                other = "score" if metric == "correct" else "correct"
+                n_other = int((values[metric].isna() & values[other].notna()).sum()) if other in values else 0
+                if n_other == n_unlabeled:  # e.g. HELM runs of several scenarios: each task its own main metric
+                    notes.append(f"{n_unlabeled:,} of {len(raw):,} rows have no '{metric}' label: they carry "
+                                 f"'{other}' instead (their task's metric); views of '{metric}' leave them out.")
+                else:
+                    carry = f" ({n_other:,} of them carry '{other}' instead)" if n_other else ""
+                    notes.append(
+                        f"{n_unlabeled:,} of {len(raw):,} rows have no '{metric}' label (unlabeled){carry}: they are "
+                        f"kept for label-free uses (sampling design, prediction-powered inference) and left out of "
+                        f"views that need the label, which say so."
+                    )
     for role in ("confidence", "proxy", "weight"):
         if role in values:
             n_missing = int(values[role].isna().sum())

@@ -4,9 +4,10 @@
 returned exactly as read, so that its columns can still be mapped onto roles by hand; tool logs and several files
 come back with their columns named after the roles. Files of different shapes (a per-example log and pairwise
 battles) are refused together, naming the files of each shape. A row that two files both hold — the same
-(model, task, example, repeat) — is counted once when the files agree on its values (the same file uploaded twice)
-and refused, with its ids and the two files, when they do not. Files that share no example id and no task with each
-other (two different benchmarks uploaded together) are combined too, with a warning naming them.
+(model, task, example, repeat) — is counted once when the files agree on its values (the same file uploaded twice;
+its text may differ, the first file's is kept) and refused, with its ids and the two files, when they do not. Files
+that share no example id and no task with each other (two different benchmarks uploaded together) are combined too,
+with a warning naming them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits
 from evalcore.data.mapping import detect_kind, with_overrides
 from evalcore.data.reading import Source
-from evalcore.data.schema import BATTLES, LOG, SUMMARY
+from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, SUMMARY
 from evalcore.importers.base import Imported
 from evalcore.importers.detect import TABLE, NamedSource, describe, expand, import_files
 
@@ -185,7 +186,7 @@ def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str]) -> pd.D
     shared = key_code.duplicated(keep=False).to_numpy()
     if not shared.any():
         return frame
-    values = [c for c in frame.columns if c not in keys and c != _FILE]
+    values = [c for c in frame.columns if c not in keys and c != _FILE and c not in EXAMPLE_TEXT_ROLES]
     rows = pd.DataFrame({"key": key_code[shared], "file": frame.loc[shared, _FILE],
                          "value": pd.util.hash_pandas_object(frame.loc[shared, values].astype(str), index=False)
                          .to_numpy()})

@@ -29,6 +29,8 @@ TOOL_MODULES = ("every_eval_ever", "inspect", "lm_eval", "lighteval", "helm", "p
 #: a source with the name it had (an upload's file name): the name matters to some formats
 NamedSource = tuple[str, Union[bytes, bytearray, memoryview]]
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+#: how a Git LFS pointer file begins (git-lfs spec: docs/spec.md)
+_LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 TABLE = "table"
 
 
@@ -107,7 +109,7 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
         try:
             frame = read_table(file.data, limits)
         except EvalDataError as exc:
-            error = _unrecognised_json(file, exc)
+            error = _unrecognised(file, exc)
             if len(files) == 1 and error is exc:
                 raise
             error = error if error is not exc else EvalDataError(f"{file.name}: {exc}")
@@ -145,9 +147,13 @@ def _left_out_warning(name: str, error: EvalDataError) -> str:
     return f"{name} was left out: {reason} The other files were read (the command line's --strict refuses instead)."
 
 
-def _unrecognised_json(file: LogFile, error: EvalDataError) -> EvalDataError:
+def _unrecognised(file: LogFile, error: EvalDataError) -> EvalDataError:
     """For a JSON document no importer claimed and the table reader refused: a message saying which logs evalcore
-    reads (``error`` itself for other files, e.g. JSON Lines with a corrupt line)."""
+    reads; for a Git LFS pointer, that it is one (``error`` itself for other files, e.g. JSON Lines with a corrupt
+    line)."""
+    if file.head(len(_LFS_POINTER)) == _LFS_POINTER:
+        return EvalDataError(f"{file.name}: a Git LFS pointer, not the file itself (the repository stores the file "
+                             "in Git LFS): fetch it with `git lfs pull` and upload the real file.")
     head = file.head(1)
     if head not in (b"{", b"["):
         return error

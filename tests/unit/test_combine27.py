@@ -71,3 +71,31 @@ def test_the_report_names_the_tool_of_every_file():
     tools_of = dict(zip(report_of(frame).files, report_of(frame).tools))
     assert tools_of["data_arc_qwen.json"] == "Inspect AI" and tools_of["extra.csv"] == "table"
     assert {tool for name, tool in tools_of.items() if name.startswith("lm_eval/")} == {"lm-evaluation-harness"}
+
+
+def test_a_git_lfs_pointer_is_named_as_one():
+    pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:0123\nsize 2048\n"
+    with pytest.raises(EvalDataError, match=r"^details\.parquet: a Git LFS pointer, not the file itself .*git lfs pull"):
+        load_eval_log(("details.parquet", pointer))
+
+
+def test_rows_two_files_share_with_the_same_numbers_but_other_text_are_counted_once():
+    a = b"model,example_id,correct,response\nm,1,1,hedgehog\nm,2,0,cat\n"
+    b = b"model,example_id,correct,response\nm,1,1,abstract\n"
+    frame = load_eval_logs([("a.csv", a), ("b.csv", b)])
+    assert len(frame) == 2 and frame["output"].tolist() == ["hedgehog", "cat"]  # the first file's text is kept
+
+
+def test_rows_labelled_by_another_tasks_metric_are_not_called_unlabeled():
+    data = b"model,example_id,task,correct,score\nm,1,qa,1,\nm,2,qa,0,\nm,3,summ,,0.4\n"
+    notes = report_of(load_eval_log(("mixed.csv", data))).notes
+    assert "1 of 3 rows have no 'correct' label: they carry 'score' instead (their task's metric); views of " \
+           "'correct' leave them out." in notes
+    assert "2 of 3 rows have no 'score' label: they carry 'correct' instead (their task's metric); views of " \
+           "'score' leave them out." in notes
+
+
+def test_a_text_role_the_tool_left_empty_is_no_column():
+    frame = load_eval_log(("t.csv", b"model,example_id,correct,prompt,reference\nm,1,1,q,\nm,2,0,q2,\n"))
+    assert "input" in frame.columns and "target" not in frame.columns
+    assert "Example text kept (input): shown as written, never used by a method." in report_of(frame).notes
