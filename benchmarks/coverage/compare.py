@@ -6,23 +6,25 @@ columns model, question_id, category, src, n_options, answer, pred, correct; 29 
 ``../shared/data/SOURCES.md``). Each pair of :data:`PAIRS` (base, new) is compared on the questions both answered;
 the full data play the population and its difference of accuracies (new - base) is the truth. A repetition draws
 ``n`` of those questions without replacement (:data:`SIZES`), builds the two-model per-example log of the draw,
-validates it and reads ``compare_runs(log, base, new).overall``; it holds when ``ci_low <= truth <= ci_high``.
-Repetitions are independent (a fresh draw per pair and repetition), so the Monte Carlo SE is the binomial one of
-:func:`~benchmarks.coverage.coverage_row`. Two paths of the contract (/work/notes/compare28.md, "Intervals"):
-
-* ``correct`` (0/1, no repeats): Newcombe (1998) method 10 hybrid score interval for paired proportions, exact
-  McNemar p-value;
-* ``score`` (the same 0/1 values given as a continuous score): per-example differences, Student t interval.
+validates it and reads the interval of ``compare_runs``; it holds when ``ci_low <= truth <= ci_high``.
+Draws are independent (fresh per pair and repetition), so the Monte Carlo SE is the binomial one of
+:func:`~benchmarks.coverage.coverage_row`. The interval is the contract's 0/1 path (/work/notes/compare28.md,
+"Intervals"): Newcombe (1998) method 10 hybrid score interval for paired proportions (MMLU-Pro has no continuous
+score; the paired t path is checked on simulated scores in ``tests/unit/test_compare_coverage_small.py``). For speed
+(one ``compare_runs`` call costs about a second, mostly compiling its queries) the draws of a pair and size are
+compared in one call, each draw a task of the log, and each draw's interval read from its slice row, which the
+same function computes as the overall row (:func:`pair_rows`; a few draws per setting are also compared alone and
+must give the same numbers: the table says the largest difference).
 
 The draw is up to 1,000 of about 12,000 questions (8%): the intervals, made for an infinite population, are then
 very slightly conservative for the pool's difference.
 
 :func:`agreement` compares ``compare_runs`` on the FULL data of each pair with an independent computation written
 here from the formulas (numpy / scipy, not evalcore): Newcombe's method 10 with Wilson limits and the paper's
-corrected phi, the exact McNemar test
-(:func:`scipy.stats.binomtest`), and :func:`scipy.stats.ttest_rel` for the score path; it reports the largest
-absolute differences. ``python -m benchmarks.coverage.compare [--reps R]`` prints both tables; ``python -m
-benchmarks.coverage --only compare`` adds the coverage rows to the package's table.
+corrected phi, the exact McNemar test (:func:`scipy.stats.binomtest`) (and :func:`scipy.stats.ttest_rel` for a
+continuous score, used by the unit test); it reports the largest absolute differences. ``python -m
+benchmarks.coverage.compare [--reps R]`` prints both tables; ``python -m benchmarks.coverage --only compare`` adds
+the coverage rows to the package's table.
 """
 
 from __future__ import annotations
@@ -48,9 +50,9 @@ PAIRS = (
     ("Qwen1.5-110B", "jamba-1.5-large"),  # 49.2 vs 49.5: different families
 )
 SIZES = (20, 50, 100, 300, 1000)
-DEFAULT_REPS = 200  # per pair and size: 1,000 intervals per row (MC SE about 0.007 at 0.95)
-METHODS = {"correct": "compare_runs overall, 0/1 (Newcombe method 10)",
-           "score": "compare_runs overall, score (paired t)"}
+DEFAULT_REPS = 400  # per pair and size: 2,000 intervals per row (MC SE about 0.005 at 0.95)
+CHECKS = 2  # draws per pair and size also compared alone (their overall row against their slice row)
+METHOD = "compare_runs paired difference, 0/1 (Newcombe method 10)"
 
 
 @lru_cache(maxsize=1)
@@ -72,12 +74,12 @@ def pair_data(table: pd.DataFrame, base: str, new: str) -> tuple[np.ndarray, np.
 
 
 def two_model_log(ids, category, base_values, new_values, base: str, new: str, metric: str) -> pd.DataFrame:
-    """The validated per-example log of two models on the same questions (``metric``: correct or score)."""
+    """The validated per-example log of two models on the same questions (``metric``: correct or score); the task
+    is ``category`` (a task belongs to one category in evalcore)."""
     from evalcore.data.validation import validate
 
-    n = len(ids)
-    raw = pd.DataFrame({"model": np.repeat([base, new], n), "task": "mmlu_pro", "example_id": np.tile(ids, 2),
-                        "category": np.tile(category, 2), metric: np.concatenate([base_values, new_values])})
+    raw = pd.DataFrame({"model": np.repeat([base, new], len(ids)), "task": np.tile(category, 2),
+                        "example_id": np.tile(ids, 2), metric: np.concatenate([base_values, new_values])})
     return validate(raw)
 
 
@@ -88,44 +90,59 @@ def overall(log: pd.DataFrame, base: str, new: str, level: float = LEVEL) -> pd.
     return compare_runs(log, base, new, level=level).overall.iloc[0]
 
 
-def pair_rows(base: str, new: str, sizes, reps: int, seed: int, metrics=("correct", "score")):
-    """(metric, n) -> (hits, widths) over ``reps`` draws of each size for one pair."""
+def draws(size: int, reps: int, pool: int, rng: np.random.Generator) -> np.ndarray:
+    """``reps`` draws of ``size`` of ``pool`` questions without replacement (one row per draw)."""
+    return np.stack([rng.choice(pool, size, replace=False) for _ in range(reps)])
+
+
+def pair_rows(base: str, new: str, size: int, reps: int, seed: int, checks: int = CHECKS):
+    """(hits, widths, largest difference of the checks) of ``reps`` draws of ``size`` questions for one pair.
+
+    The draws are compared in ONE call: draw r becomes task ``r`` of a log (its questions with example ids
+``r * 1,000,000 + question id``), so
+    ``compare_runs(log, base, new, min_slice=size).slices`` holds each draw's paired interval ("task=r"), computed
+    by the same function as ``overall`` (:func:`evalcore.compare.paired.paired_estimates`, method chosen for the
+    whole log: here 0/1 without repeats, Newcombe). ``checks`` draws are also compared alone and their
+    ``overall`` row must equal their slice's row: the largest absolute difference is returned."""
+    from evalcore.compare import compare_runs
+
     ids, category, b, c = pair_data(wide(), base, new)
     truth = float(c.mean() - b.mean())
-    out = {}
-    for n in sizes:
-        rng = np.random.default_rng([seed, n, zlib.crc32(f"{base}|{new}".encode())])
-        for metric in metrics:
-            out[metric, n] = ([], [])
-        for _ in range(reps):
-            pick = rng.choice(len(ids), n, replace=False)
-            for metric in metrics:
-                row = overall(two_model_log(ids[pick], category[pick], b[pick], c[pick], base, new, metric),
-                              base, new)
-                out[metric, n][0].append(bool(row["ci_low"] <= truth <= row["ci_high"]))
-                out[metric, n][1].append(float(row["ci_high"] - row["ci_low"]))
-    return out
+    rng = np.random.default_rng([seed, size, zlib.crc32(f"{base}|{new}".encode())])
+    picks = draws(size, reps, len(ids), rng)
+    task = np.repeat([f"r{r:04d}" for r in range(reps)], size)
+    flat = picks.ravel()
+    keys = np.repeat(np.arange(reps, dtype=np.int64) * 1_000_000, size) + ids[flat]  # ids are unique in a log
+    log = two_model_log(keys, task, b[flat], c[flat], base, new, "correct")
+    slices = compare_runs(log, base, new, level=LEVEL, min_slice=size).slices.set_index("value")
+    rows = slices.loc[[f"r{r:04d}" for r in range(reps)]]
+    low, high = rows["ci_low"].to_numpy(float), rows["ci_high"].to_numpy(float)
+    gap = 0.0
+    for r in range(min(checks, reps)):
+        alone = overall(two_model_log(ids[picks[r]], category[picks[r]], b[picks[r]], c[picks[r]], base, new,
+                                      "correct"), base, new)
+        gap = max(gap, *(abs(float(alone[k]) - float(rows.iloc[r][k])) for k in ("difference", "ci_low", "ci_high",
+                                                                                   "p_value")))
+    return list((low <= truth) & (truth <= high)), list(high - low), gap
 
 
-def run(reps: int | None, seed: int, sizes=SIZES, pairs=PAIRS, metrics=("correct", "score")) -> list[CoverageRow]:
-    """One row per metric path and subsample size, pooled over :data:`PAIRS` (``reps`` draws per pair); none
-    without the shared data."""
+def run(reps: int | None, seed: int, sizes=SIZES, pairs=PAIRS) -> list[CoverageRow]:
+    """One row per subsample size, pooled over :data:`PAIRS` (``reps`` draws per pair, at most 1,000: a column
+    with more values is not searched); none without the shared data."""
     if wide() is None:
         return []
-    reps = reps or DEFAULT_REPS
-    pooled: dict = {}
-    for base, new in pairs:
-        for key, (hits, widths) in pair_rows(base, new, sizes, reps, seed, metrics).items():
-            pooled.setdefault(key, ([], []))
-            pooled[key][0].extend(hits)
-            pooled[key][1].extend(widths)
+    reps = min(reps or DEFAULT_REPS, 1000)
     rows = []
-    for metric in metrics:
-        for n in sizes:
-            hits, widths = pooled[metric, n]
-            text = (f"MMLU-Pro held out, {len(pairs)} model pairs, {n} shared questions drawn, truth = full-data "
-                    "difference")
-            rows.append(coverage_row(METHODS[metric], text, LEVEL, hits, widths))
+    for n in sizes:
+        hits, widths, gap = [], [], 0.0
+        for base, new in pairs:
+            h, w, g = pair_rows(base, new, n, reps, seed)
+            hits += h
+            widths += w
+            gap = max(gap, g)
+        text = (f"MMLU-Pro held out, {len(pairs)} model pairs x {reps} draws of {n} shared questions, truth = "
+                f"full-data difference (overall vs slice row: max abs diff {gap:.1g})")
+        rows.append(coverage_row(METHOD, text, LEVEL, hits, widths))
     return rows
 
 
@@ -164,7 +181,8 @@ def newcombe10(both: int, only_base: int, only_new: int, neither: int, level: fl
 
 
 def independent(base_values: np.ndarray, new_values: np.ndarray, metric: str, level: float = LEVEL) -> dict:
-    """difference, ci_low, ci_high, p_value computed from the formulas (module docstring)."""
+    """difference, ci_low, ci_high, p_value computed from the formulas (module docstring): ``metric`` "correct"
+    (0/1 values) Newcombe method 10 and exact McNemar; otherwise (non-binary scores) the paired t."""
     if metric == "correct":
         a = int(np.sum((base_values == 1) & (new_values == 1)))
         b = int(np.sum((base_values == 1) & (new_values == 0)))
@@ -179,7 +197,7 @@ def independent(base_values: np.ndarray, new_values: np.ndarray, metric: str, le
             "p_value": test.pvalue}
 
 
-def agreement(pairs=PAIRS, metrics=("correct", "score")) -> pd.DataFrame:
+def agreement(pairs=PAIRS, metrics=("correct",)) -> pd.DataFrame:
     """Per pair and metric path: compare_runs on the full data beside :func:`independent`, and the largest absolute
     difference of the four numbers."""
     rows = []

@@ -3,15 +3,18 @@
 
 * Coverage: a synthetic finite population of 4,000 questions answered by two correlated models (shared question
   difficulty; model accuracies about 0.63 and 0.67, 16% of questions answered differently); the truth is the
-  population's difference of accuracies. ``REPS`` draws of ``N`` questions; the 95% interval of ``overall`` must hold
-  in 0.95 +/- 0.045 of them (about 4 Monte Carlo SEs at 300 draws: a correct interval passes, seeded; an interval
-  that ignores the pairing (here about 1.7 times wider: coverage near 1) or one made with twice the n (coverage about
-  0.83) fails).
-* FDP and power: :func:`benchmarks.compare_fdr.simulate` on a synthetic population of 12 categories of 150 questions
-  (base's accuracy 0.35 to 0.85 by category), a 30-point drop planted in one category subsampled to 100 questions
-  (or nothing planted). Mean FDP must be at most ``fdr`` plus 2 Monte Carlo SEs, and the planted drop found in at
-  least 80% of repetitions (without Benjamini-Hochberg, raw p < 0.1 on 12 slices, the FDP is about 0.5; a search
-  that flags nothing has power 0).
+  population's difference of accuracies. ``REPS`` draws of ``N`` questions (all compared in one call, each draw a
+  task: a call costs about a second); the 95% interval must hold in 0.95 +/- 0.045 of them, about 4 Monte Carlo
+  SEs at 300 draws (measured, seeded: 0.940 for 0/1 with Newcombe's interval, 0.947 for continuous scores with the
+  paired t). An interval that ignores the pairing (here about 1.7 times wider: coverage near 1) or one made with
+  twice the n (coverage about 0.83) fails.
+* FDP and power: :func:`benchmarks.compare_fdr.simulate` (new = a null run redrawn at each category's rate, which
+  of the two answers is base's a coin per question, a drop planted) on 60 categories of 80 questions (accuracy
+  0.55 to 0.90 by category), a 35-point drop planted in 12 categories per call, 6 calls (60 slices searched each).
+  Mean FDP must be at most ``fdr`` plus 2 Monte Carlo SEs (Benjamini-Hochberg: about 0.1 x 48 / 60 = 0.08;
+  measured, seeded: 0.048 +/- 0.030) and the planted drops found in at least 80% (measured: 0.99). Without
+  Benjamini-Hochberg (raw p < 0.1 on 60 slices) the FDP is about 4.8 / 16.8 = 0.29; a search that flags nothing
+  has power 0.
 * Agreement with the independent formulas of :mod:`benchmarks.coverage.compare` (Newcombe method 10, exact McNemar,
   paired t) on random tables.
 """
@@ -32,66 +35,81 @@ REPS, N, POP = 300, 60, 4000
 LEVEL = 0.95
 
 
-def population(seed: int = 0):
-    """Two correlated models' answers on ``POP`` questions (module docstring)."""
+def population(seed: int = 0, metric: str = "correct"):
+    """Two correlated models' answers on ``POP`` questions (module docstring); ``metric`` "score": the same latent
+    model, continuous scores (the logistic of the latent value) instead of its sign."""
     rng = np.random.default_rng([seed, 28])
     difficulty = rng.normal(0, 1.5, POP)
-    base = (0.5 - difficulty + rng.logistic(0, 0.35, POP) > 0).astype(float)
-    new = (0.7 - difficulty + rng.logistic(0, 0.35, POP) > 0).astype(float)
-    return base, new
+    base = 0.5 - difficulty + rng.logistic(0, 0.35, POP)
+    new = 0.7 - difficulty + rng.logistic(0, 0.35, POP)
+    if metric == "score":
+        return 1 / (1 + np.exp(-base)), 1 / (1 + np.exp(-new))
+    return (base > 0).astype(float), (new > 0).astype(float)
 
 
-def log_of(ids, base, new, metric="correct", category=None):
+def log_of(ids, base, new, metric="correct", task="t"):
     n = len(ids)
-    raw = pd.DataFrame({"model": np.repeat(["base", "new"], n), "task": "t", "example_id": np.tile(ids, 2),
+    raw = pd.DataFrame({"model": np.repeat(["base", "new"], n), "task": np.tile(np.asarray(task, dtype=object), 2)
+                        if np.ndim(task) else task, "example_id": np.tile(ids, 2),
                         metric: np.concatenate([base, new])})
-    if category is not None:
-        raw["category"] = np.tile(category, 2)
     return validate(raw)
 
 
 @pytest.mark.parametrize("metric", ["correct", "score"])
 def test_the_paired_interval_covers_the_population_difference(metric):
-    base, new = population()
+    base, new = population(metric=metric)
     truth = new.mean() - base.mean()
-    # the population the module docstring describes
-    assert truth == pytest.approx(0.0395) and np.mean(base != new) == pytest.approx(0.1565)
+    if metric == "correct":  # the population the module docstring describes
+        assert truth == pytest.approx(0.0395) and np.mean(base != new) == pytest.approx(0.1565)
     rng = np.random.default_rng([1, 28])
-    hits = []
-    for _ in range(REPS):
-        pick = rng.choice(POP, N, replace=False)
-        row = compare_runs(log_of(pick, base[pick], new[pick], metric), "base", "new", level=LEVEL).overall.iloc[0]
-        assert row["n"] == N and row["difference"] == pytest.approx(new[pick].mean() - base[pick].mean())
-        hits.append(row["ci_low"] <= truth <= row["ci_high"])
-    coverage = float(np.mean(hits))
+    picks = np.stack([rng.choice(POP, N, replace=False) for _ in range(REPS)])
+    # the REPS draws in one call (a call costs about a second): draw r is task r, its interval the slice "task=r",
+    # computed by the same function as the overall row (checked on draw 0 below)
+    task = np.repeat([f"r{r:03d}" for r in range(REPS)], N)
+    keys = np.repeat(np.arange(REPS) * 10_000, N) + picks.ravel()
+    result = compare_runs(log_of(keys, base[picks.ravel()], new[picks.ravel()], metric, task), "base", "new",
+                          level=LEVEL, min_slice=N)
+    assert result.n_searched == REPS
+    rows = result.slices.set_index("value").loc[[f"r{r:03d}" for r in range(REPS)]]
+    assert (rows["n"] == N).all()
+    assert rows["difference"].to_numpy() == pytest.approx(new[picks].mean(axis=1) - base[picks].mean(axis=1))
+    alone = compare_runs(log_of(picks[0], base[picks[0]], new[picks[0]], metric), "base", "new",
+                         level=LEVEL).overall.iloc[0]
+    for key in ("difference", "ci_low", "ci_high", "p_value"):
+        assert alone[key] == pytest.approx(rows.iloc[0][key], abs=1e-12), key
+    assert alone["method"] == ("exact McNemar (Newcombe score interval)" if metric == "correct"
+                               else "paired t (cluster-robust by example)")
+    hits = (rows["ci_low"] <= truth) & (truth <= rows["ci_high"])
+    coverage = float(hits.mean())
     assert abs(coverage - LEVEL) <= 0.045, coverage
 
 
 def test_planted_regressions_keep_the_false_discovery_rate_and_are_found():
+    # 60 categories of 80 questions, accuracy 0.55 to 0.90; per call, 12 categories get a 35-point drop
     rng = np.random.default_rng([2, 28])
-    cats = np.repeat([f"c{j:02d}" for j in range(12)], 150)
-    rate = np.repeat(np.linspace(0.35, 0.85, 12), 150)
+    cats = np.repeat([f"c{j:02d}" for j in range(60)], 80)
+    rate = np.repeat(np.linspace(0.55, 0.90, 60), 80)
     pop = compare_fdr.Population(("m",), np.arange(cats.size), cats, (rng.random(cats.size) < rate)[None, :] * 1.0)
-    sims = compare_fdr.simulate(pop, effects=(0.3,), sizes=(100,), reps=40, null_reps=40, fdr=0.1, seed=0)
-    assert len(sims) == 80 and set(sims["searched"]) == {12}
+    sims = compare_fdr.simulate(pop, effects=(0.35,), sizes=(80,), reps=6, null_reps=0, fdr=0.1, seed=0,
+                                planted_count=12)
+    assert len(sims) == 6 and set(sims["searched"]) == {60} and sims["flipped"].eq(12 * 28).all()
     fdp, se = compare_fdr.mean_se(sims["fdp"])
     assert fdp <= 0.1 + 2 * se, (fdp, se)
-    planted = sims[sims["effect"] > 0]
-    assert planted["flipped"].eq(30).all()
-    assert planted["found"].mean() >= 0.8, planted["found"].mean()
-    assert "| 30% | " in compare_fdr.tables(sims)
+    assert sims["found"].mean() >= 0.8, sims["found"].mean()
+    assert "| 35% | " in compare_fdr.tables(sims)
 
 
 def test_agreement_with_independent_formulas():
     rng = np.random.default_rng([3, 28])
-    for n in (15, 80, 500):
+    for n, metric in ((15, "correct"), (500, "correct"), (200, "score")):
         base = (rng.random(n) < 0.6).astype(float)
         new = np.where(rng.random(n) < 0.8, base, 1 - base)
-        for metric in ("correct", "score"):
-            row = compare_runs(log_of(np.arange(n), base, new, metric), "base", "new").overall.iloc[0]
-            ref = independent(base, new, metric)
-            for key, value in ref.items():
-                assert row[key] == pytest.approx(value, abs=1e-9), (n, metric, key)
+        if metric == "score":  # continuous scores: the paired t
+            base, new = base * 0.5 + rng.random(n) * 0.5, new * 0.5 + rng.random(n) * 0.5
+        row = compare_runs(log_of(np.arange(n), base, new, metric), "base", "new").overall.iloc[0]
+        ref = independent(base, new, metric)
+        for key, value in ref.items():
+            assert row[key] == pytest.approx(value, abs=1e-9), (n, metric, key)
 
 
 def test_the_independent_newcombe_interval_by_hand():
