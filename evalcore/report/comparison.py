@@ -45,6 +45,9 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
     overall = c.overall.iloc[0]
     slices = c.slices if c.slices is not None else pd.DataFrame(columns=list(SLICE_COLUMNS))
     columns = [col for col in SLICE_COLUMNS if col in slices.columns]
+    shrunk = "shrunk" in columns and bool(slices["shrunk"].notna().any())
+    if not shrunk:  # too few slices to estimate their spread: no empirical Bayes estimate to show
+        columns = [col for col in columns if col != "shrunk"]
     flagged = slices[slices["flagged"].astype(bool)] if "flagged" in slices else slices.iloc[:0]
     tables = {"overall": c.overall,
               ("2x2 table (examples both runs scored)" if points else "pairs (examples both runs scored)"):
@@ -75,13 +78,15 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
     return Section(
         "comparison", "Comparison",
         f"{c.sentence} The comparison pairs the examples both {c.base} (base) and {c.new} (new) scored: the "
-        f"difference new − base in {what}, overall and per slice (each value of task, category, group"
-        + (f" and {', '.join(s.by)}" if s.by else "") + f"); verdict: {c.verdict}.",
-        f"{overall['method']}: over repeated samples of examples the interval contains the true difference "
+        f"difference new − base in {what}, overall and per slice (each value of the task, category and group "
+        "columns that have two or more" + (f", and of {', '.join(s.by)}" if s.by else "") + f"); verdict: "
+        f"{c.verdict}.",
+        f"{str(overall['method'])[:1].upper()}{str(overall['method'])[1:]}: over repeated samples of examples the interval contains the true difference "
         f"{percent(c.level)} of the time. A slice is flagged when its q-value (Benjamini-Hochberg over all "
         f"{c.n_searched:,} slices searched) is at most {c.fdr:g}: on average at most {percent(c.fdr)} of the flagged "
-        "slices are false alarms. 'shrunk' is the empirical Bayes estimate of a slice's difference (pulled toward "
-        "the mean of the slices; robust intervals of Armstrong, Kolesár & Plagborg-Møller 2022)."
+        "slices are false alarms."
+        + (" 'shrunk' is the empirical Bayes estimate of a slice's difference (pulled toward the mean of the "
+           "slices; robust intervals of Armstrong, Kolesár & Plagborg-Møller 2022)." if shrunk else "")
         + (f" Non-inferiority margin {c.margin:g}: a regression is a difference below −{c.margin:g}."
            if c.margin else ""),
         tables, figures,
