@@ -87,6 +87,16 @@ def last_message(messages: Any, role: str = "assistant") -> str | None:
     return None
 
 
+def user_turns(conversation: Any) -> str | None:
+    """The user's turns of an OpenAI-format conversation ``[{role, content}, ...]`` (Chatbot Arena, MT-Bench human
+    judgments), joined by blank lines; None when it has none."""
+    if not isinstance(conversation, list):
+        return None
+    turns = [m["content"] for m in conversation
+             if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str)]
+    return "\n\n".join(turns) if turns else None
+
+
 def joined(values: Any) -> str | None:
     """Reference answers: a string as it is, several joined by newlines (empty ones dropped)."""
     if isinstance(values, (list, tuple)):

@@ -32,6 +32,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, json_lines, left_out_note, parse_json
+from evalcore.importers.chat_text import user_turns
 
 TOOL = "Chatbot Arena"
 
@@ -120,7 +121,7 @@ def _convert_one(file: LogFile) -> Imported:
     if language.notna().any():
         out["language"] = language.astype(object).where(language.notna(), None)
     if frame["conversation_a"].notna().any():
-        out["input"] = pd.Series([_user_turns(c) for c in frame["conversation_a"]], dtype=object)
+        out["input"] = pd.Series([user_turns(c) for c in frame["conversation_a"]], dtype=object)
     sampled = pd.Series([t.get("sampled") if type(t) is dict else None for t in frame["dedup_tag"]], dtype=object)
     out = out[keep].reset_index(drop=True)
     notes += _counts(winner[keep], by_ai[keep], frame["judge"][keep], out, sampled[keep])
@@ -139,15 +140,6 @@ def _strings(column: pd.Series) -> pd.Series:
     if pd.api.types.infer_dtype(column, skipna=True) in ("string", "empty"):
         return column.astype(object)
     return column.where(pd.Series(_each(column, lambda v: isinstance(v, str), "string"), index=column.index))
-
-
-def _user_turns(conversation) -> str | None:
-    """The user's turns of an OpenAI-format conversation ``[{role, content}, ...]``, joined by blank lines."""
-    if not isinstance(conversation, list):
-        return None
-    turns = [m["content"] for m in conversation
-             if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str)]
-    return "\n\n".join(turns) if turns else None
 
 
 def _counts(winner: pd.Series, by_ai: np.ndarray, judges: pd.Series, out: pd.DataFrame,

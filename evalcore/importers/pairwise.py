@@ -62,6 +62,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json
+from evalcore.importers.chat_text import user_turns
 
 TOOL = "AlpacaEval / MT-Bench"
 ALPACA_EVAL = "AlpacaEval"
@@ -226,15 +227,6 @@ def _text(series: pd.Series) -> pd.Series:
 def _prose(series: pd.Series) -> pd.Series:
     """A text role's values: plain str where the tool wrote text, None elsewhere (uncut: validation bounds it)."""
     return series.map(lambda v: v if isinstance(v, str) else None).astype(object)
-
-
-def _user_turns(conversation) -> str | None:
-    """The user's turns of an OpenAI-format conversation ``[{role, content}, ...]``, joined by blank lines."""
-    if not isinstance(conversation, list):
-        return None
-    turns = [m["content"] for m in conversation
-             if isinstance(m, dict) and m.get("role") == "user" and isinstance(m.get("content"), str)]
-    return "\n\n".join(turns) if turns else None
 
 
 def _add_text(out: pd.DataFrame, frame: pd.DataFrame, roles: dict[str, str], keep: np.ndarray | None = None) -> None:
@@ -417,7 +409,7 @@ def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Importe
     if ai.any():
         parts.append(f"{int(ai.sum()):,} verdicts by the AI judge {_judge_names(frame['judge'][ai])} are the judge "
                      "role" + ("" if human.any() else "; no battle in this file has a human vote"))
-    text = frame.assign(input=frame["conversation_a"].map(_user_turns))
+    text = frame.assign(input=frame["conversation_a"].map(user_turns))
     return _battles(file, frame["model_a"], frame["model_b"], verdict.where(~by_ai), verdict.where(by_ai), known,
                     notes, "; ".join(parts) + ". Each is 1 if model_b wins, 0 if model_a wins, 0.5 a "
                     "tie (with or without 'bothbad').", text, {"input": "input"})
