@@ -155,7 +155,7 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
                             f"{', '.join(map(repr, models[:20]))}{' ...' if len(models) > 20 else ''}.")
     if base == new:
         raise EvalDataError(f"{lg.source}: base and new are the same run ({base!r}): choose two different runs.")
-    names, numeric = search_columns(lg.table, by)
+    names, numeric = search_columns(lg.table, by, lg.mapping)
     j = paired_table(lg, base, new, metric, [c for c in names if c not in ("task", "category", "group")])
     t = lg.table
     specs, counts, notes = profile(lg, t.filter((t.model == base) & t[metric].notnull()), names, numeric)

@@ -71,7 +71,8 @@ def runs_from_logs(logs: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
         notes.append(f"Run '{run}' is {source} ({len(frame):,} rows, model{'s' if len(models) > 1 else ''} "
                      f"{', '.join(models)}).")
     combined = pd.concat(parts, ignore_index=True)
-    roles = [c for c in combined.columns if c in LOG_ROLES or c == "repeat"]
+    derived_task = all("task" not in frame.attrs["report"].get("mapping", {"task": "task"}) for _, frame in logs)
+    roles = [c for c in combined.columns if (c in LOG_ROLES or c == "repeat") and not (c == "task" and derived_task)]
     keep = roles + sorted(f for f in (features or ()) if f in combined.columns and f not in roles)
     out = validate(combined[keep], mapping={c: c for c in roles})  # the other columns: numeric features
     report = out.attrs["report"]

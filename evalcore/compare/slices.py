@@ -89,15 +89,19 @@ class SliceColumn:
         return expr == (int(key) if self.numeric else str(key))
 
 
-def search_columns(table, by) -> tuple[list[str], set[str]]:
+def search_columns(table, by, mapping=None) -> tuple[list[str], set[str]]:
     """The candidate columns of the Ibis ``table``: the slice roles and ``by`` (deduplicated), and the numeric ones
-    among them (searched in quantile bins). EvalDataError naming a ``by`` column the log lacks."""
+    among them (searched in quantile bins). A ``task`` that validation filled in from the category (``mapping``,
+    {role: source column}, names no task) would repeat the category's slices and is left out. EvalDataError
+    naming a ``by`` column the log lacks."""
     by = [str(c) for c in (by or [])]
     missing = [c for c in by if c not in table.columns]
     if missing:
         raise EvalDataError(f"the comparison's slices (by) name the column(s) {', '.join(map(repr, missing))}, "
                             f"which the log lacks; its columns are {', '.join(table.columns)}.")
-    names = [c for c in dict.fromkeys((*SLICE_ROLES, *by)) if c in table.columns]
+    roles = [r for r in SLICE_ROLES if not (r == "task" and mapping is not None and "task" not in mapping
+                                            and "task" not in by)]
+    names = [c for c in dict.fromkeys((*roles, *by)) if c in table.columns]
     numeric = {c for c in names if c not in SLICE_ROLES and table[c].type().is_numeric()
                and not table[c].type().is_boolean()}
     return names, numeric
