@@ -22,6 +22,12 @@ PAPERS = {
     "ppi++": "Angelopoulos, Duchi & Zrnic (2023), \u201cPPI++: Efficient Prediction-Powered Inference\u201d",
     "rhat": "Vehtari, Gelman, Simpson, Carpenter & B\u00fcrkner (2021), \u201cRank-Normalization, Folding, and "
             "Localization: An Improved R-hat\u201d",
+    "newcombe": "Newcombe (1998), \u201cImproved Confidence Intervals for the Difference between Binomial "
+                "Proportions Based on Paired Data\u201d",
+    "mcnemar": "McNemar (1947), \u201cNote on the Sampling Error of the Difference between Correlated Proportions "
+               "or Percentages\u201d",
+    "benjamini-hochberg": "Benjamini & Hochberg (1995), \u201cControlling the False Discovery Rate: A Practical and "
+                          "Powerful Approach to Multiple Testing\u201d",
 }
 
 #: each term of the pages with one line a newcomer can follow
@@ -69,6 +75,15 @@ TERMS = {
     "R-hat": "Convergence check of the sampler: close to 1 (below 1.01) means the chains agree (Vehtari et al. "
              "2021).",
     "posterior": "What the Bayesian model believes about a number after seeing the data.",
+    "paired difference": "The new run's score minus the base run's on each example both scored, averaged: the "
+                         "same examples on both sides, so the difference is measured more precisely than from two "
+                         "separate accuracies.",
+    "McNemar test": "Exact test of whether two runs differ on a right/wrong metric, from the examples only one of "
+                    "them got right (McNemar 1947); its interval is Newcombe's (1998) score interval.",
+    "false discovery rate": "The expected share of false alarms among the slices flagged: at 10%, about 1 in 10 "
+                            "flagged slices may differ by chance alone.",
+    "Benjamini-Hochberg": "Benjamini-Hochberg q-values: p-values adjusted for the number of slices searched, so "
+                          "that flagging every slice with q at or below the rate keeps the false discovery rate.",
 }
 
 
