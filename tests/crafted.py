@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import subprocess
@@ -341,3 +342,24 @@ def inspect_sample_bomb(members: int, size: int) -> bytes:
     """An Inspect ``.eval`` zip of ``members`` samples, each a gzip file expanding to a ``size``-byte sample."""
     sample = gzip_of(size, b'{"id": 1, "epoch": 1, "scores": {"s": {"value": 1}}, "pad": "', b"a", b'"}')
     return inspect_eval({f"{i}_epoch_1.json": sample for i in range(members)})
+
+
+def mutated(doc, rng):
+    """``doc`` (parsed JSON) with one value, chosen by ``rng`` (a ``random.Random``), replaced by a value of another
+    type, or its key removed: the damaged logs an importer must refuse with a message, never a traceback."""
+    def paths(obj, prefix=()):
+        if prefix:
+            yield prefix
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+        for key, value in items:
+            yield from paths(value, (*prefix, key))
+    path = rng.choice(list(paths(doc)))
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    if isinstance(parent, dict) and rng.random() < 0.2:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = json.loads(rng.choice(['null', '[]', '{}', '"x"', '1.5', 'true', '-1', '"Infinity"',
+                                                  '[1, "a"]', '{"a": null}']))
+    return doc

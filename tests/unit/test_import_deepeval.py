@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from crafted import mutated
+
 from evalcore.data.validation import EvalDataError, load_eval_logs, report_of
 from evalcore.importers import deepeval
 from evalcore.importers.base import LogFile
@@ -187,26 +189,6 @@ def test_real_conversational_run():
     assert second["explanation"] == "0.00 of the replies are polite."
 
 
-def _mutated(doc, rng):
-    """``doc`` with one value replaced by a value of another type (or its key removed)."""
-    def paths(obj, prefix=()):
-        if prefix:
-            yield prefix
-        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
-        for key, value in items:
-            yield from paths(value, (*prefix, key))
-    path = rng.choice(list(paths(doc)))
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    if isinstance(parent, dict) and rng.random() < 0.2:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = json.loads(rng.choice(['null', '[]', '{}', '"x"', '1.5', 'true', '-1', '[1, "a"]',
-                                                  '{"a": null}']))
-    return doc
-
-
 def test_damaged_values_give_a_message_never_a_traceback():
     import random
     rng = random.Random(27)
@@ -215,7 +197,7 @@ def test_damaged_values_give_a_message_never_a_traceback():
         for _ in range(60):
             doc = json.loads(text)
             for _ in range(rng.randint(1, 3)):
-                doc = _mutated(doc, rng)
+                doc = mutated(doc, rng)
             try:
                 load_eval_logs([("test_run_1.json", json.dumps(doc).encode())])
             except EvalDataError:

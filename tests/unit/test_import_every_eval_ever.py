@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from crafted import mutated
+
 from evalcore.data.validation import EvalDataError, load_eval_logs, report_of
 from evalcore.importers import every_eval_ever
 from evalcore.importers.base import LogFile
@@ -317,36 +319,16 @@ def test_eee_inspect_converter_output_pairs_by_name_and_shows_the_choices(shared
         assert dict(zip(direct["example_id"], direct["correct"])) == dict(zip(frame["example_id"], frame["correct"]))
 
 
-def _mutated(doc, rng):
-    """``doc`` with one value replaced by a value of another type (or its key removed)."""
-    def paths(obj, prefix=()):
-        if prefix:
-            yield prefix
-        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
-        for key, value in items:
-            yield from paths(value, (*prefix, key))
-    path = rng.choice(list(paths(doc)))
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    if isinstance(parent, dict) and rng.random() < 0.2:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = json.loads(rng.choice(['null', '[]', '{}', '"x"', '1.5', 'true', '-1', '"Infinity"',
-                                                  '[1, "a"]', '{"a": null}']))
-    return doc
-
-
 def test_damaged_values_give_a_message_never_a_traceback():
     import random
     rng = random.Random(27)
     aggregate = (RUN / f"{UUID}.json").read_text()
     samples = (RUN / f"{UUID}_samples.jsonl").read_text().splitlines()
     for _ in range(80):
-        doc = _mutated(json.loads(aggregate), rng)
+        doc = mutated(json.loads(aggregate), rng)
         lines = [json.loads(line) for line in samples]
         line = rng.randrange(len(lines))
-        lines[line] = _mutated(lines[line], rng)
+        lines[line] = mutated(lines[line], rng)
         for sources in ([("a.json", json.dumps(doc).encode())],
                         [("a.json", json.dumps(doc).encode()), ("a_samples.jsonl", _jsonl(*lines))]):
             try:
