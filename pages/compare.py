@@ -148,16 +148,22 @@ if len(slices):
     render.chart(compare_figures.slice_forest(
         slices, sel.level, fdr, margin, scale, unit, overall=float(overall["difference"]),
         title=f"{new} − {base} per slice, worst first"), "compare slices")
+elif comparison.n_skipped_small:
+    st.caption(f"No slice has {min_slice:,} shared examples or more ({comparison.n_skipped_small:,} smaller ones "
+               "were not searched): the comparison is overall only. Lower the smallest slice to search them.")
 else:
-    st.caption(f"No slice has {min_slice:,} shared examples or more (slices searched: {comparison.n_searched:,}): "
-               "the comparison is overall only. Lower the smallest slice to search smaller ones.")
-st.caption(f"Flagged: a slice whose q-value is at most {percent(fdr)} (Benjamini-Hochberg over all "
-           f"{comparison.n_searched:,} slices searched; {comparison.n_skipped_small:,} with fewer than "
-           f"{min_slice:,} shared examples were not searched): among flagged slices, about {percent(fdr)} or fewer "
-           "are expected to be false alarms.", help=FDR_HELP)
+    st.caption("There is no slice to search: the shared examples hold one task, one category and one group. "
+               "Choose further columns under 'Also slice by' where the log has them.")
+if comparison.n_searched:
+    st.caption(f"Flagged: a slice whose q-value is at most {percent(fdr)} (Benjamini-Hochberg over all "
+               f"{comparison.n_searched:,} slices searched; {comparison.n_skipped_small:,} with fewer than "
+               f"{min_slice:,} shared examples were not searched): among flagged slices, about {percent(fdr)} or "
+               "fewer are expected to be false alarms.", help=FDR_HELP)
 st.caption(f"Each interval is a {pct} interval of the paired difference new − base on the examples both scored "
            f"({literal(method)}): {pct} of such intervals hold the true difference; one that excludes 0 says the "
            "models differ there.", help=TERMS.get("interval"))
+for note in comparison.notes:
+    st.caption(literal(note))
 with st.expander("The overall difference and every slice (tables)", icon=":material/table:"):
     render.table(comparison.overall, "overall difference")
     render.table(slices, "slices")
@@ -185,7 +191,8 @@ counts = dict(zip(pairs["cell"], pairs["n"].astype(int)))
 differ = [c for c in cells if c in ("only base right", "only new right", "base higher", "new higher") and counts[c]]
 _drop_stale("cp_cell", cells)
 e1, e2, e3 = st.columns([2, 2, 3])
-cell = e1.selectbox("Cell", cells, index=cells.index(differ[0]) if differ else 0, key="cp_cell",
+nonempty = [c for c in cells if counts[c]]
+cell = e1.selectbox("Cell", cells, index=cells.index((differ or nonempty or cells)[0]), key="cp_cell",
                     format_func=lambda c: f"{c} ({counts[c]:,})")
 flagged = list(slices.loc[slices["flagged"].astype(bool), "slice"].astype(str)) if len(slices) else []
 slice_options = [ALL_SLICES, *flagged]
@@ -228,6 +235,12 @@ example = page_rows.iloc[which]
 st.caption(f"{literal(base)} (base): {headline.number(example['base_value'])} · {literal(new)} (new): "
            f"{headline.number(example['new_value'])}")
 texts = [(c, name) for c, name in TEXT.items() if c in page_rows.columns and not pd.isna(example[c])]
+for side in ("base", "new"):  # an explanation that repeats the output (e.g. Inspect's match scorers) is shown once
+    output, explanation = f"{side}_output", f"{side}_explanation"
+    if (output, TEXT[output]) in texts and (explanation, TEXT[explanation]) in texts \
+            and str(example[output]) == str(example[explanation]):
+        texts = [(c, f"{name} (also the scorer's explanation)" if c == output else name)
+                 for c, name in texts if c != explanation]
 if not texts:
     st.caption("The log holds no text for its examples (input, target, outputs): only their ids and values.")
 for column, name in texts:

@@ -186,3 +186,29 @@ def test_compare_is_in_the_navigation_after_the_leaderboard_and_can_be_saved():
     assert saved_analysis.VIEWS["compare"] == ("pages/compare.py", "cp_")
     app = (pytest.importorskip("pathlib").Path(__file__).resolve().parents[2] / "app.py").read_text()
     assert app.index('"pages/leaderboard.py"') < app.index('"pages/compare.py"') < app.index('"pages/sampling.py"')
+
+
+def test_a_score_metric_gets_a_paired_t_interval_and_the_three_cells():
+    """Scores only: a 0.5, 0.6, 0.7, 0.8 (mean 0.65) and b 0.6, 0.6, 0.9, 0.7 (mean 0.7) on examples 0-3. The
+    better, b, is the default base and a the new: d = a − b = -0.1, 0, -0.2, 0.1, mean -0.05, sd = sqrt(0.05 / 3),
+    se = sd / 2, Student t with 3 degrees of freedom (t_0.975 = 3.182446): -0.05 ± 3.182446 * 0.0645497 =
+    -0.255428 to 0.155428; new higher 1 (example 3), base higher 2, equal 1."""
+    frame = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "example_id": [str(i) for i in range(4)] * 2,
+                          "score": [0.5, 0.6, 0.7, 0.8, 0.6, 0.6, 0.9, 0.7],
+                          "output": [f"a says {i}" for i in range(4)] + [f"b says {i}" for i in range(4)]})
+    at = compare_page(frame, "scores.csv")
+    assert not at.error
+    assert at.selectbox(key="cp_base").value == "b" and at.selectbox(key="cp_new").value == "a"  # b: 0.7, a: 0.65
+    overall = table_with(at, "difference", "p_value", "method").iloc[0]
+    se = (0.05 / 3) ** 0.5 / 2
+    assert overall["difference"] == pytest.approx(-0.05)  # new (a) − base (b)
+    assert (overall["ci_low"], overall["ci_high"]) == pytest.approx((-0.05 - 3.182446 * se, -0.05 + 3.182446 * se),
+                                                                    abs=1e-6)
+    assert "paired t" in overall["method"]
+    pairs = table_with(at, "cell", "n", "share").set_index("cell")["n"].to_dict()
+    assert pairs == {"new higher": 1, "base higher": 2, "equal": 1}
+    assert "inconclusive" in answer(at)
+    assert at.selectbox(key="cp_cell").value == "new higher"
+    rows = examples_table(at)
+    assert list(rows["example_id"]) == ["3"]  # a 0.8 > b 0.7
+    assert "a says 3" in [t.value for t in at.text] and "b says 3" in [t.value for t in at.text]

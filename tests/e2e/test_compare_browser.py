@@ -1,0 +1,70 @@
+"""The Compare page (issue 28) in a real browser: two tools' logs uploaded together, the verdict sentence first, and
+the text of an example where the two models differ, shown as text.
+
+Known answers from the two Inspect AI logs of ARC-Easy (../shared/data/ecosystem/inspect_ai): claude-sonnet-4-0
+answered examples 1-5, all right; qwen2.5:0.5b examples 1-3, right on 1 only. Shared examples: 1, 2, 3. The default
+base is the better model (sonnet, 3/3 on the shared examples), new is qwen (1/3): worse by 2/3 = 66.7 points;
+examples 2 and 3 are "only base right", example 2 (the mold spores question) first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud collection error
+    pytest.importorskip("playwright.sync_api", reason="playwright not installed: browser tests skipped "
+                                                      "(pip install -r requirements-test.txt)")
+from playwright.sync_api import Page, expect  # noqa: E402
+
+from e2e_helpers import ANSWER, ERROR_ALERT, goto_page, screenshot, wait_idle  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "Which piece of safety equipment is used to keep mold spores from entering the respiratory system?"
+
+
+def test_two_inspect_logs_compared_with_the_verdict_and_the_differing_example(page: Page, shared_data: Path):
+    folder = shared_data / "ecosystem" / "inspect_ai"
+    files = [folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"]
+    if not all(f.is_file() for f in files):
+        pytest.skip("the Inspect AI sample logs are not in ../shared/data/ecosystem")
+    page.goto("/")
+    expect(page.locator("h1").first).to_have_text("Data")
+    wait_idle(page)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files([str(f) for f in files])
+    wait_idle(page)
+    expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text("2 models")
+    goto_page(page, "Compare")
+    answer = page.locator(ANSWER).first
+    # names are shown literally: a word joiner (U+2060) follows each ':' so that no shortcode can start
+    expect(answer).to_contain_text(re.compile(
+        r"ollama/qwen2\.5:\u2060?0\.5b is worse than anthropic/claude-sonnet-4-0 by 66\.7 points"))
+    expect(answer).to_contain_text("3 shared examples")
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    texts = page.locator("[data-testid='stText']")
+    expect(texts.filter(has_text=QUESTION)).to_have_count(1)  # the input of example 2, as text
+    expect(texts.filter(has_text=re.compile(r"^ANSWER:D"))).to_have_count(1)  # qwen's output: Markdown-free
+    expect(texts.filter(has_text=re.compile(r"^ANSWER: B$"))).to_have_count(1)  # sonnet's output
+    screenshot(page, "compare-inspect-arc")
+
+
+def test_promptfoo_export_compared_without_an_error(page: Page, shared_data: Path):
+    """promptfoo's sample export: two models, two riddles, both wrong on both (correct 0): the same score, and
+    the riddles' text readable in the browser."""
+    export = shared_data / "ecosystem" / "promptfoo" / "sample-export.json"
+    if not export.is_file():
+        pytest.skip("the promptfoo sample export is not in ../shared/data/ecosystem")
+    page.goto("/")
+    expect(page.locator("h1").first).to_have_text("Data")
+    wait_idle(page)
+    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files([str(export)])
+    wait_idle(page)
+    goto_page(page, "Compare")
+    expect(page.locator(ANSWER).first).to_contain_text("scores the same as")
+    expect(page.locator(ANSWER).first).to_contain_text("2 shared examples")
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    expect(page.locator("[data-testid='stText']").filter(has_text=re.compile(r"^An echo\.$"))).to_have_count(1)  # gpt-5 (base)
