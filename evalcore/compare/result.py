@@ -97,28 +97,31 @@ class Comparison:
         view = replace(self._log, table=rows, n_rows=n, frame=None, rows=None, _cache={})
         out = fetch(view, f"the examples of the comparison ({cell})", list(EXAMPLE_COLUMNS))
         out = out.sort_values(["task", "example_id"], ignore_index=True)
-        out = _with_text(out, self._text_rows(out), self.base, self.new)
+        out = _with_text(out, self._text_rows(out), self.text_roles(), self.base, self.new)
         self._cache[(cell, slice)] = out
         return out.copy()
 
+    def text_roles(self) -> list[str]:
+        """The example text roles (input, target, output, explanation) the log has."""
+        if self._text is not None:
+            return [r for r in EXAMPLE_TEXT_ROLES if r in self._text.columns]
+        log = self._log
+        source = log.rows if log.rows is not None else log.table
+        return [r for r in EXAMPLE_TEXT_ROLES if r in source.columns]
+
     def _text_rows(self, out: pd.DataFrame) -> pd.DataFrame | None:
         """(model, task, example_id, text roles) of the two runs' rows of the examples in ``out``."""
-        if out.empty:
+        text = self.text_roles()
+        if out.empty or not text:
             return None
         runs = [self.base, self.new]
         ids = out["example_id"].astype(str).unique().tolist()
         if self._text is not None:
-            text = [r for r in EXAMPLE_TEXT_ROLES if r in self._text.columns]
-            if not text:
-                return None
             frame = self._text
             keep = frame["model"].astype(str).isin(runs) & frame["example_id"].astype(str).isin(ids)
             return frame.loc[keep, ["model", "task", "example_id", *text]]
         log = self._log
         source = log.rows if log.rows is not None else log.table
-        text = [r for r in EXAMPLE_TEXT_ROLES if r in source.columns]
-        if not text:
-            return None
         chosen = source.filter(source.model.isin(runs) & source.example_id.isin(ids))
         return log.run(chosen.select("model", "task", "example_id", *text))
 
@@ -274,25 +277,24 @@ def _sentence(base, new, points: bool, row, level, margin, fdr, verdict, slices,
     return f"{head}: {what}; {tail}"
 
 
-def _with_text(out: pd.DataFrame, rows: pd.DataFrame | None, base: str, new: str) -> pd.DataFrame:
-    """``out`` with the :data:`TEXT_COLUMNS` the ``rows`` have: input and target from the base run's row (the new
-    run's where the base's is missing), output and explanation of each run; the first sample's value with one
-    (repeats)."""
-    if rows is None:
-        return out
-    rows = rows.astype({"model": str, "task": str, "example_id": str})
-    text = [r for r in EXAMPLE_TEXT_ROLES if r in rows.columns]
-    first = rows.groupby(["model", "task", "example_id"], sort=False)[text].first()
-    keys = pd.MultiIndex.from_arrays([out["task"].astype(str), out["example_id"].astype(str)])
-
-    def side(model):
-        part = first.xs(model, level="model") if model in first.index.get_level_values("model") else None
-        if part is None:
-            return pd.DataFrame(index=keys, columns=text, dtype=object)
-        return part.reindex(keys)
-
-    b, n = side(base), side(new)
+def _with_text(out: pd.DataFrame, rows: pd.DataFrame | None, text: list[str], base: str, new: str) -> pd.DataFrame:
+    """``out`` with the :data:`TEXT_COLUMNS` of the log's ``text`` roles (present, missing where absent, also
+    when ``out`` is empty): input and target from the base run's row (the new run's where the base's is missing),
+    output and explanation of each run; the first sample's value with one (repeats)."""
     out = out.copy()
+    keys = pd.MultiIndex.from_arrays([out["task"].astype(str), out["example_id"].astype(str)])
+    empty = pd.DataFrame(index=keys, columns=text, dtype=object)
+    if rows is None or rows.empty:
+        b = n = empty
+    else:
+        rows = rows.astype({"model": str, "task": str, "example_id": str})
+        first = rows.groupby(["model", "task", "example_id"], sort=False)[text].first()
+        models = set(first.index.get_level_values("model"))
+
+        def side(model):
+            return first.xs(model, level="model").reindex(keys) if model in models else empty
+
+        b, n = side(base), side(new)
     for role in ("input", "target"):
         if role in text:
             out[role] = b[role].where(b[role].notna(), n[role]).to_numpy()

@@ -1,0 +1,61 @@
+"""evalcore.compare on real tool logs (Inspect AI's two ARC runs, promptfoo's two-model export) and on an engine log
+with repeated samples and text (the text comes from the stored rows, the numbers equal the frame's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalcore.compare import CELLS, compare_runs
+from evalcore.data.validation import load_eval_log, load_eval_logs, validate
+from evalcore.engine.scan import scan
+from test_compare_slices import fixture_raw
+
+ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
+needs_ecosystem = pytest.mark.skipif(not ECOSYSTEM.is_dir(), reason="the shared ecosystem logs are not here")
+
+
+@needs_ecosystem
+def test_inspect_two_runs_of_arc_with_their_text():
+    frame = load_eval_logs([ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json",
+                            ECOSYSTEM / "inspect_ai" / "data_arc_sonnet.json"])
+    c = compare_runs(frame, "ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0")
+    # 3 shared ARC questions: qwen right on 1, sonnet on all 3 -> both right 1, only new right 2
+    assert dict(zip(c.pairs["cell"], c.pairs["n"])) == dict(zip(CELLS, [1, 0, 2, 0]))
+    row = c.overall.iloc[0]
+    assert row["n"] == 3 and row["difference"] == pytest.approx(2 / 3)
+    assert row["p_value"] == pytest.approx(0.5)  # 2 P(Bin(2, 1/2) <= 0)
+    assert c.verdict == "inconclusive"
+    differ = c.examples("only new right")
+    assert len(differ) == 2 and differ["new_output"].notna().all() and differ["input"].notna().all()
+    assert (differ["base_output"] != differ["new_output"]).all()
+    empty = c.examples("only base right")  # no row, but the same columns
+    assert empty.empty and list(empty.columns) == list(differ.columns)
+
+
+@needs_ecosystem
+def test_promptfoo_export_two_models():
+    frame = load_eval_log(ECOSYSTEM / "promptfoo" / "sample-export.json")
+    c = compare_runs(frame, "openai:gpt-5-mini", "openai:gpt-5")
+    assert c.metric == "correct" and c.overall["n"].iloc[0] == 2
+    assert list(c.pairs["n"]) == [0, 0, 0, 2]  # both runs fail both tests
+    both = c.examples("both wrong")
+    assert both["target"].iloc[0] == "echo" and both["new_output"].iloc[0] == "An echo."
+    scores = compare_runs(frame, "openai:gpt-5-mini", "openai:gpt-5", metric="score")
+    assert scores.overall["method"].iloc[0] == "paired t (cluster-robust by example)"
+
+
+def test_engine_log_with_repeats_and_text(tmp_path):
+    raw = fixture_raw()
+    path = tmp_path / "repeats.parquet"
+    pd.concat([raw.assign(repeat=r) for r in range(3)], ignore_index=True).to_parquet(path)
+    engine = compare_runs(scan(str(path)), "base", "new")
+    frame = compare_runs(validate(raw), "base", "new")
+    pd.testing.assert_frame_equal(engine.overall, frame.overall)
+    pd.testing.assert_frame_equal(engine.slices, frame.slices)
+    a = engine.examples("only base right", "category=law")
+    pd.testing.assert_frame_equal(a, frame.examples("only base right", "category=law"), check_dtype=False)
+    assert a["base_output"].iloc[0] == "base says 15"
+    assert any("several samples" in note for note in engine.notes)
