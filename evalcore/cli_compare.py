@@ -39,6 +39,8 @@ from evalcore.stats.headline import count, number
 REGRESSION = 3
 USAGE = """evalcore compare BASE NEW [options]
        evalcore compare LOG [LOG ...] --base MODEL --new MODEL [options]"""
+#: flagged slices printed (the worst first); the JSON and JUnit files hold all
+PRINTED = 20
 #: characters XML 1.0 cannot hold at all (escaping does not help): replaced in the JUnit file
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -202,6 +204,10 @@ def _unit(result) -> str:
     return " points" if _points(result) else ""
 
 
+def _margin_text(result) -> str:
+    return f"{100 * result.margin:g} points" if _points(result) else f"{result.margin:g}"
+
+
 def _difference(result, value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
@@ -222,20 +228,27 @@ def flagged_text(result) -> str:
     searched = f"{count(result.n_searched)} slices searched, {percent(result.fdr)} false discovery rate"
     if result.n_skipped_small:
         searched += f"; {count(result.n_skipped_small)} smaller than {result.min_slice} examples not searched"
+    if not result.n_searched:
+        return "no slice searched (" + (f"{count(result.n_skipped_small)} smaller than {result.min_slice} examples"
+                                        if result.n_skipped_small else "no slice column has two or more values "
+                                        "among the shared examples") + ")."
     if not rows:
         return f"no slice is flagged ({searched})."
+    shown = rows[:PRINTED]
     unit = " (points)" if _points(result) else ""
     head = ["slice", "n", "base", "new", f"difference{unit}", f"{percent(result.level)} interval", "q", "direction"]
     body = [[_one_line(str(row["slice"])), count(row["n"]), number(row["base"]), number(row["new"]),
              _difference(result, row["difference"]),
              f"{_difference(result, row['ci_low'])} to {_difference(result, row['ci_high'])}",
-             number(row["q_value"], 2), str(row["direction"])] for row in rows]
+             number(row["q_value"], 2), str(row["direction"])] for row in shown]
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
 
     def line(cells):
         return "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
-    return "\n".join([f"flagged slices ({len(rows)}; {searched}):", line(head), *map(line, body)])
+    more = ([f"  ... and {len(rows) - PRINTED:,} more flagged slices (--json and --junit list them all)"]
+            if len(rows) > PRINTED else [])
+    return "\n".join([f"flagged slices ({len(rows)}; {searched}):", line(head), *map(line, body), *more])
 
 
 def _one_line(text: str) -> str:
@@ -277,8 +290,7 @@ def junit_xml(result) -> str:
         failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
             f"{result.new} is worse than {result.base}: difference {_difference(result, overall['difference'])}"
             f"{_unit(result)} ({percent(result.level)} interval {_difference(result, overall['ci_low'])} to "
-            f"{_difference(result, overall['ci_high'])}{_unit(result)}; margin {_difference(result, result.margin)}"
-            f"{_unit(result)})"))
+            f"{_difference(result, overall['ci_high'])}{_unit(result)}; margin {_margin_text(result)})"))
         failure.text = _xml_text(result.sentence)
     for row in rows:
         case = ET.SubElement(suite, "testcase", classname="evalcore.compare.slices", name=_xml_text(row["slice"]))

@@ -226,3 +226,31 @@ def test_report_asked_to_compare_an_unknown_model_exits_1_and_writes_nothing(tmp
     assert not (tmp_path / "r.html").exists()
     half = evalcore("report", str(path), "--out", str(tmp_path / "r.html"), "--base", "base")
     assert half.returncode == 2 and "--base and --new go together" in half.stderr
+
+
+def test_two_logs_with_several_models_each_are_not_two_runs(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for path in (a, b):
+        pd.concat([run_frame("x", BASE_RIGHT), run_frame("y", NEW_RIGHT)]).to_csv(path, index=False)
+    out = evalcore("compare", str(a), str(b))
+    assert out.returncode == 1 and "each log must hold one model" in out.stderr and "--base MODEL" in out.stderr
+
+
+# ------------------------------------------------------------------------------------------------ in this process
+def test_junit_names_with_characters_xml_cannot_hold_still_parse():
+    """A slice value with a control character (XML 1.0 forbids it even escaped) and markup: the file parses, the
+    markup is kept literally, the control character is replaced by U+FFFD."""
+    from evalcore.cli_compare import flagged_text, junit_xml
+    from evalcore.compare import compare_runs
+    from evalcore.data.validation import validate
+
+    odd = "la\x0bw <b>&amp;"
+    frame = pd.concat([run_frame("base", BASE_RIGHT), run_frame("new", NEW_RIGHT)], ignore_index=True)
+    frame["group"] = np.where(frame["group"] == "law", odd, "math")
+    result = compare_runs(validate(frame), "base", "new")
+    root = ET.fromstring(junit_xml(result).encode("utf-8"))
+    names = [c.get("name") for c in root.iter("testcase")]
+    assert names == ["overall: new vs base", "group=la\ufffdw <b>&amp;"]
+    assert root.find("testsuite").get("failures") == "2"
+    text = flagged_text(result)
+    assert "group=la w <b>&amp;" in text  # printed on one line, as is
