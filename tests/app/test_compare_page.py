@@ -212,3 +212,55 @@ def test_a_score_metric_gets_a_paired_t_interval_and_the_three_cells():
     rows = examples_table(at)
     assert list(rows["example_id"]) == ["3"]  # a 0.8 > b 0.7
     assert "a says 3" in [t.value for t in at.text] and "b says 3" in [t.value for t in at.text]
+
+
+def test_downloads_of_the_slices_and_the_examples_shown(page):
+    labels = [b.proto.label for b in page.get("download_button")]
+    for label in ("Download slices (CSV)", "Download examples shown (CSV)", "Download paired outcomes 2x2 (CSV)",
+                  "Download the comparison (JSON)"):
+        assert label in labels, labels
+
+
+def test_a_numeric_column_is_sliced_in_quantile_bins():
+    """'length' = example id: four quantile bins of 10 examples each; slices of 10 are searched with the smallest
+    slice at 10. Bin [0, 9.75): ids 0-9, all both right: difference 0."""
+    frame = two_models().assign(length=lambda f: f["example_id"].astype(int))
+    at = compare_page(frame, "lengths.csv")
+    assert at.multiselect(key="cp_by").options == ["length"]
+    at.multiselect(key="cp_by").set_value(["length"]).run()
+    at.number_input(key="cp_min_slice").set_value(10).run()
+    assert_no_exception(at)
+    slices = table_with(at, "slice", "q_value", "flagged")
+    binned = slices[slices["column"] == "length"]
+    assert len(binned) == 4 and (binned["n"] == 10).all(), slices
+    assert len(slices) == 8  # t1, t2, g1, g2 and the four bins
+
+
+def test_hostile_model_names_are_shown_literally():
+    frame = two_models()
+    frame["model"] = frame["model"].map({"model-a": "=cmd|' /C calc'!A0", "model-b": "**<b>new</b>** :red[x]"})
+    at = compare_page(frame, "hostile.csv")
+    assert not at.error
+    sentence = answer(at)
+    assert "**<b>new</b>** :red[x] is worse than =cmd|' /C calc'!A0" in sentence, sentence
+    assert at.selectbox(key="cp_base").value == "=cmd|' /C calc'!A0"
+
+
+def test_a_saved_analysis_restores_the_pair_and_the_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    from test_workspace_page import open_link, save_analysis
+
+    at = compare_page(two_models())
+    at.selectbox(key="cp_base").set_value("model-b").run()
+    at.selectbox(key="cp_new").set_value("model-a").run()
+    at.selectbox(key="cp_fdr").set_value(0.05).run()
+    at.number_input(key="cp_margin").set_value(2.0).run()
+    assert_no_exception(at)
+    before = answer(at)
+    assert before.startswith("model-a is better than model-b by 10.0 points")
+    analysis_id = save_analysis(at, "b vs a")
+    other = open_link(analysis_id)
+    assert [t.value for t in other.title] == ["Compare"]
+    assert other.selectbox(key="cp_base").value == "model-b" and other.selectbox(key="cp_new").value == "model-a"
+    assert other.selectbox(key="cp_fdr").value == 0.05 and other.number_input(key="cp_margin").value == 2.0
+    assert answer(other) == before
