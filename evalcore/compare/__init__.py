@@ -7,7 +7,7 @@ model as runs named after their files (:mod:`.runs`). Never imports streamlit.
 
 from evalcore.compare.paired import BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, VERDICTS
 from evalcore.compare.result import Comparison, compare_runs
-from evalcore.compare.runs import run_name, runs_from_logs
+from evalcore.compare.runs import run_name, runs_from_logs, scan_runs
 
 __all__ = ["BINARY_METHOD", "CELLS", "SCORE_CELLS", "T_METHOD", "VERDICTS", "Comparison", "compare_runs",
-           "run_name", "runs_from_logs"]
+           "run_name", "runs_from_logs", "scan_runs"]

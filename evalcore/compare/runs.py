@@ -9,6 +9,7 @@ keeps them apart as "run / model" (an addition to the contract, where each log i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePath
 
 import pandas as pd
@@ -79,3 +80,34 @@ def runs_from_logs(logs: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     report["notes"] = (*notes, *report["notes"])
     report["files"] = tuple(str(name) for name, _ in logs)
     return out
+
+
+def scan_runs(paths: list, mapping: dict[str, str | None] | None = None, names: list[str] | None = None):
+    """The engine's :func:`runs_from_logs` (an addition to the contract): each path (a Parquet or CSV file, folder
+    or glob; ``mapping`` as for :func:`evalcore.engine.scan.scan`) is scanned and validated on one DuckDB
+    connection, its rows (each sample, with its text) get the run name (``names``, default the file's name as in
+    :func:`run_name`, made unique; a log of several models "run / model") as ``model``, and the union of the runs'
+    common columns is validated again as one :class:`~evalcore.engine.scan.LazyLog` (repeats averaged per example
+    there). Nothing is loaded into memory."""
+    import ibis
+
+    from evalcore.engine.scan import duckdb_connection, scan
+
+    if len(paths) < 2:
+        raise EvalDataError(f"Comparing runs needs at least two logs; got {len(paths)}.")
+    names = unique_names(list(names) if names is not None else [run_name(str(p)) for p in paths])
+    con = duckdb_connection()
+    parts, derived_task = [], True
+    for path, run in zip(paths, names):
+        log = scan(str(path), mapping, connection=con)
+        derived_task &= "task" not in log.mapping
+        rows = log.rows if log.rows is not None else log.table
+        models = log.models()
+        model = ibis.literal(run) if len(models) == 1 else ibis.literal(run + " / ") + rows.model
+        parts.append(rows.mutate(model=model))
+    common = [c for c in parts[0].columns if all(c in p.columns for p in parts[1:])
+              and not (c == "task" and derived_task)]  # a task filled in from the category: filled in again
+    union = parts[0].select(*common)
+    for part in parts[1:]:
+        union = union.union(part.select(*common))
+    return replace(scan(union), source=", ".join(str(p) for p in paths))

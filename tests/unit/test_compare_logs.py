@@ -59,3 +59,20 @@ def test_engine_log_with_repeats_and_text(tmp_path):
     pd.testing.assert_frame_equal(a, frame.examples("only base right", "category=law"), check_dtype=False)
     assert a["base_output"].iloc[0] == "base says 15"
     assert any("several samples" in note for note in engine.notes)
+
+
+def test_scan_runs_two_engine_logs_of_one_model(tmp_path):
+    from evalcore.compare import scan_runs
+
+    raw = fixture_raw()
+    paths = []
+    for name, model in (("gpt-jan.parquet", "base"), ("gpt-feb.parquet", "new")):
+        paths.append(tmp_path / name)
+        raw[raw["model"] == model].assign(model="gpt-4o").to_parquet(paths[-1])
+    log = scan_runs(paths)
+    assert log.models() == ["gpt-feb", "gpt-jan"] and log.frame is None
+    engine = compare_runs(log, "gpt-jan", "gpt-feb")
+    frame = compare_runs(validate(raw), "base", "new")
+    pd.testing.assert_frame_equal(engine.overall, frame.overall)
+    pd.testing.assert_frame_equal(engine.slices, frame.slices)  # the task filled in from the category: not searched
+    assert list(engine.examples("only new right", "category=tiny")["new_output"]) == ["new says 98"]
