@@ -34,8 +34,7 @@ TEXT = {"input": "input", "target": "target", "base_output": "base's output", "n
         "base_explanation": "base's explanation (scorer or judge)",
         "new_explanation": "new's explanation (scorer or judge)"}
 TERMS = glossary.TERMS
-FDR_HELP = TERMS.get("false discovery rate", "The false discovery rate: the expected share of false alarms among "
-                     "the flagged slices (Benjamini and Hochberg 1995).")
+FDR_HELP = f"{TERMS['false discovery rate']}\n\n{TERMS['Benjamini-Hochberg']} ({glossary.PAPERS['benjamini-hochberg']})"
 
 st.title("Compare")
 st.caption("Is the new model (or run) worse than the base, overall or on some slice of the examples? The two are "
@@ -120,7 +119,7 @@ min_slice = int(d3.number_input("Smallest slice (shared examples)", 2, 100_000, 
                                      "wide to flag anything)."))
 pairs_of_slices = d4.toggle("Pairs of slices", False, key="cp_pairs",
                             help="Also search every pair of two columns' values, e.g. category=law & group=y.")
-d1.caption(f"Confidence level: {percent(sel.level)} (the sidebar's).")
+d1.caption(f"Metric: {metric} (the Models page's) · confidence level: {percent(sel.level)} (the sidebar's).")
 if base == new:
     st.info("Choose two different models: base and new are the same.", icon=":material/info:")
     st.stop()
@@ -161,7 +160,9 @@ if comparison.n_searched:
                "fewer are expected to be false alarms.", help=FDR_HELP)
 st.caption(f"Each interval is a {pct} interval of the paired difference new − base on the examples both scored "
            f"({literal(method)}): {pct} of such intervals hold the true difference; one that excludes 0 says the "
-           "models differ there.", help=TERMS.get("interval"))
+           "models differ there.",
+           help=f"{TERMS['paired difference']}\n\n{TERMS['interval']}"
+                + (f"\n\n{TERMS['McNemar test']} ({glossary.PAPERS['newcombe']})" if "McNemar" in method else ""))
 for note in comparison.notes:
     st.caption(literal(note))
 with st.expander("The overall difference and every slice (tables)", icon=":material/table:"):
