@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from evalcore.compare.paired import (BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, VERDICTS, paired_estimates,
                                      paired_table, pairs_table, pick_metric)
-from evalcore.compare.slices import cell_sums, profile, search_columns, slice_table
+from evalcore.compare.slices import cell_counts, cell_sums, profile, search_columns, slice_table
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
 from evalcore.engine.examples import fetch
 from evalcore.engine.frames import as_log
@@ -70,6 +70,7 @@ class Comparison:
     _paired: object = field(default=None, repr=False)
     _conditions: dict = field(default_factory=dict, repr=False)
     _text: pd.DataFrame | None = field(default=None, repr=False)
+    _cell_counts: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def examples(self, cell: str, slice: str | None = None) -> pd.DataFrame:
@@ -90,10 +91,11 @@ class Comparison:
         condition = {"both right": (bv == 1) & (nv == 1), "only base right": (bv == 1) & (nv == 0),
                      "only new right": (bv == 0) & (nv == 1), "both wrong": (bv == 0) & (nv == 0),
                      "new higher": j.d > 0, "base higher": j.d < 0, "equal": j.d == 0}[cell]
-        for spec, key in self._conditions.get(slice, ()):
+        parts, counts = self._conditions[slice] if slice is not None else ((), self._cell_counts)
+        for spec, key in parts:
             condition = condition & spec.condition(j, key)
         rows = j.filter(condition).select(*EXAMPLE_COLUMNS)
-        n = int(self._log.run(rows.aggregate(n=rows.count()))["n"].iloc[0])
+        n = counts[cell]  # known from the sums: no pass to count them
         view = replace(self._log, table=rows, n_rows=n, frame=None, rows=None, _cache={})
         out = fetch(view, f"the examples of the comparison ({cell})", list(EXAMPLE_COLUMNS))
         out = out.sort_values(["task", "example_id"], ignore_index=True)
@@ -150,6 +152,9 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
     by = tuple(str(c) for c in (by or ()))
     text_frame = log if isinstance(log, pd.DataFrame) else None
     lg = _log_with(log, by)
+    if lg.kind != "log":
+        raise EvalDataError(f"{lg.source}: a {lg.kind} table cannot be compared example by example: comparing runs "
+                            "needs a per-example log (model, example_id and a correct or score column).")
     metric = pick_metric(lg, metric)
     models = lg.models()
     unknown = [m for m in (base, new) if m not in models]
@@ -187,7 +192,7 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
                       n_searched=n_searched, n_skipped_small=n_small, verdict=verdict, sentence=sentence,
                       pairs=pairs_table(total, binary), cells=CELLS if binary else SCORE_CELLS, by=by,
                       pairs_of_slices=bool(pairs_of_slices), notes=tuple(notes), _log=lg, _paired=j,
-                      _conditions=conditions, _text=text_frame)
+                      _conditions=conditions, _text=text_frame, _cell_counts=cell_counts(total))
 
 
 def _check_settings(level, margin, fdr, min_slice) -> None:

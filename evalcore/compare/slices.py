@@ -170,6 +170,14 @@ def cell_sums(log, j, specs: list[SliceColumn], counts: dict[str, int], pairs: b
     return total, tables
 
 
+def cell_counts(sums: pd.Series) -> dict[str, int]:
+    """The number of examples in each cell (:data:`~evalcore.compare.paired.CELLS` and ``SCORE_CELLS``) from
+    :data:`~evalcore.compare.paired.SUMS`."""
+    n, up, down = int(sums["n"]), int(sums["up"]), int(sums["down"])
+    return {"both right": int(sums["both"]), "only base right": int(sums["b"]), "only new right": int(sums["c"]),
+            "both wrong": int(sums["neither"]), "new higher": up, "base higher": down, "equal": n - up - down}
+
+
 def bh_qvalues(p) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (q-values) of ``p`` (module docstring); NaN stays NaN and is not
     counted in m."""
@@ -205,17 +213,17 @@ def shrunk_differences(estimate, se, level: float) -> np.ndarray:
 def slice_table(tables: dict, binary: bool, level: float, fdr: float, min_slice: int) -> tuple[pd.DataFrame, int,
                                                                                                   int, dict]:
     """The slices frame (:data:`SLICE_COLUMNS`, worst first), the number searched and skipped as small, and
-    {slice text: ((SliceColumn, key), ...)} for every slice (searched or not)."""
+    {slice text: (((SliceColumn, key), ...), {cell: examples})} for every slice (searched or not)."""
     rows, conditions = [], {}
     for group, sums in tables.items():
         if sums.empty:
             continue
         est = paired_estimates(sums, binary, level)
-        for key, r in est.iterrows():  # one row per slice: a few hundred at most, not per example
+        for (key, r), (_, cell) in zip(est.iterrows(), sums.iterrows()):  # one row per slice, not per example
             keys = key if isinstance(key, tuple) else (key,)
             parts = tuple(zip(group, keys))
             text = " & ".join(s.text(k) for s, k in parts)
-            conditions[text] = parts
+            conditions[text] = (parts, cell_counts(cell))
             rows.append({"slice": text, "column": " & ".join(s.name for s in group),
                          "value": " & ".join(s.label(k) for s, k in parts), **r.to_dict()})
     frame = pd.DataFrame(rows, columns=["slice", "column", "value", "n", "base", "new", "difference", "ci_low",
