@@ -3,15 +3,16 @@ Bayes shrinkage.
 
 Slices searched: each value of ``task``, ``category`` and ``group`` when the shared examples hold more than one, and
 of the columns in ``by`` (text metadata by value; numeric feature columns in :data:`N_BINS` quantile bins
-"x in [a, b)", the last closed); with ``pairs_of_slices`` also each pair of values of two of those columns. A column
-with more than :data:`MAX_VALUES` values is not searched (said in the notes).
+"x in [a, b)", the last closed, or by value "x=1.0" when they hold at most :data:`N_BINS` values); with
+``pairs_of_slices`` also each pair of values of two of those columns. A column with more than :data:`MAX_VALUES`
+values is not searched (said in the notes).
 
 All of it is one pass where the log lives: the paired table (:func:`evalcore.compare.paired.paired_table`) grouped
 by every searched column at once gives the :data:`~evalcore.compare.paired.SUMS` of each finest cell, and each
 slice's sums are sums of those cells (one group-by in pandas per column or pair); where the finest cells would be
 too many (more than :data:`MAX_CELLS` by the product of the columns' counts), one engine group-by per column (and
-pair) instead. A numeric column's quartile edges (over the base run's scored rows) come from one aggregate before, with the
-columns' value counts, over the base run's rows (a scan, no join).
+pair) instead. A numeric column's quartile edges and every column's count of values come from one aggregate
+before, over the base run's scored rows (a scan, no join).
 
 Multiple testing: Benjamini & Hochberg (1995, J R Stat Soc B 57:289-300) over the :math:`m` slices searched (those
 with at least ``min_slice`` shared examples): with the p-values sorted :math:`p_{(1)} \le \dots \le p_{(m)}`,
@@ -49,7 +50,8 @@ SLICE_COLUMNS = ("slice", "column", "value", "n", "base", "new", "difference", "
 
 @dataclass(frozen=True)
 class SliceColumn:
-    """A column searched: by value, or (``edges``: the base run's quartiles) in bins numbered 0.. with [e_k, e_k+1), the last closed."""
+    """A column searched: by value, or (``edges``: the base run's quartiles) in bins numbered 0.. with
+    [e_k, e_k+1), the last closed."""
 
     name: str
     edges: tuple[float, ...] = ()
@@ -126,10 +128,10 @@ def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColu
     specs, counts, notes = [], {}, []
     for i, name in enumerate(names):
         values = int(row[f"v{i}"] or 0)
-        if name in numeric:
+        if name in numeric and values > N_BINS:  # few values (e.g. a 0/1 flag): searched by value below
             edges = [row[f"min{i}"], *(row[f"q{i}_{q}"] for q in range(1, N_BINS)), row[f"max{i}"]]
             edges = tuple(sorted({float(e) for e in edges if e is not None and np.isfinite(e)}))
-            if len(edges) < 2:
+            if len(edges) < 3:  # one bin would hold every example
                 continue
             specs.append(SliceColumn(name, edges))
             counts[name] = len(edges)  # the bins and a missing value

@@ -147,3 +147,14 @@ def test_runs_from_logs_names_runs_after_files(tmp_path):
     assert run_name("runs/2024/x.jsonl.gz") == "x" and run_name("eval.json") == "eval"
     same = runs_from_logs([("a/x.csv", load_eval_log(paths[0])), ("b/x.csv", load_eval_log(paths[1]))])
     assert sorted(same["model"].unique()) == ["x", "x (2)"]
+
+
+def test_a_numeric_column_with_few_values_is_searched_by_value():
+    raw = fixture_raw(text=False)
+    raw["flag"] = (raw["length"] % 3 == 0).astype(float)
+    c = compare_runs(validate(raw), "base", "new", by=["flag"])
+    flag = c.slices[c.slices["column"] == "flag"].set_index("slice")
+    assert dict(flag["n"]) == {"flag=0.0": 66, "flag=1.0": 34}
+    # multiples of 3 only base right: x015 x018 x021 x024 x027 (law), x051 (math); only new right: x084 (history)
+    assert flag.loc["flag=1.0", "difference"] == pytest.approx((1 - 6) / 34)
+    assert list(c.examples("only new right", "flag=1.0")["example_id"]) == ["x084"]
