@@ -264,3 +264,18 @@ def test_a_saved_analysis_restores_the_pair_and_the_settings(tmp_path, monkeypat
     assert other.selectbox(key="cp_base").value == "model-b" and other.selectbox(key="cp_new").value == "model-a"
     assert other.selectbox(key="cp_fdr").value == 0.05 and other.number_input(key="cp_margin").value == 2.0
     assert answer(other) == before
+
+
+def test_the_tasks_chosen_on_the_models_page_restrict_the_comparison():
+    """Task t1 only (ids 0-19): base 20/20, new 12/20: -40 points on 20 shared examples; one task, so tasks are not
+    searched, and the two groups (10 examples each) are below the smallest slice (20): nothing searched."""
+    at = compare_page(two_models())
+    goto(at, "models")
+    at.multiselect(key="w_tasks").set_value(["t1"]).run()
+    goto(at, "compare")
+    sentence = answer(at)
+    assert "worse than model-a by 40.0 points" in sentence and "20 shared examples" in sentence, sentence
+    overall = table_with(at, "difference", "p_value", "method").iloc[0]
+    assert overall["n"] == 20 and overall["p_value"] == pytest.approx(2 / 256)
+    assert any("2 smaller ones were not searched" in c for c in texts(at.caption)), texts(at.caption)
+    assert not charts(at)
