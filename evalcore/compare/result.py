@@ -142,16 +142,19 @@ class Comparison:
 
 def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: float | None = None,
                  margin: float = 0.0, fdr: float = 0.1, seed: int = 0, pairs_of_slices: bool = False,
-                 min_slice: int = 20, metric: str | None = None) -> Comparison:
+                 min_slice: int = 20, metric: str | None = None, text: pd.DataFrame | None = None) -> Comparison:
     """Compare run ``new`` with run ``base`` (two models of ``log``, a validated frame or a
     :class:`~evalcore.engine.scan.LazyLog`) on the examples both scored (module docstring). ``seed`` is recorded
-    (no method here draws at random). EvalDataError for unknown runs, no shared example or bad settings."""
+    (no method here draws at random). ``text`` (an addition to the contract): a frame of rows (model, task,
+    example_id and text roles, e.g. every loaded sample) whose text :meth:`Comparison.examples` shows; default the
+    frame given, else the frame a LazyLog of a frame wraps, else the engine's rows. EvalDataError for unknown runs,
+    no shared example or bad settings."""
     level = DEFAULT_LEVEL if level is None else float(level)
     _check_settings(level, margin, fdr, min_slice)
     base, new = str(base), str(new)
     by = tuple(str(c) for c in (by or ()))
-    text_frame = log if isinstance(log, pd.DataFrame) else None
     lg = _log_with(log, by)
+    text_frame = text if text is not None else log if isinstance(log, pd.DataFrame) else lg.frame
     if lg.kind != "log":
         raise EvalDataError(f"{lg.source}: a {lg.kind} table cannot be compared example by example: comparing runs "
                             "needs a per-example log (model, example_id and a correct or score column).")

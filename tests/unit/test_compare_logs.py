@@ -76,3 +76,16 @@ def test_scan_runs_two_engine_logs_of_one_model(tmp_path):
     pd.testing.assert_frame_equal(engine.overall, frame.overall)
     pd.testing.assert_frame_equal(engine.slices, frame.slices)  # the task filled in from the category: not searched
     assert list(engine.examples("only new right", "category=tiny")["new_output"]) == ["new says 98"]
+
+
+def test_text_of_a_lazy_log_of_a_frame_and_of_given_samples():
+    from evalcore.engine.frames import as_log
+
+    raw = fixture_raw()
+    lazy = compare_runs(as_log(validate(raw)), "base", "new")  # the page's path: a LazyLog wrapping the frame
+    assert lazy.examples("only new right", "category=tiny")["new_output"].tolist() == ["new says 98"]
+    repeated = validate(pd.concat([raw.assign(repeat=r) for r in range(2)], ignore_index=True))
+    wrapped = as_log(repeated)  # samples averaged: the wrapped frame has no text
+    assert "output" not in wrapped.frame.columns
+    given = compare_runs(wrapped, "base", "new", text=repeated)
+    assert given.examples("only new right", "category=tiny")["new_output"].tolist() == ["new says 98"]
