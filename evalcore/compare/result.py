@@ -19,6 +19,7 @@ import itertools
 import json
 from dataclasses import dataclass, field, replace
 
+import ibis
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -40,6 +41,8 @@ EXAMPLE_COLUMNS = ("task", "example_id", "category", "group", "base_value", "new
 #: text columns of :meth:`Comparison.examples`, in order, where the log has the role
 TEXT_COLUMNS = ("input", "target", "base_output", "new_output", "base_explanation", "new_explanation")
 _names = itertools.count()
+#: the most example ids looked up as a list of literals (more: a semi-join with a table of them)
+MAX_IN_LIST = 5000
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +127,11 @@ class Comparison:
             return frame.loc[keep, ["model", "task", "example_id", *text]]
         log = self._log
         source = log.rows if log.rows is not None else log.table
-        chosen = source.filter(source.model.isin(runs) & source.example_id.isin(ids))
+        chosen = source.filter(source.model.isin(runs))
+        if len(ids) <= MAX_IN_LIST:
+            chosen = chosen.filter(chosen.example_id.isin(ids))
+        else:  # a long list of literals is slow to plan: a semi-join with the ids as a table instead
+            chosen = chosen.semi_join(ibis.memtable({"example_id": ids}), "example_id")
         return log.run(chosen.select("model", "task", "example_id", *text))
 
     def to_dict(self) -> dict:

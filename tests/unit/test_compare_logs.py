@@ -89,3 +89,15 @@ def test_text_of_a_lazy_log_of_a_frame_and_of_given_samples():
     assert "output" not in wrapped.frame.columns
     given = compare_runs(wrapped, "base", "new", text=repeated)
     assert given.examples("only new right", "category=tiny")["new_output"].tolist() == ["new says 98"]
+
+
+def test_engine_text_through_a_semi_join_for_many_ids(tmp_path, monkeypatch):
+    from evalcore.compare import result
+
+    raw = fixture_raw()
+    path = tmp_path / "text.parquet"
+    raw.to_parquet(path)
+    monkeypatch.setattr(result, "MAX_IN_LIST", 3)
+    c = compare_runs(scan(str(path)), "base", "new")
+    law = c.examples("only base right", "category=law")  # 15 ids > 3
+    assert law["base_output"].tolist() == [f"base says {k}" for k in range(15, 30)]
