@@ -52,8 +52,9 @@ EFFECTS = (0.05, 0.10, 0.20)
 SIZES = (100, 300, 1000)
 FDR = 0.1
 #: per (effect, size); twice as many global-null repetitions. One repetition costs 1-3 s (a compare_runs call on
-#: 24,000 rows, mostly compiling its queries, and a validation): the defaults run in about 8 minutes on 2 cores
-DEFAULT_REPS = 20
+#: 24,000 rows, mostly compiling its queries, and a validation): the defaults (330 repetitions) run in about 7
+#: minutes on 2 busy cores
+DEFAULT_REPS = 30
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,13 @@ same function computes as the overall row (:func:`pair_rows`; a few draws per se
 must give the same numbers: the table says the largest difference).
 
 The draw is up to 1,000 of about 12,000 questions (8%): the intervals, made for an infinite population, are then
-very slightly conservative for the pool's difference.
+very slightly conservative for the pool's difference (at 1,000 a correct 95% interval covers about 0.959).
+
+Measured (seed 0, 400 draws per pair and size, 2,000 intervals per row, MC SE 0.004-0.005), 95% intervals, 20 /
+50 / 100 / 300 / 1,000 questions: 0.969 / 0.955 / 0.951 / 0.963 / 0.967 (mean widths 42.6 / 26.9 / 19.0 / 11.0 /
+6.0 points); every draw compared alone gave its slice row's numbers exactly. Agreement on the full data (12,002 to
+12,032 questions per pair): the largest absolute difference from the independent computation over the 5 pairs and
+the four numbers (difference, ci_low, ci_high, p_value) is 1.1e-16. About 4 minutes on 2 busy cores.
 
 :func:`agreement` compares ``compare_runs`` on the FULL data of each pair with an independent computation written
 here from the formulas (numpy / scipy, not evalcore): Newcombe's method 10 with Wilson limits and the paper's
