@@ -131,9 +131,10 @@ def runs(args: argparse.Namespace):
     for path in args.logs:
         log = load([path], args.mapping, args.engine, args.strict)
         if not hasattr(log, "attrs"):  # a log in the engine (above EVALCORE_ENGINE_MB): runs are made in memory
-            raise EvalDataError(f"{path.name}: this log is read in the engine (it is large), and two separate logs "
-                                "are combined in memory; write both runs into one file with a model column and run "
-                                "evalcore compare LOG --base A --new B.")
+            raise EvalDataError(f"{path.name}: this log is read in the engine (--engine, or larger than "
+                                "EVALCORE_ENGINE_MB), but two logs become two runs in memory: use --engine never, or "
+                                "write both runs into one file with a model column and run evalcore compare LOG "
+                                "--base A --new B (compared in the engine).")
         logs.append((path.name, log))
     combined = runs_from_logs(logs)
     base, new = run_names(combined, [p.name for p in args.logs])
