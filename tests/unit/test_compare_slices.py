@@ -158,3 +158,17 @@ def test_a_numeric_column_with_few_values_is_searched_by_value():
     # multiples of 3 only base right: x015 x018 x021 x024 x027 (law), x051 (math); only new right: x084 (history)
     assert flag.loc["flag=1.0", "difference"] == pytest.approx((1 - 6) / 34)
     assert list(c.examples("only new right", "flag=1.0")["example_id"]) == ["x084"]
+
+
+def test_one_engine_pass_per_column_gives_the_same_slices(monkeypatch):
+    from evalcore.compare import slices
+
+    frame = validate(fixture_raw(text=False))
+    finest = compare_runs(frame, "base", "new", by=["length"], pairs_of_slices=True, min_slice=1)
+    monkeypatch.setattr(slices, "MAX_CELLS", 1)  # too many finest cells: one group-by per column and pair
+    apart = compare_runs(frame, "base", "new", by=["length"], pairs_of_slices=True, min_slice=1)
+    pd.testing.assert_frame_equal(finest.overall, apart.overall)
+    pd.testing.assert_frame_equal(finest.slices, apart.slices, check_dtype=False)
+    # singles 4 + 2 + 4; category x group 8; category x length bins: law 0-1, math 1-2, history 2-3, tiny 3 = 7;
+    # group x length 8
+    assert finest.n_searched == apart.n_searched == 10 + 8 + 7 + 8
