@@ -165,14 +165,14 @@ def run(args: argparse.Namespace) -> int:
     result = compare_runs(log, base, new, by=args.by or None, level=args.level, margin=args.margin, fdr=args.fdr,
                           seed=args.seed, pairs_of_slices=args.pairs_of_slices, min_slice=args.min_slice,
                           metric=args.metric)
-    print(result.sentence)
-    print(f"verdict: {result.verdict}")
-    print(flagged_text(result))
-    if args.json is not None:
+    if args.json is not None:  # the files first: they are written even if the terminal goes away
         _write(args.json, json.dumps(finite(result.to_dict()), indent=2, ensure_ascii=False, allow_nan=False,
                                      default=str) + "\n", "the JSON file")
     if args.junit is not None:
         _write(args.junit, junit_xml(result), "the JUnit file")
+    print(result.sentence)
+    print(f"verdict: {result.verdict}")
+    print(flagged_text(result))
     return REGRESSION if result.verdict == "regression" else 0
 
 

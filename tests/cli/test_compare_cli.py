@@ -125,6 +125,30 @@ def test_a_margin_wider_than_the_drop_is_still_a_flagged_slice_regression(tmp_pa
     assert cases["group=law"].find("failure") is not None
 
 
+def test_by_a_numeric_column_searches_its_quartiles_with_benjamini_hochberg_over_all_slices(tmp_path):
+    """--by length (= the example id 0..199): quartiles of 50 examples. The first two hold the drop: 30 of 50
+    discordant, all "only base right" (-0.60; exact McNemar p = 2 * 0.5**30); the others none. Six slices searched
+    (group=law, group=math and four quartiles): BH q of the two quartiles = p * 6 / 3 (ranks 2 and 3, the law group
+    rank 1 with p = 2 * 0.5**60, q = p * 6)."""
+    path = tmp_path / "by.csv"
+    frame = pd.concat([run_frame("base", BASE_RIGHT), run_frame("new", NEW_RIGHT)], ignore_index=True)
+    frame["length"] = np.tile(np.arange(N), 2)
+    frame.to_csv(path, index=False)
+    out = evalcore("compare", str(path), "--base", "base", "--new", "new", "--by", "length", "--json",
+                   str(tmp_path / "by.json"))
+    assert out.returncode == 3, out.stderr
+    data = json.loads((tmp_path / "by.json").read_text(encoding="utf-8"))
+    assert data["n_searched"] == 6 and data["settings"]["by"] == ["length"]
+    slices = {row["slice"]: row for row in data["slices"]}
+    bins = [row for name, row in slices.items() if name.startswith("length in ")]
+    assert len(bins) == 4 and all(row["n"] == 50 for row in bins)
+    drop = sorted((row for row in bins if row["flagged"]), key=lambda row: row["slice"])
+    assert len(drop) == 2 and all(row["difference"] == pytest.approx(-0.6) for row in drop)
+    assert all(row["q_value"] == pytest.approx(2 * 0.5 ** 30 * 6 / 3, rel=1e-6) for row in drop)
+    assert slices["group=law"]["q_value"] == pytest.approx(2 * 0.5 ** 60 * 6, rel=1e-6)
+    assert "flagged slices (3; 6 slices searched" in out.stdout
+
+
 # ------------------------------------------------------------------------------------------------ exit 0
 def test_an_improvement_exits_0_and_its_junit_has_no_failure(tmp_path):
     base, new = two_logs(tmp_path)
