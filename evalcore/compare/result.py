@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from evalcore.compare.paired import (BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, VERDICTS, paired_estimates,
+from evalcore.compare.paired import (BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, paired_estimates,
                                      paired_table, pairs_table, pick_metric)
 from evalcore.compare.slices import cell_counts, cell_sums, profile, search_columns, slice_table
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
