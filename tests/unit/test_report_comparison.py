@@ -115,3 +115,16 @@ def test_two_by_two_from_the_pairs_cells():
                           "n": [5, 3, 2, 1], "share": [5 / 11, 3 / 11, 2 / 11, 1 / 11]})
     assert two_by_two(pairs).to_dict("list") == {"base": ["right", "wrong", "total"], "new right": [5, 2, 7],
                                                  "new wrong": [3, 1, 4], "total": [8, 3, 11]}
+
+
+def test_by_columns_reach_the_comparison():
+    """Settings(by=("length",)) with length = the id: four quartiles of 50 searched beside the two groups; the drop
+    (ids 20..79) makes group=law and the first two quartiles flagged (3 of 6)."""
+    frame = paired_log().copy()
+    frame["length"] = frame["example_id"].astype(int)
+    log = validate(frame.drop(columns=[c for c in frame.columns if c not in ("model", "task", "example_id", "group",
+                                                                             "correct", "length")]))
+    section = comparison_of(build_report(log, settings=Settings(n_boot=50, base="old", new="new", by=("length",))))
+    assert (section.facts["n_searched"], section.facts["flagged"], section.facts["worse"]) == (6, 3, 3)
+    assert "and of length" in section.intro
+    assert sum(name.startswith("length in ") for name in section.tables["slices searched"]["slice"]) == 4
