@@ -139,7 +139,7 @@ def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColu
         if values <= 1:
             continue
         if values > MAX_VALUES:
-            notes.append(f"Column '{name}' holds about {values:,} values on the shared examples, more than "
+            notes.append(f"Column '{name}' holds about {values:,} values in the base run's rows, more than "
                          f"{MAX_VALUES:,}: not searched as slices (bin it, or choose a column with fewer values).")
             continue
         specs.append(SliceColumn(name))
@@ -218,7 +218,7 @@ def slice_table(tables: dict, binary: bool, level: float, fdr: float, min_slice:
     {slice text: (((SliceColumn, key), ...), {cell: examples})} for every slice (searched or not)."""
     rows, conditions = [], {}
     for group, sums in tables.items():
-        if sums.empty:
+        if sums.empty or (len(group) == 1 and len(sums) < 2):  # one value on the shared examples: the whole
             continue
         est = paired_estimates(sums, binary, level)
         for (key, r), (_, cell) in zip(est.iterrows(), sums.iterrows()):  # one row per slice, not per example

@@ -172,3 +172,11 @@ def test_one_engine_pass_per_column_gives_the_same_slices(monkeypatch):
     # singles 4 + 2 + 4; category x group 8; category x length bins: law 0-1, math 1-2, history 2-3, tiny 3 = 7;
     # group x length 8
     assert finest.n_searched == apart.n_searched == 10 + 8 + 7 + 8
+
+
+def test_a_column_with_one_value_on_the_shared_examples_is_not_a_slice():
+    raw = fixture_raw(text=False)
+    raw = raw[(raw["model"] == "base") | (raw["category"] == "math")]  # new scored only math
+    c = compare_runs(validate(raw), "base", "new")
+    assert c.overall["n"].iloc[0] == 40
+    assert set(c.slices["column"]) == {"group"} and c.n_searched == 2  # category: math alone, the whole
