@@ -40,6 +40,7 @@ PUBLIC = [
     ("evalcore.ppi.autoeval", "moment_table", "alpha"),
     ("evalcore.ppi.bradley_terry", "ppi_bradley_terry", "alpha"),
     ("evalcore.ppi.bradley_terry", "bradley_terry_of_log", "alpha"),
+    ("evalcore.ppi.bradley_terry", "judge_bradley_terry", "alpha"),
     ("evalcore.ppi.curves", "ess_curves", "alpha"),
     ("evalcore.ppi.curves", "annotator_quality", "alpha"),
     ("evalcore.ppi.curves", "bt_ess_curves", "alpha"),
