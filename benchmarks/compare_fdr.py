@@ -29,6 +29,14 @@ The tables give the mean FDP (the false discovery rate, which Benjamini-Hochberg
 14`` for independent tests) and the power by effect and slice size, with Monte Carlo SEs (sd / sqrt(R)), and the
 share of repetitions whose verdict is "regression" (what ``evalcore compare`` answers with exit code 3).
 
+Measured (``--reps 60 --seed 0``, 660 repetitions, 369 s on 2 busy cores), FDR asked 0.1: mean FDP 0.100 +/- 0.028
+under the global null (120 repetitions: the share with any false discovery), 0.067 / 0.069 / 0.097 (+/- 0.017-0.018)
+with a 5 / 10 / 20-point drop planted, 0.082 +/- 0.010 over all. Power, drop 5 / 10 / 20 points (rows) by slice
+size 100 / 300 / 1,000: 0.00 / 0.10 / 0.45; 0.13 / 0.50 / 0.97; 0.60 / 0.98 / 1.00 (MC SE at most 0.07). The
+verdict is "regression" in 0.083 of the global-null repetitions (overall interval below 0 or a slice flagged
+worse). With ``--fixed-base`` (``--reps 10``, 110 repetitions): no false discovery at all, power 0.30 / 1.00 / 1.00
+at 1,000 and 0.00 / 0.00 / 0.70 at 100 (the conservative case of step 3).
+
 :func:`simulate` takes any population (base's answers and their categories), so the unit test
 (``tests/unit/test_compare_coverage_small.py``) runs a small seeded synthetic version.
 """
