@@ -286,9 +286,10 @@ def _sentence(base, new, points: bool, row, level, margin, fdr, verdict, slices,
         tail = f"none of the {count(n_searched)} slices searched is flagged {rate}."
     else:
         k = len(flagged)
-        worst = flagged.iloc[0]  # slices are sorted worst first
+        worse = flagged.iloc[0]["difference"] < 0  # slices are sorted worst first
+        named, label = (flagged.iloc[0], "worst") if worse else (flagged.iloc[-1], "largest gain")
         tail = (f"{k} of {count(n_searched)} slices searched {'is' if k == 1 else 'are'} flagged {rate} "
-                f"(worst: {worst['slice']}, {fmt(worst['difference'])}{unit}).")
+                f"({label}: {named['slice']}, {fmt(named['difference'])}{unit}).")
     return f"{head}: {what}; {tail}"
 
 

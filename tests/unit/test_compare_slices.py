@@ -180,3 +180,9 @@ def test_a_column_with_one_value_on_the_shared_examples_is_not_a_slice():
     c = compare_runs(validate(raw), "base", "new")
     assert c.overall["n"].iloc[0] == 40
     assert set(c.slices["column"]) == {"group"} and c.n_searched == 2  # category: math alone, the whole
+
+
+def test_the_sentence_names_the_largest_gain_when_the_flagged_slices_are_better():
+    c = compare_runs(validate(fixture_raw()), "new", "base")  # swapped: law is now 50 points better
+    assert c.slices.set_index("slice").loc["category=law", "direction"] == "better"
+    assert "(largest gain: category=law, 50.0 points)" in c.sentence and "worst" not in c.sentence
