@@ -22,6 +22,8 @@ from pathlib import Path
 import ibis
 import ibis.expr.types as ir
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits, env_number
@@ -35,6 +37,8 @@ VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 #: an example's text (roles input, target, output, explanation) is cut at this many characters, as in memory at
 #: 4 KB (:mod:`evalcore.data.text`; an engine's substring counts characters, not bytes)
 TEXT_CHARACTERS = 4096
+#: the least a log's row takes once decoded in memory: a model name and an example id as text and one number
+DECODED_ROW_BYTES = 40
 #: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
 UNIT_TOLERANCE = 1e-6
 PARQUET = (".parquet", ".pq")
@@ -140,7 +144,9 @@ def duckdb_connection() -> "ibis.BaseBackend":
 def belongs_in_engine(paths, mode: str = "auto") -> bool:
     """Whether to open ``paths`` with :func:`scan` rather than in memory: ``mode`` "always", "never", or "auto":
     every path is a Parquet or CSV file, folder or glob, and together they exceed ``EVALCORE_ENGINE_MB`` megabytes
-    (default 200, the in-memory reader's size limit ``EVALCORE_MAX_FILE_MB``)."""
+    (default 200, the in-memory reader's size limit ``EVALCORE_MAX_FILE_MB``), counting a Parquet file by its data
+    once decoded, as the in-memory reader counts it: at least its footer's uncompressed row-group sizes and
+    :data:`DECODED_ROW_BYTES` a row (a 15 MB file of ten million rows decodes to far more than 15 MB)."""
     if mode != "auto":
         return mode == "always"
     try:
@@ -149,7 +155,19 @@ def belongs_in_engine(paths, mode: str = "auto") -> bool:
         return False
     if not files or any(_kind(f) is None for f in files):
         return False
-    return sum(f.stat().st_size for f in files) > env_number("EVALCORE_ENGINE_MB", 200) * 2**20
+    return sum(_decoded_size(f) for f in files) > env_number("EVALCORE_ENGINE_MB", 200) * 2**20
+
+
+def _decoded_size(path: Path) -> int:
+    """A CSV file's size; a Parquet file's uncompressed data (its size on disk when the footer cannot be read)."""
+    if _kind(path) == "parquet":
+        try:
+            meta = pq.ParquetFile(path).metadata
+            uncompressed = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+            return max(path.stat().st_size, uncompressed, DECODED_ROW_BYTES * meta.num_rows)
+        except (OSError, pa.ArrowException):
+            pass
+    return path.stat().st_size
 
 
 def scan(source, mapping: dict[str, str | None] | None = None, table: str | None = None,
