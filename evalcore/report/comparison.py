@@ -1,7 +1,7 @@
 """The report's Comparison section (issue #28, point 4): NEW against BASE, two models of the log, when the report is
 built with ``Settings(base=..., new=...)`` (``evalcore report LOG --base A --new B``).
 
-The numbers are :func:`evalcore.compare.compare_runs`'s (the contract /work/notes/compare28.md): the verdict
+The numbers are :func:`evalcore.compare.compare_runs`'s (issue #28's contract): the verdict
 sentence, the overall paired difference, the 2x2 table of the examples both runs scored, the flagged slices, every
 slice searched, and the forest plot of the slices (:func:`evalcore.compare.figures.slice_forest`).
 """
