@@ -27,7 +27,7 @@ TASKS = {"![t](http://127.0.0.1:9/x.png)": "=cat", '<a href="http://example.inva
 GROUPS = ["`g1`", "# g2", "- g3", "\t=g4"]
 FILENAME = "**f**![f](http://127.0.0.1:9/f.png).csv"
 HOSTILE = [*MODELS, *TASKS, *TASKS.values(), *GROUPS, FILENAME]
-PAGES = ["data", "models", "calibration", "subgroups", "leaderboard", "sampling", "autoeval"]
+PAGES = ["data", "models", "calibration", "subgroups", "leaderboard", "compare", "sampling", "autoeval"]
 MARKDOWN = ["title", "subheader", "caption", "markdown", "info", "warning", "error", "success"]
 LABELLED = ["tabs", "number_input", "selectbox", "multiselect", "radio", "checkbox", "text_input", "slider",
             "select_slider", "toggle", "button", "download_button", "expander"]
