@@ -38,6 +38,18 @@ def open_app(page: Page) -> None:
     wait_idle(page)
 
 
+def inspect_arc_logs(shared_data) -> list:
+    """The two Inspect AI logs of ARC (two models, shared examples with text) in ../shared/data/ecosystem; the test
+    is skipped where they are missing."""
+    import pytest
+
+    folder = shared_data / "ecosystem" / "inspect_ai"
+    files = [folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"]
+    if not all(f.is_file() for f in files):
+        pytest.skip("the Inspect AI sample logs are not in ../shared/data/ecosystem")
+    return files
+
+
 def load_demo(page: Page, label: str) -> None:
     """Pick the demo whose description contains ``label`` on the Data page and load it."""
     page.get_by_role("combobox").first.click()  # the demo picker

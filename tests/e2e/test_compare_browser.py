@@ -20,7 +20,8 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import ANSWER, ERROR_ALERT, goto_page, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import (ANSWER, ERROR_ALERT, UPLOADER, goto_page, inspect_arc_logs, open_app, screenshot,  # noqa: E402
+                         wait_idle)
 
 pytestmark = pytest.mark.e2e
 
@@ -28,14 +29,9 @@ QUESTION = "Which piece of safety equipment is used to keep mold spores from ent
 
 
 def test_two_inspect_logs_compared_with_the_verdict_and_the_differing_example(page: Page, shared_data: Path):
-    folder = shared_data / "ecosystem" / "inspect_ai"
-    files = [folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"]
-    if not all(f.is_file() for f in files):
-        pytest.skip("the Inspect AI sample logs are not in ../shared/data/ecosystem")
-    page.goto("/")
-    expect(page.locator("h1").first).to_have_text("Data")
-    wait_idle(page)
-    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files([str(f) for f in files])
+    files = inspect_arc_logs(shared_data)
+    open_app(page)
+    page.locator(UPLOADER).set_input_files([str(f) for f in files])
     wait_idle(page)
     expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text("2 models")
     goto_page(page, "Compare")

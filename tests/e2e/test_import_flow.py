@@ -13,7 +13,8 @@ if os.environ.get("CI") != "true":  # in CI a missing playwright must be a loud 
                                                       "(pip install -r requirements-test.txt)")
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from e2e_helpers import SIDEBAR, expect_charts, goto_page, screenshot, wait_idle  # noqa: E402
+from e2e_helpers import (SIDEBAR, UPLOADER, expect_charts, goto_page, inspect_arc_logs, open_app, screenshot,  # noqa: E402
+                         wait_idle)
 
 pytestmark = pytest.mark.e2e
 
@@ -21,14 +22,9 @@ pytestmark = pytest.mark.e2e
 def test_two_inspect_logs_uploaded_together_become_one_two_model_log(page: Page, shared_data: Path):
     """The two Inspect AI JSON logs of ARC (two models) chosen together in the file dialog: one log, two models,
     the tool named in the report, the Models page comparing them."""
-    folder = shared_data / "ecosystem" / "inspect_ai"
-    files = [folder / "data_arc_qwen.json", folder / "data_arc_sonnet.json"]
-    if not all(f.is_file() for f in files):
-        pytest.skip("the Inspect AI sample logs are not in ../shared/data/ecosystem")
-    page.goto("/")
-    expect(page.locator("h1").first).to_have_text("Data")
-    wait_idle(page)
-    page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files([str(f) for f in files])
+    files = inspect_arc_logs(shared_data)
+    open_app(page)
+    page.locator(UPLOADER).set_input_files([str(f) for f in files])
     expect(page.get_by_text("Columns of 2 files")).to_be_visible()
     wait_idle(page)
     success = page.locator("[data-testid='stAlertContentSuccess']").first

@@ -54,6 +54,7 @@ def test_mmlu_pro_header_is_a_log_with_src_as_group(shared_file):
         "category": "category",
         "src": "group",
         "correct": "correct",
+        "answer": "target",  # the answer key's letter: the example's reference answer (text)
     }
     assert detect_kind(mapping.values()) == LOG
 
