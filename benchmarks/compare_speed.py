@@ -8,12 +8,12 @@ new), columns model, task (10 values), example_id, category (20 values), correct
 ``python -m evalcore compare LOG --base A --new B`` in a subprocess (read through the engine, compare, print the
 verdict); median of ``repeats`` runs (default 3). Until the command line has ``compare``, ``compare_runs`` is timed
 in-process on the log opened in the engine (``evalcore.cli.load``, engine "always"), and the row says so. Engine
-"auto" goes by the size on disk (over 200 MB), and this 15 MB Parquet decodes to over 200 MB, which the in-memory
-reader refuses: when the plain command fails so, it is timed with ``--engine always`` and the row says so.
+"auto" counts a Parquet file by what it decodes to (this 15 MB file goes to the engine); should the plain command
+still be refused for its size, it is timed with ``--engine always`` and the row says so.
 
-Measured (2 cores shared with other work, load average about 7.6): 27.2 / 28.2 / 38.4 s, median 28.2 s, exit code 3
-each time; the plain command (engine "auto") exits 1 with the message above. In-process, opening the log in the
-engine (scan and validation) took 13.8 s and ``compare_runs`` 9.8 s; the rest is Python's start and imports.
+Measured (2 cores, otherwise idle): 7.6 / 7.7 / 7.7 s, median 7.7 s, exit code 3 each time, with the plain command
+(engine "auto"). Under other load (load average about 7.6) with ``--engine always``: 27.2 / 28.2 / 38.4 s, median
+28.2 s; there opening the log in the engine (scan and validation) took 13.8 s and ``compare_runs`` 9.8 s.
 """
 
 from __future__ import annotations
