@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalcore.cli import _level, _log_arguments, load
+from evalcore.cli import _level, _log_arguments, _one_line, _positive, load
 from evalcore.errors import EvalDataError, listed
 from evalcore.stats.figures import percent
 from evalcore.stats.headline import count, number
@@ -60,7 +60,7 @@ def add_parser(commands) -> None:
     comparison_arguments(compare)
     compare.add_argument("--pairs-of-slices", action="store_true",
                          help="also search pairs of slices (e.g. category=law & group=y)")
-    compare.add_argument("--min-slice", type=_count, default=20, metavar="N",
+    compare.add_argument("--min-slice", type=_positive, default=20, metavar="N",
                          help="smallest slice searched, in shared examples (20)")
     compare.add_argument("--level", type=_level, default=None,
                          help="confidence level of the intervals (evalcore's default, 0.95)")
@@ -87,13 +87,6 @@ def comparison_arguments(parser: argparse.ArgumentParser) -> None:
                              "by more than this; for a 0/1 metric a fraction, 0.01 = one percentage point (0)")
     parser.add_argument("--fdr", type=_fdr, default=0.1,
                         help="false discovery rate of the slices flagged (Benjamini-Hochberg; 0.1)")
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text}")
-    return value
 
 
 def _margin(text: str) -> float:
@@ -250,10 +243,6 @@ def flagged_text(result) -> str:
     more = ([f"  ... and {len(rows) - PRINTED:,} more flagged slices (--json and --junit list them all)"]
             if len(rows) > PRINTED else [])
     return "\n".join([f"flagged slices ({len(rows)}; {searched}):", line(head), *map(line, body), *more])
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _xml_text(text) -> str:
