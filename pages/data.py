@@ -38,11 +38,14 @@ with left:
     st.subheader("Built-in demos")
     current = ds.source()
     demo_names = list(ds.DEMOS)
-    choice = st.selectbox("Demo", demo_names, format_func=ds.DEMOS.get, key="demo_choice",
-                          index=demo_names.index(current["name"]) if current["type"] == "demo" else 0)
-    if st.button("Load demo", icon=":material/play_arrow:", type="primary"):
-        ds.use_demo(choice)
-        st.rerun()
+    # One form: the choice and the click reach the server together (a choice alone would start a rerun, and a click
+    # arriving while it runs could be lost).
+    with st.form("demo_form", border=False):
+        choice = st.selectbox("Demo", demo_names, format_func=ds.DEMOS.get, key="demo_choice",
+                              index=demo_names.index(current["name"]) if current["type"] == "demo" else 0)
+        if st.form_submit_button("Load demo", icon=":material/play_arrow:", type="primary"):
+            ds.use_demo(choice)
+            st.rerun()
 with right:
     st.subheader("Upload")
     uploaded = st.file_uploader(

@@ -144,9 +144,12 @@ def level_picker(data: ActiveData) -> None:
     """The one control of the confidence level (in the sidebar): the level of every interval on every page, in
     the report and in saved analyses. The widget follows the selection (e.g. one opened from a saved link) and a
     change is stored in the selection before the page runs."""
-    if st.session_state.get(LEVEL_KEY) != current(data).level:
-        st.session_state[LEVEL_KEY] = current(data).level
-    st.select_slider("Confidence level of every interval", LEVELS, key=LEVEL_KEY, format_func=percent,
+    level = current(data).level
+    if st.session_state.get(LEVEL_KEY) != level:
+        st.session_state[LEVEL_KEY] = level
+    # The default is the selection's level too: a browser that resets its widgets (as Streamlit's does when a page
+    # switch meets a rerun still running) falls back to the default, which would otherwise be the first option (80%).
+    st.select_slider("Confidence level of every interval", LEVELS, value=level, key=LEVEL_KEY, format_func=percent,
                      on_change=lambda: update(data, level=st.session_state[LEVEL_KEY]),
                      help=f"{glossary.explain('interval')} Used by every page, the report and saved analyses; "
                           f"{percent(DEFAULT_LEVEL)} by default.")

@@ -103,8 +103,7 @@ def test_another_signed_in_user_cannot_open_an_upload_by_its_digest():
 def test_the_default_demo_keeps_a_clean_address_and_another_demo_is_named():
     at = open_app()
     assert dict(at.query_params) == {}
-    at.selectbox(key="demo_choice").set_value("sklearn")
-    at.run()
+    at.selectbox(key="demo_choice").set_value("sklearn")  # a form: the choice is sent with the click
     [b for b in at.button if b.label == "Load demo"][0].click()
     at.run()
     assert dict(at.query_params) == {"demo": "sklearn"}

@@ -114,8 +114,7 @@ def test_a_saved_analysis_link_restores_view_selection_settings_and_numbers(fold
     goto(other, "calibration")
     assert other.query_params["analysis"] == analysis_id
     goto(other, "data")
-    other.selectbox(key="demo_choice").set_value("battles")
-    other.run()
+    other.selectbox(key="demo_choice").set_value("battles")  # a form: the choice is sent with the click
     other.button[[b.label for b in other.button].index("Load demo")].click()
     other.run()
     assert_no_exception(other)

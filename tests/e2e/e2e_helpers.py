@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
@@ -69,6 +70,11 @@ def expect_charts(page: Page, minimum: int = 1) -> int:
     """At least ``minimum`` plotly charts drawn on the page; returns how many."""
     expect(page.locator(PLOTLY).first).to_be_visible()
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    try:  # the page's later charts may still be mounting after the first one shows
+        page.wait_for_function(f"() => document.querySelectorAll(\"{PLOTLY}\").length >= {minimum}",
+                               timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below names the count found
     n = page.locator(PLOTLY).count()
     assert n >= minimum, f"expected at least {minimum} plotly chart(s) on {page.url}, found {n}"
     return n
