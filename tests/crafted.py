@@ -268,14 +268,14 @@ def deflated_member(size: int, byte: bytes = b" ") -> tuple[bytes, int]:
     return b"".join(out) + compressor.flush(), crc
 
 
-def raw_zip(members: list[tuple[str, bytes, int, int]]) -> bytes:
-    """A zip written by hand: ``(name, deflated bytes, declared size, crc)`` per member, so that the declared
-    (uncompressed) size may lie."""
+def raw_zip(members: list[tuple[str, bytes, int, int]], method: int = 8) -> bytes:
+    """A zip written by hand: ``(name, compressed bytes, declared size, crc)`` per member, so that the declared
+    (uncompressed) size may lie; ``method`` is the members' compression (8: deflate, 93: Zstandard)."""
     out, directory = bytearray(), bytearray()
     for name, deflated, declared, crc in members:
         encoded = name.encode()
         offset = len(out)
-        fields = struct.pack("<HHHHHIII", 20, 0, 8, 0, 0, crc, len(deflated), declared)
+        fields = struct.pack("<HHHHHIII", 20, 0, method, 0, 0, crc, len(deflated), declared)
         out += b"PK\x03\x04" + fields + struct.pack("<HH", len(encoded), 0) + encoded + deflated
         directory += (b"PK\x01\x02" + struct.pack("<H", 20) + fields + struct.pack("<HHHHHII", len(encoded), 0, 0, 0,
                                                                                     0, 0, offset) + encoded)
@@ -363,3 +363,13 @@ def mutated(doc, rng):
         parent[path[-1]] = json.loads(rng.choice(['null', '[]', '{}', '"x"', '1.5', 'true', '-1', '"Infinity"',
                                                   '[1, "a"]', '{"a": null}']))
     return doc
+
+
+def zstd_zip(members: dict[str, bytes]) -> bytes:
+    """A zip whose members are Zstandard-compressed (method 93), as Inspect AI writes its ``.eval`` logs since
+    version 0.3.206 (Python 3.11's zipfile cannot write one)."""
+    import zstandard
+
+    return raw_zip([(name, zstandard.ZstdCompressor().compress(data), len(data), zlib.crc32(data))
+                    for name, data in members.items()], method=93)
+

@@ -148,12 +148,12 @@ def _convert_one(file: LogFile) -> Imported:
     scorers = _scorers(spec, results)
     imported = None
     if samples and not any(_has_score(sample) for sample in samples) and _result_scores(results):
-        try:  # the samples carry no score, the results do: the run's figures, as for a log without samples
-            imported = _summary(file, model, task, scorers, results, why=(
-                f"{file.name}: none of the {len(samples):,} sample(s) it holds has a score (they failed, or the log "
-                "was cut), but its results hold the run's figures"))
-        except EvalDataError:
-            imported = None  # no accuracy in the results either: the samples' refusal below says why
+        errored = sum(1 for s in samples if isinstance(s, dict) and s.get("error"))
+        # the samples carry no score, the results do: the run's figures, as for a log without samples (or, when
+        # they give no accuracy either, the reason why neither can be used)
+        imported = _summary(file, model, task, scorers, results, why=(
+            f"{file.name}: none of the {len(samples):,} sample(s) it holds has a score ({errored:,} errored; or the "
+            "log was cut) and only its results hold the run's figures"))
     if imported is None and not samples:
         imported = _summary(file, model, task, scorers, results)
     elif imported is None:
@@ -438,9 +438,13 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     columns = pd.DataFrame(values, index=pd.RangeIndex(len(samples)))
     if columns.shape[1] == 0:
         errored = sum(1 for s in samples if s.get("error"))
-        why = f" ({errored:,} of them errored)" if errored else ""
-        raise EvalDataError(f"{file.name}: none of its {len(samples):,} samples has a score{why}: the log holds no "
-                            "results to evaluate (did every sample fail?).")
+        if errored:
+            raise EvalDataError(f"{file.name}: none of its {len(samples):,} samples has a score ({errored:,} of them "
+                                "errored): the log holds no results to evaluate (did every sample fail?).")
+        declared = f" (the task declares {', '.join(repr(s.name) for s in scorers)})" if scorers else ""
+        raise EvalDataError(f"{file.name}: none of its {len(samples):,} samples has a score and none errored: the run "
+                            f"was not scored{declared}, e.g. made with --no-score or without a scorer. Score it "
+                            "with `inspect score <log>` and upload the scored log.")
     known = {s.name: s for s in scorers}
     owner = {c: _owner(c, known) for c in columns}
     listed = [c for name in order for c in columns if owner[c][0] == name]

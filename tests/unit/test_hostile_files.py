@@ -444,6 +444,33 @@ def test_a_zip_member_inflating_past_its_stated_size_is_read_in_bounded_chunks()
     assert peak < 32 * MB  # ZipFile.read would hold 300 MB before cutting it to 100 bytes
 
 
+def test_a_zstandard_zip_member_is_read_in_bounded_chunks_and_checked():
+    import tracemalloc
+
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor().compressobj()
+    block = b"a" * MB
+    bomb = b"".join(compressor.compress(block) for _ in range(300)) + compressor.flush()  # 300 MB expanded
+    data = crafted.raw_zip([("run.csv", bomb, 100, zlib.crc32(b"a" * 100))], method=93)  # states 100 bytes
+    tracemalloc.start()
+    with pytest.raises(EvalDataError, match=r"member 'run\.csv' cannot be read.*101 bytes.*where the zip states "
+                                            r"100 bytes"):
+        zip_members(data, "run.zip", Budget(ReadLimits()))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 32 * MB
+    good = crafted.zstd_zip({"run.csv": GOOD})
+    assert zip_members(good, "run.zip", Budget(ReadLimits()))[0].data == GOOD
+    wrong_crc = crafted.raw_zip([("run.csv", zstandard.ZstdCompressor().compress(GOOD), len(GOOD), 7)], method=93)
+    with pytest.raises(EvalDataError, match=r"member 'run\.csv' cannot be read.*where the zip states .* 00000007"):
+        zip_members(wrong_crc, "run.zip", Budget(ReadLimits()))
+    damaged = bytearray(good)
+    damaged[40:48] = b"\xff" * 8  # inside the member's compressed frame
+    with pytest.raises(EvalDataError, match=r"member 'run\.csv' cannot be read"):
+        zip_members(bytes(damaged), "run.zip", Budget(ReadLimits()))
+
+
 def test_a_zip_member_stating_more_than_the_budget_is_refused_before_reading():
     deflated, crc = crafted.deflated_member(1000, b"a")
     data = crafted.raw_zip([("run.csv", deflated, 2**31, crc)])

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import crafted
+
 from benchmarks.inspect_log import make_eval_log
 from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
 from evalcore.importers import inspect
@@ -108,6 +110,37 @@ def test_eval_zip_with_and_without_summaries_agree():
     assert len(full) == 600 and full["repeat"].nunique() == 2
     key = ["example_id", "repeat"]
     assert full.sort_values(key)["correct"].tolist() == bare.sort_values(key)["correct"].tolist()
+
+
+def test_eval_zip_with_zstandard_members_reads_as_the_deflated_one(folder):
+    """Inspect writes .eval members with Zstandard (zip method 93) by default since 0.3.206 (its CHANGELOG)."""
+    path = folder / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    zstd = crafted.zstd_zip(members)
+    assert zipfile.ZipFile(io.BytesIO(zstd)).infolist()[0].compress_type == 93
+    assert tool_of(LogFile(path.name, zstd)) == "Inspect AI"
+    frame = load_eval_log((path.name, zstd))
+    assert len(frame) == 10 and frame["correct"].mean() == pytest.approx(0.8)  # header: accuracy 0.8
+    assert frame.drop(columns=[]).equals(load_eval_log(path))
+
+
+def test_an_unscored_log_says_so_and_how_to_score_it():
+    samples = [{"id": i, "epoch": 1, "scores": {}} for i in (1, 2, 3)]
+
+    def log() -> bytes:
+        return crafted.zstd_zip({"header.json": json.dumps({
+            "version": 2, "status": "success", "eval": {"task": "t", "model": "m/x", "scorers": [{"name": "match"}]},
+            "results": {"total_samples": 3, "completed_samples": 3, "scores": []}}).encode(),
+            **{f"samples/{s['id']}_epoch_1.json": json.dumps(s).encode() for s in samples}})
+
+    with pytest.raises(EvalDataError, match=r"^run\.eval: none of its 3 samples has a score and none errored: the "
+                                            r"run was not scored \(the task declares 'match'\).*inspect score"):
+        load_eval_log(("run.eval", log()))
+    samples[0]["error"] = {"message": "boom"}
+    with pytest.raises(EvalDataError, match=r"none of its 3 samples has a score \(1 of them errored\): .*did every "
+                                            r"sample fail"):
+        load_eval_log(("run.eval", log()))
 
 
 def test_interrupted_eval_zip_without_header_reads_its_journal():

@@ -345,9 +345,11 @@ def test_inspect_samples_without_scores_fall_back_to_the_results():
     doc["results"]["scores"][0]["metrics"]["accuracy"]["value"] = 0.75
     frame = load_eval_logs([("unscored.json", json.dumps(doc).encode())])
     assert frame[["n", "accuracy", "n_correct"]].values.tolist() == [[4, 0.75, 3]]  # 0.75 x 4 = 3
-    assert any(n.startswith("unscored.json: none of the 2 sample(s) it holds has a score (they failed, or the log "
-                            "was cut), but its results hold the run's figures: read as a summary, n = 4")
+    assert any(n.startswith("unscored.json: none of the 2 sample(s) it holds has a score (0 errored; or the log "
+                            "was cut) and only its results hold the run's figures: read as a summary, n = 4")
                for n in frame.attrs["report"]["notes"])
+    doc["samples"][0]["error"] = {"message": "RuntimeError: sandbox"}
     doc["results"]["scores"][0]["metrics"] = {"mean": {"name": "mean", "value": 0.7}}  # no accuracy: refused
-    with pytest.raises(EvalDataError, match=r"unscored\.json: none of its 2 samples has a score"):
+    with pytest.raises(EvalDataError, match=r"unscored\.json: none of the 2 sample\(s\) it holds has a score \(1 "
+                                            r"errored; .* and its results give no accuracy \(only mean\)"):
         load_eval_logs([("unscored.json", json.dumps(doc).encode())])
