@@ -63,6 +63,7 @@ class Imported:
     tool: str                      # e.g. "Inspect AI"
     files: tuple[str, ...]         # the file names it read
     notes: list[str] = field(default_factory=list)
+    judges: tuple[str, ...] = ()   # the AI judges whose verdicts the table holds (battles), by name
 
 
 #: how many folders above a file given by path are kept in :attr:`LogFile.parents`

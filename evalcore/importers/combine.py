@@ -74,7 +74,7 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     if n_rows > limits.max_rows:
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
-    warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else [])
+    warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else mixed_judges(imported))
     frame = _stack(imported, kind, notes)
     files_read = tuple(name for item in imported for name in item.files)
     return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools)
@@ -91,8 +91,8 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
     """A warning when the files fall into sets that share no example id and no task with each other (e.g. an
     MMLU-Pro log and an ImageNet log): they are still combined into one log, whose models were then evaluated on
     different examples. Files are linked when they share an example id or a task (a log without a task column
-    counts its categories as tasks, as validation does); a file with neither column cannot be told apart and links
-    to every file. Names each set of files ('a.csv + b.csv' for files that belong together)."""
+    counts its categories as tasks, as validation does) or a file (the tasks of one run read with its results
+    file); a file with neither column cannot be told apart and links to every file. Names each set of files ('a.csv + b.csv' for files that belong together)."""
     if len(imported) < 2:
         return []
     keys = []
@@ -113,11 +113,13 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
     for i in range(len(imported)):
         for j in range(i + 1, len(imported)):
             a, b = keys[i], keys[j]
-            if a is None or b is None or (a[0] & b[0]) or (a[1] & b[1]):
+            one_run = set(imported[i].files) & set(imported[j].files)  # e.g. the tasks of one lm-eval results file
+            if a is None or b is None or (a[0] & b[0]) or (a[1] & b[1]) or one_run:
                 parent[root(i)] = root(j)
     sets: dict[int, list[str]] = {}
     for i, item in enumerate(imported):
-        sets.setdefault(root(i), []).extend(item.files)
+        names = sets.setdefault(root(i), [])
+        names.extend(name for name in item.files if name not in names)
     if len(sets) < 2:
         return []
     names = [" + ".join(files) for files in sets.values()]
@@ -125,6 +127,21 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
     return [f"{listed_names} share no example and no task{'' if len(names) == 2 else ' with each other'}: they are "
             "analysed as one log, in which models from different files were evaluated on different examples. Upload "
             "them separately if they are different benchmarks."]
+
+
+def mixed_judges(imported: list[Imported]) -> list[str]:
+    """A warning when battles judged by different AI judges are combined (AlpacaEval's annotators, MT-Bench's judge
+    models): their verdicts are pooled into one ranking, while each tool ranks models under one judge at a time."""
+    by_judges: dict[tuple[str, ...], list[str]] = {}
+    for item in imported:
+        if item.judges:
+            by_judges.setdefault(item.judges, []).extend(item.files)
+    if len(by_judges) < 2:
+        return []
+    sets = "; ".join(f"{', '.join(judges)}: {listed(files, 3)}" for judges, files in by_judges.items())
+    return [f"These battles were judged by different AI judges ({sets}): their verdicts are pooled into one ranking, "
+            "although a judge's preferences are its own (AlpacaEval and MT-Bench rank models under one judge at a "
+            "time). Upload the files of one judge together to rank under it."]
 
 
 def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:

@@ -267,6 +267,10 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
             notes.append(f"{file.name}: {left_out_note(int(count), total, 'annotations', why)}")
     keep = valid & ~itself
     if not keep.any():
+        if itself.any() and itself.sum() == valid.sum():
+            raise EvalDataError(f"{file.name}: all {int(itself.sum()):,} annotations compare {model_a[itself].iloc[0]} "
+                                "with itself (the reference model's own folder): there is no preference between two "
+                                "models. Upload the annotations.json of another model, judged against it.")
         raise EvalDataError(f"{file.name}: no annotation has a preference between two generators.")
     out = pd.DataFrame({"model_a": model_a, "model_b": model_b, "judge": outcome})
     if frame["dataset"].notna().any():
@@ -283,7 +287,7 @@ def _alpaca_eval(file: LogFile, records: list[dict], numbers: list[str]) -> Impo
                  "fractions of weighted annotators in between.")
     if "dataset" in out:
         notes.append("dataset (the instruction's source) is kept as text.")
-    return Imported(out, kind="battles", tool=ALPACA_EVAL, files=(file.name,), notes=notes)
+    return Imported(out, kind="battles", tool=ALPACA_EVAL, files=(file.name,), notes=notes, judges=tuple(annotators))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -371,13 +375,14 @@ def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported
                      "(position bias): each counts as a tie, as in FastChat.")
     keep = known.to_numpy()
     judges = _judge_names(frame["judge"][keep])
+    named = tuple(judges.split(", ")) if judges else ()
     text = frame.assign(input=frame["question"].where(frame["question"].map(lambda v: isinstance(v, str)),
                                                       frame["g1_user_prompt"]))
     return _battles(file, frame["model_1"], frame["model_2"], None, outcome, keep, notes,
                     f"Verdicts by the AI judge {judges or '(not named)'} are the judge role; no battle has a human "
                     "vote. judge = the verdict with the answers in both orders (model_a = model_1, model_b = "
                     "model_2): 1 if model_2 wins, 0 if model_1 wins, 0.5 a tie.", text,
-                    {"input": "input", "explanation": "g1_judgment"})
+                    {"input": "input", "explanation": "g1_judgment"}, judges=named)
 
 
 def _judge_names(judges: pd.Series) -> str:
@@ -417,9 +422,10 @@ def _mt_human(file: LogFile, records: list[dict], numbers: list[str]) -> Importe
 
 def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.Series | None,
              judge: pd.Series | None, keep: np.ndarray, notes: list[str], how: str, frame: pd.DataFrame,
-             text: dict[str, str]) -> Imported:
+             text: dict[str, str], judges: tuple[str, ...] = ()) -> Imported:
     """Battles ``model_a`` vs ``model_b`` with a human ``outcome`` and/or an AI ``judge`` verdict (a column only
-    where some kept row has one), the text roles ``text`` of ``frame``; rows ``keep`` but no self-comparisons."""
+    where some kept row has one; ``judges`` names the AI judges), the text roles ``text`` of ``frame``; rows
+    ``keep`` but no self-comparisons."""
     a, b = _text(model_a), _text(model_b)
     itself = (a == b).to_numpy() & keep
     if itself.any():
@@ -435,4 +441,4 @@ def _battles(file: LogFile, model_a: pd.Series, model_b: pd.Series, outcome: pd.
     out = out[keep].reset_index(drop=True)
     _add_text(out, frame, text, keep)
     notes.append(how)
-    return Imported(out, kind="battles", tool=MT_BENCH, files=(file.name,), notes=notes)
+    return Imported(out, kind="battles", tool=MT_BENCH, files=(file.name,), notes=notes, judges=judges)

@@ -227,3 +227,33 @@ def test_mt_bench_single_text_roles(shared_file):
     assert first["explanation"].startswith("The assistant's response is highly creative and detailed")
     assert frame["input"].notna().all() and frame["explanation"].notna().all()
     assert "score = the AI judge's rating from 1 to 10 by gpt-4" in " ".join(imported.notes)
+
+
+# ------------------------------------------------------------------------------------------------ several judges
+
+
+def _annotations(generator: str, annotator: str, preferences: list[float]) -> bytes:
+    import json
+
+    return json.dumps([{"instruction": f"q{i}", "output_1": "x", "generator_1": "gpt4_turbo", "output_2": "y",
+                        "generator_2": generator, "annotator": annotator, "preference": p}
+                       for i, p in enumerate(preferences)]).encode()
+
+
+def test_battles_of_different_ai_judges_are_pooled_with_a_warning_naming_each_judge():
+    one = ("qwen/annotations.json", _annotations("qwen", "weighted_alpaca_eval_gpt4_turbo", [2.0, 1.0, 1.5]))
+    other = ("mistral/annotations.json", _annotations("mistral", "alpaca_eval_cot_gpt4_turbo_fn", [1.0, 1.0]))
+    frame = load_eval_logs([one, other])
+    assert len(frame) == 5  # pooled, as before
+    [warning] = [w for w in report_of(frame).warnings if "different AI judges" in w]
+    assert ("(weighted_alpaca_eval_gpt4_turbo: qwen/annotations.json; alpaca_eval_cot_gpt4_turbo_fn: "
+            "mistral/annotations.json)") in warning
+    same = ("mistral/annotations.json", _annotations("mistral", "weighted_alpaca_eval_gpt4_turbo", [1.0, 1.0]))
+    assert not [w for w in report_of(load_eval_logs([one, same])).warnings if "different AI judges" in w]
+
+
+def test_the_reference_models_own_annotations_are_refused_saying_so():
+    itself = _annotations("gpt4_turbo", "weighted_alpaca_eval_gpt4_turbo", [1.5, 1.5, 1.5])
+    with pytest.raises(EvalDataError, match=r"^annotations\.json: all 3 annotations compare gpt4_turbo with itself "
+                                            r"\(the reference model's own folder\)"):
+        load_eval_logs([("annotations.json", itself)])

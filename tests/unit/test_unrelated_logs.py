@@ -131,3 +131,22 @@ def test_the_report_summary_ends_with_the_warning():
     assert report.summary[-1].startswith("Warning: mmlu.csv and imagenet.csv share no example and no task")
     same = load_eval_logs([("a.csv", _log("m1", "law", ["q1", "q2"])), ("b.csv", _log("m2", "law", ["q1", "q2"]))])
     assert not any(s.startswith("Warning:") for s in build_report(same, settings=Settings(n_boot=50)).summary)
+
+
+def test_tasks_read_with_one_results_file_belong_together():
+    """lm-eval: the subtasks of one run (different tasks, different example ids) come with one results file each
+    names: they are one run, not different benchmarks."""
+    from evalcore.importers.base import Imported
+    from evalcore.importers.combine import unrelated_files
+
+    def item(task: str, ids: list[str], files: tuple[str, ...]) -> Imported:
+        frame = pd.DataFrame({"model": "m", "example_id": ids, "task": task, "correct": 1})
+        return Imported(frame, "log", "lm-evaluation-harness", files)
+
+    belief = item("tom_belief", ["1", "2"], ("samples_tom_belief.jsonl", "results.json"))
+    desire = item("tom_desire", ["a", "b"], ("samples_tom_desire.jsonl", "results.json"))
+    other = item("gsm8k", ["x"], ("samples_gsm8k.jsonl", "results_other.json"))
+    assert unrelated_files([belief, desire]) == []
+    [warning] = unrelated_files([belief, desire, other])
+    assert warning.startswith("samples_tom_belief.jsonl + results.json + samples_tom_desire.jsonl and "
+                              "samples_gsm8k.jsonl + results_other.json share no example and no task")
