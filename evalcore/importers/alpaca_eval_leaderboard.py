@@ -16,7 +16,8 @@ leaderboards are ``src/alpaca_eval/leaderboards/data_AlpacaEval_2/*_leaderboard.
 
 The website's copies (``docs/data_AlpacaEval*/*_leaderboard.csv``: ``name, [length_controlled_winrate,] win_rate,
 avg_length, link, samples, filter``, without ``n_total`` or standard errors) are claimed and refused, naming the
-package's CSV to upload instead.
+package's CSV to upload instead; so is the leaderboard of evaluators (annotators' agreement with humans: ``Human
+agreement, Price [$/1000 examples], Spearman corr., ...``), which holds no model's results.
 
 AlpacaEval 1's leaderboards may also have a ``length_controlled_winrate`` column, added later and empty in some rows,
 without ``lc_standard_error``; their main metric is ``win_rate``.
@@ -59,7 +60,7 @@ def sniff(file: LogFile) -> bool:
             return False
         first = file.head(4096).decode("utf-8", errors="replace").splitlines()[0]
         header = [cell.strip().lower() for cell in next(csv.reader([first]))]
-        if _is_website_table(header):
+        if _is_website_table(header) or _is_evaluators_table(header):
             return True
         if _WR not in header or _N not in header:
             return False
@@ -73,6 +74,13 @@ def _is_website_table(header: list[str]) -> bool:
     [length_controlled_winrate,] win_rate, avg_length, link, samples, filter``, without counts."""
     return (bool(header) and header[0] == "name" and _WR in header and _N not in header
             and {"avg_length", "samples", "filter"} <= set(header))
+
+
+def _is_evaluators_table(header: list[str]) -> bool:
+    """AlpacaEval's leaderboard of evaluators (``src/alpaca_eval/leaderboards/evaluators/evaluators_leaderboard.csv``,
+    ``results_evaluators/**/leaderboard.csv``): one row per annotator, how well it agrees with human annotators
+    (``Human agreement``, ``Spearman corr.``, ``Price [$/1000 examples]``, ...), not models' results."""
+    return bool(header) and {"human agreement", "spearman corr."} <= set(header)
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
@@ -98,6 +106,12 @@ def _one(file: LogFile) -> tuple[pd.DataFrame, list[str]]:
             "samples, filter): it gives no number of comparisons (n_total) nor standard errors, which evalcore needs. "
             "Upload the leaderboard CSV of the alpaca_eval package (src/alpaca_eval/leaderboards/data_AlpacaEval_2/"
             "<annotator>_leaderboard.csv), or the leaderboard.csv that alpaca_eval evaluate writes, instead.")
+    if _is_evaluators_table(list(columns)):
+        raise EvalDataError(
+            f"{file.name}: this is AlpacaEval's leaderboard of evaluators (one row per AI annotator: its agreement "
+            "with human annotators, price and biases), not of models: it holds no model's results. Upload a models' "
+            "leaderboard (src/alpaca_eval/leaderboards/data_AlpacaEval_2/<annotator>_leaderboard.csv, or the "
+            "leaderboard.csv that alpaca_eval evaluate writes) or a model's annotations.json.")
     model_column = raw.columns[0]
     for needed in (_WR, _N):
         if needed not in columns:

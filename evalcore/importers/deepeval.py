@@ -265,5 +265,6 @@ def _notes_per_task(frame: pd.DataFrame, file: LogFile, notes: list[str]) -> pd.
                  f"threshold) for {listed(thresholds, 5)}.")
     if judged:
         notes.append(f"{file.name}: the labels of {listed(judged, 5)} are verdicts of an LLM judge "
-                     "(metricsData.evaluationModel), not human labels; the model under test is not the judge.")
+                     "(metricsData.evaluationModel), not human labels: they carry the judge's errors (and its "
+                     "leniency when it judges its own outputs).")
     return frame.drop(columns=["_threshold", "_judge", "_strict"])

@@ -83,3 +83,16 @@ def test_other_csvs_stay_tables():
     assert tool_of(LogFile("t.csv", b"model,win_rate,n_total\na,50,10\n")) == "table"  # named index, no n_wins_base
     assert tool_of(LogFile("t.csv", b",win_rate,standard_error\na,50,1\n")) == "table"  # no n_total
     assert tool_of(LogFile("t.csv", b"model,win_rate,n_wins_base,n_total\na,50,1,10\n")) == alpaca.TOOL
+
+
+def test_the_leaderboard_of_evaluators_is_named_and_refused():
+    """AlpacaEval's evaluators leaderboard rates annotators (agreement with humans), not models."""
+    data = (b",Human agreement,Price [$/1000 examples],Time [seconds/1000 examples],Spearman corr.,Pearson corr.,"
+            b"Bias,Variance,Proba. prefer longer,# parsed,mode\n"
+            b"alpaca_eval_gpt4_fn,70.98,14.47,5046.1,0.95,0.94,27.6,11.1,0.75,2592,verified\n"
+            b"humans,65.7,300.0,36800.0,1.0,1.0,0.0,34.3,0.64,2592,verified\n")
+    file = LogFile("leaderboard.csv", data)
+    assert tool_of(file) == alpaca.TOOL
+    with pytest.raises(EvalDataError, match=r"^leaderboard\.csv: this is AlpacaEval's leaderboard of evaluators .*"
+                                            r"holds no model's results"):
+        load_eval_logs([("leaderboard.csv", data)])
