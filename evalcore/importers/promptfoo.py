@@ -147,7 +147,7 @@ def _convert_one(file: LogFile) -> Imported:
         raise EvalDataError(f"{file.name}: every promptfoo result errored; there is no pass/fail to read.")
     _tasks(frame, doc, notes)
     frame = _examples(frame, notes)
-    frame = _values(frame, notes)
+    frame = _values(frame, notes, _default_grader(doc))
     columns = [c for c in ("model", "task", "example_id", "repeat", "correct", "score", "proxy") if c in frame]
     columns += [c for c in TEXT_ROLES if c in frame]
     return Imported(with_text_columns(frame[columns].copy()), kind="log", tool=TOOL, files=(file.name,), notes=notes)
@@ -220,7 +220,7 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
     label = prompt.get("label") or prompt.get("display") or prompt.get("raw")
     test_case = result.get("testCase") if isinstance(result.get("testCase"), dict) else None
     description = result.get("description") or (test_case or {}).get("description")
-    judge, checked = _components(grading)
+    judge, checked, graders = _components(grading)
     return {
         "model": _model(result, file, where, prompts),
         "_prompt": result.get("promptId") or label, "_label": label,
@@ -229,7 +229,7 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
         "_vars": result.get("vars"), "_test_case": test_case,
         "correct": np.nan if success is None else float(bool(success)),
         "score": as_number(result.get("score", grading.get("score") if grading else None), booleans=False),
-        "_judge": judge, "_checked": checked, "_error": error,
+        "_judge": judge, "_checked": checked, "_graders": graders, "_error": error,
         **_texts(result, prompt, test_case, grading),
     }
 
@@ -317,10 +317,12 @@ def _refine_cases(frame: pd.DataFrame) -> pd.Series:
     return case.where(~shared, case[shared] + "|" + whole)
 
 
-def _components(grading: dict | None) -> tuple[float, bool]:
-    """The mean score of the model-graded assertions (NaN if none or outside [0, 1]) and whether an assertion not
-    graded by a model checked the answer."""
+def _components(grading: dict | None) -> tuple[float, bool, tuple[str, ...]]:
+    """The mean score of the model-graded assertions (NaN if none or outside [0, 1]), whether an assertion not
+    graded by a model checked the answer, and the graders the model-graded assertions name (``assertion.provider``:
+    an id, or ``{id}``; absent when promptfoo's default grading provider graded)."""
     judged: list[float] = []
+    graders: set[str] = set()
     checked = False
     pending = list(grading.get("componentResults") or []) if grading else []
     while pending:
@@ -334,12 +336,16 @@ def _components(grading: dict | None) -> tuple[float, bool]:
         base = kind[4:] if kind.startswith("not-") else kind
         if base in MODEL_GRADED or base.startswith(_MODEL_GRADED_PREFIXES):
             judged.append(as_number(part.get("score"), booleans=False))
+            provider = (part.get("assertion") or {}).get("provider")
+            provider = provider.get("label") or provider.get("id") if isinstance(provider, dict) else provider
+            if isinstance(provider, str) and provider:
+                graders.add(provider)
         elif base and base not in _NOT_ANSWER_CHECKS:
             checked = True
     if not judged:
-        return math.nan, checked
+        return math.nan, checked, ()
     value = sum(judged) / len(judged)
-    return (value if 0.0 <= value <= 1.0 else math.inf), checked
+    return (value if 0.0 <= value <= 1.0 else math.inf), checked, tuple(sorted(graders))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -392,7 +398,18 @@ def _examples(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     return frame.assign(example_id=first.sort_index(), repeat=repeat.sort_index().astype(int))
 
 
-def _values(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+def _default_grader(doc: Any) -> str | None:
+    """The grading provider the configuration sets for every model-graded assertion that names none
+    (``config.defaultTest.options.provider``: an id, ``{id, label}``, or ``{text: ...}`` by modality)."""
+    options = ((doc.get("config") or {}).get("defaultTest") or {}) if isinstance(doc, dict) else {}
+    provider = options.get("options", {}).get("provider") if isinstance(options.get("options"), dict) else None
+    if isinstance(provider, dict):
+        provider = provider.get("label") or provider.get("id") or provider.get("text")
+        provider = provider.get("id") if isinstance(provider, dict) else provider
+    return provider if isinstance(provider, str) and provider else None
+
+
+def _values(frame: pd.DataFrame, notes: list[str], default_grader: str | None = None) -> pd.DataFrame:
     notes.append("correct = promptfoo's pass/fail of each test (success), which combines all of the test's "
                  "assertions.")
     score = frame["score"]
@@ -403,6 +420,23 @@ def _values(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     judge = frame["_judge"]
     judged = judge.notna()
     if judged.any():
+        unnamed = judged & (frame["_graders"].map(len) == 0)
+        if default_grader:
+            frame.loc[unnamed, "_graders"] = pd.Series([(default_grader,)] * int(unnamed.sum()),
+                                                       index=frame.index[unnamed], dtype=object)
+            unnamed = unnamed & False
+        graders = sorted({g for named in frame.loc[judged, "_graders"] for g in named})
+        unnamed = int(unnamed.sum())
+        if graders:
+            own = sorted(set(graders) & set(frame["model"].astype(str)))
+            notes.append(f"The model-graded assertions name their grader (the AI judge): {', '.join(graders)}"
+                         + (f"; {unnamed:,} results were graded by promptfoo's default grader, which the file does "
+                            "not name" if unnamed else "")
+                         + (f". {', '.join(own)} grade{'s' if len(own) == 1 else ''} {'its' if len(own) == 1 else 'their'}"
+                            " own outputs (a judge tends to favour them)." if own else "."))
+        else:
+            notes.append("The model-graded assertions do not name their grader: promptfoo's default grading provider "
+                         "(set in its configuration or environment, not in this file) judged them.")
         only_judge = int((judged & ~frame["_checked"]).sum())
         if only_judge:
             notes.append(f"{only_judge:,} results are graded only by model-graded assertions (besides cost or "

@@ -191,6 +191,27 @@ def test_proxy_from_model_graded_assertions():
     validate(frame, kind="log")
 
 
+def test_the_graders_of_model_graded_assertions_are_named():
+    def rubric(provider) -> dict:
+        part = _component("llm-rubric", True, 0.9)
+        if provider is not None:
+            part["assertion"]["provider"] = provider
+        return part
+
+    results = [_result(0, "openai:gpt-4o", components=[rubric("openai:gpt-4o")]),
+               _result(1, "openai:gpt-4o", components=[rubric({"id": "anthropic:claude-3"})]),
+               _result(2, "openai:gpt-4o", components=[rubric(None)])]
+    notes = _one(LogFile("results.json", _export(results))).notes
+    assert ("The model-graded assertions name their grader (the AI judge): anthropic:claude-3, openai:gpt-4o; 1 "
+            "results were graded by promptfoo's default grader, which the file does not name. openai:gpt-4o grades "
+            "its own outputs (a judge tends to favour them).") in notes
+    configured = _export(results[2:], config={"defaultTest": {"options": {"provider": "openai:gpt-4o-mini"}}})
+    assert ("The model-graded assertions name their grader (the AI judge): openai:gpt-4o-mini."
+            in _one(LogFile("results.json", configured)).notes)
+    assert any(n.startswith("The model-graded assertions do not name their grader")
+               for n in _one(LogFile("results.json", _export(results[2:]))).notes)
+
+
 def test_repeated_test_cases_are_repeats():
     # promptfoo --repeat 2: each test case run twice, with a new testIdx each time
     results = []
