@@ -45,6 +45,8 @@ notes.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from pathlib import PurePosixPath
 from typing import Any
@@ -78,10 +80,27 @@ def sniff(file: LogFile) -> bool:
         if _PRINTED_TABLE.match(head):
             return True
         first = head.split(b"\n", 1)[0]
-        return bool(_SAMPLE_HEAD.search(first)) or (
-            bool(_RESULTS_HEAD.match(head)) and (b'"alias"' in head or b',none"' in head or b'_stderr' in head))
+        if _SAMPLE_HEAD.search(first):
+            return True
+        if not _RESULTS_HEAD.match(head):
+            return False
+        return b'"alias"' in head or b',none"' in head or b'_stderr' in head or _old_results(file)
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
+
+
+def _old_results(file: LogFile) -> bool:
+    """An older results file (``tests/testdata/wikitext-v1-res.json``: ``{"results": {task: {metric: number}},
+    "versions": {task: version}}``, no standard errors): small, each task of ``versions`` has numbers in
+    ``results``."""
+    if len(file.data) > 1 << 20 or b'"versions"' not in file.data:
+        return False
+    doc = json.loads(file.data)
+    results, versions = doc.get("results"), doc.get("versions")
+    return (isinstance(results, dict) and isinstance(versions, dict) and bool(results)
+            and set(versions) <= set(results)
+            and all(isinstance(v, dict) and v and all(isinstance(x, (int, float)) for x in v.values())
+                    for v in results.values()))
 
 
 _STAMP = re.compile(r"_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")
@@ -95,8 +114,9 @@ _DOC_QUESTION = ("question", "query", "problem", "prompt", "input", "text", "sen
 
 
 def convert(files: list[LogFile]) -> list[Imported]:
-    """Samples files become per-example logs (their model from the results file of their own run); results files
-    that no samples file uses become leaderboard summaries when no samples file was given, else are set aside."""
+    """Samples files become per-example logs, one per run (the samples files paired with one results file, or of
+    one folder and time stamp), their model from the results file of their own run; results files that no samples
+    file uses become leaderboard summaries when no samples file was given, else are set aside."""
     for file in files:
         if _PRINTED_TABLE.match(file.head(4096)):
             raise EvalDataError(f"{file.name}: this is the results table lm-evaluation-harness prints (Tasks, Version, "
@@ -111,22 +131,30 @@ def convert(files: list[LogFile]) -> list[Imported]:
                                 "has not (truncated?).")
     used: set[str] = set()
     read_tasks: dict[str, set[str]] = {}
-    out = []
+    runs: dict[tuple[str, ...], list[tuple[pd.DataFrame, list[str], LogFile]]] = {}
+    paired: dict[tuple[str, ...], tuple[LogFile, Any] | None] = {}
     for file in samples:
         result, pairing, mismatched = _run_results(file, list(results.values()))
+        frame, notes = _samples(file, result, pairing, mismatched)
         if result is not None:
             used.add(result[0].name)
-        imported = _samples(file, result, pairing, mismatched)
-        out.append(imported)
-        if result is not None:
-            read_tasks.setdefault(result[0].name, set()).update(imported.frame["task"].unique())
+            read_tasks.setdefault(result[0].name, set()).add(_task_of(file))
+            key: tuple[str, ...] = ("results", result[0].name)
+        else:
+            stamp = _stamp(file)
+            key = ("folder", file.folder, stamp) if stamp is not None else ("file", file.name)
+        while any(_task_of(other) == _task_of(file) for _, _, other in runs.get(key, [])):
+            key = (*key, "again")  # a second file of the same task (a copy): a log of its own, as combine expects
+        runs.setdefault(key, []).append((frame, notes, file))
+        paired[key] = result
+    out = [_run(parts, paired[key]) for key, parts in runs.items()]
     for name, tasks in read_tasks.items():
         missing = _unread_tasks(results[name][1], tasks)
         if missing:
-            listed = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            out[0].notes.append(f"{name}: {len(missing)} task(s) of the run have no samples file among the files "
-                                f"given and are not read ({listed}); upload their samples_<task>_*.jsonl files "
-                                "too.")
+            target = next(item for item in out if name in item.files)
+            target.notes.append(f"{name}: {len(missing)} task(s) of the run have no samples file among the files "
+                                f"given and are not read ({_some(missing)}); upload their samples_<task>_*.jsonl "
+                                "files too.")
     unused = [pair for name, pair in results.items() if name not in used]
     if unused and out:
         names = ", ".join(file.name for file, _ in unused)
@@ -138,6 +166,43 @@ def convert(files: list[LogFile]) -> list[Imported]:
     elif unused:
         out.append(_summary(unused))
     return out
+
+
+def _some(names: list[str], k: int = 5) -> str:
+    """'a, b, c' — at most ``k`` names, then 'and n more'."""
+    return ", ".join(names[:k]) + (f" and {len(names) - k} more" if len(names) > k else "")
+
+
+def _task_of(file: LogFile) -> str:
+    match = _SAMPLES_NAME.match(file.base)
+    return match["task"] if match else PurePosixPath(file.base).stem
+
+
+def _run(parts: list[tuple[pd.DataFrame, list[str], LogFile]], result: tuple[LogFile, Any] | None) -> Imported:
+    """The samples files of one run as one log (its results file listed once); a task of one of the run's groups
+    (``group_subtasks``) has that group as its ``category``."""
+    frames = [frame for frame, _, _ in parts]
+    frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    notes = [note for _, file_notes, _ in parts for note in file_notes]
+    if result is not None:
+        category = _categories(result[1])
+        if any(task in category for task in frame["task"].unique()):
+            frame["category"] = frame["task"].map(lambda task: category.get(task, "all"))
+            groups = sorted({category[t] for t in frame["task"].unique() if t in category})
+            several = len(groups) > 1
+            notes.append(f"{result[0].name}: the run's group{'s' if several else ''} {_quoted(groups)} "
+                         f"(group_subtasks) {'are' if several else 'is'} the category of {'their' if several else 'its'} "
+                         "tasks" + ("; the run's other tasks are in category 'all'." if frame["category"].eq("all").any()
+                                    else "."))
+    files = (*(file.name for _, _, file in parts), *([result[0].name] if result is not None else []))
+    return Imported(frame, "log", TOOL, files, notes)
+
+
+def _categories(doc: Any) -> dict[str, str]:
+    """Each task of a group (``group_subtasks``; a subgroup's tasks belong to the subgroup) → its group."""
+    groups = {g: list(subs) for g, subs in (optional(doc, "group_subtasks", {}) or {}).items()
+              if isinstance(subs, list) and subs}
+    return {str(sub): str(group) for group, subs in groups.items() for sub in subs if sub not in groups}
 
 
 def _unread_tasks(doc: Any, read: set[str]) -> list[str]:
@@ -250,11 +315,106 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: lis
     return "unknown model", notes
 
 
+#: metrics whose per-sample value is right (1) or wrong (0) by lm-eval's definition (lm_eval/api/metrics.py:
+#: acc, acc_norm, acc_mutual_info, acc_bytes, exact_match; task yamls: em, exact, contains, mc1, pass@1,
+#: bleu_acc / rouge1_acc (truthfulqa_gen), prompt_level_strict_acc (ifeval), math_verify, numerical_match ...).
+#: Any other metric is graded ('score') even where every value is 0 or 1.
+_CORRECT_NAME = re.compile(r"^(?:acc|accuracy|exact|em|contains|mc1|correct|is_correct|match|math_verify|"
+                           r"pass@\d+|pass_at_\d+)$|^(?:acc|accuracy|exact_match)(?:_|$)|_(?:acc|accuracy|match|em|"
+                           r"correct)$", re.IGNORECASE)
+_NOT_CORRECT_NAME = re.compile(r"macro|micro|f1|mcc|mc2|perplexity|_max$|_diff$", re.IGNORECASE)
+#: metrics that lm-eval's registry declares higher_is_better=False (lm_eval/api/metrics.py: perplexity,
+#: word_perplexity, byte_perplexity, bits_per_byte, brier_score) and common errors, for results files that give
+#: no ``higher_is_better``
+_LOWER_NAME = re.compile(r"perplexity|^ppl$|bits_per_byte|brier|^(?:mae|mse|rmse|loss|error|wer|cer)$",
+                         re.IGNORECASE)
+
+
+def _is_correct_name(metric: str) -> bool:
+    """Whether lm-eval scores each sample of ``metric`` right (1) or wrong (0) — decided by the metric's name."""
+    return bool(_CORRECT_NAME.search(metric)) and not _NOT_CORRECT_NAME.search(metric)
+
+
+def _lower_is_better(metric: str, task: str, doc: Any) -> str | None:
+    """Where it is said that a lower value of ``metric`` is better (None when it is not): the results file's
+    ``higher_is_better`` for the task, else lm-eval's metric registry (by the metric's name)."""
+    declared = optional(doc, "higher_is_better", {}) if doc is not None else {}
+    declared = declared.get(task) if isinstance(declared, dict) else None
+    if isinstance(declared, dict) and isinstance(declared.get(metric), bool):
+        return "higher_is_better: false in the results file" if declared[metric] is False else None
+    return "lower is better in lm-eval's metric registry" if _LOWER_NAME.search(metric) else None
+
+
+def _kind(value: Any) -> str:
+    """'number', 'infinite', 'nan', 'missing', or 'other' (a list, an object, text that is not a number)."""
+    if value is None:
+        return "missing"
+    if isinstance(value, bool):
+        return "number"
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return "other"
+    if isinstance(value, (int, float)):
+        if math.isnan(value):
+            return "nan"
+        return "number" if math.isfinite(value) else "infinite"
+    return "other"
+
+
+def _choose_label(file: LogFile, task: str, kept: list[dict], metrics: list[str], doc: Any,
+                  results_name: str | None) -> tuple[str, list[str]]:
+    """The metric that becomes the label — the first the line lists whose values are numbers and for which higher
+    is better — and notes on the metrics passed over."""
+    passthrough, lower, empty = [], [], []
+    for metric in metrics:
+        kinds = [_kind(r.get(metric)) for r in kept]
+        if "other" in kinds:  # a corpus-level metric: each sample holds e.g. [gold, prediction]
+            passthrough.append(metric)
+            continue
+        if "number" not in kinds:
+            empty.append(metric)
+            continue
+        why = _lower_is_better(metric, task, doc)
+        if why is not None:
+            infinite = kinds.count("infinite")
+            lower.append((metric, why + (f"; {infinite:,} of its {len(kinds):,} values are infinite" if infinite
+                                         else "")))
+            continue
+        notes = []
+        if passthrough:
+            notes.append(f"{file.name}: {_quoted(passthrough)} {'is' if len(passthrough) == 1 else 'are'} scored over "
+                         "the whole task (each doc holds a value that is not a number, e.g. [gold, prediction], "
+                         f"which lm-eval aggregates at the end): not the label; '{metric}' is.")
+        if lower:
+            notes.append(f"{file.name}: {', '.join(f'{m!r} ({why})' for m, why in lower)}: lower is better, but "
+                         f"evalcore's correct and score are higher-is-better: not the label; '{metric}' is.")
+        return metric, notes
+    reasons = []
+    if lower:
+        reasons.append(f"{', '.join(f'{m!r} ({why})' for m, why in lower)}: lower is better, but evalcore's "
+                       "labels (correct, score) are higher-is-better")
+    if passthrough:
+        reasons.append(f"{_quoted(passthrough)}: scored over the whole task, no number per doc")
+    if empty:
+        reasons.append(f"{_quoted(empty)}: no doc has a finite value")
+    raise EvalDataError(f"{file.name}: no metric of task '{task}' can be the label of its docs "
+                        f"({'; '.join(reasons) or 'no metric'}). evalcore needs a per-doc metric for which higher is "
+                        "better (e.g. acc, exact_match); this task's results can be read in lm-eval's own "
+                        f"{'results file' if results_name is None else results_name}.")
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
 def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str],
-             mismatched: list[LogFile]) -> Imported:
-    match = _SAMPLES_NAME.match(file.base)
-    task = match["task"] if match else PurePosixPath(file.base).stem
+             mismatched: list[LogFile]) -> tuple[pd.DataFrame, list[str]]:
+    """One samples file's rows and notes."""
+    task = _task_of(file)
     model, notes = _samples_model(file, result, pairing, mismatched)
+    doc = result[1] if result is not None else None
     rows: list[dict] = []
     for number, record in json_lines(file):
         if not isinstance(record, dict):
@@ -273,14 +433,33 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
         notes.append(left_out_note(len(rows) - len(kept), len(rows), f"lines of {file.name}",
                                    f"they belong to the filters {', '.join(f for f in filters if f != chosen)}; "
                                    f"filter '{chosen}' is used"))
+    main, label_notes = _choose_label(file, task, kept, metrics, doc, result[0].name if result else None)
+    notes.extend(label_notes)
     frame = pd.DataFrame({"model": model, "task": task,
                           "example_id": [str(field_of(r, "doc_id", file, f"doc {i}")) for i, r in enumerate(kept)]})
-    main = metrics[0]
-    for metric in metrics:
+    kinds = {m: [_kind(r.get(m)) for r in kept] for m in metrics}
+    for metric in metrics:  # the label and the other metrics with numbers (kept as numeric columns)
+        if "other" in kinds[metric] or "number" not in kinds[metric] and metric != main:
+            continue
         frame[metric] = [as_number(r.get(metric)) for r in kept]
-    binary = frame[main].dropna().isin((0.0, 1.0)).all()
-    frame = frame.rename(columns={main: "correct" if binary else "score"})
-    notes.append(f"{file.name}: metric '{main}' is the label ('{'correct' if binary else 'score'}').")
+        infinite = kinds[metric].count("infinite")
+        if infinite and metric != main:
+            notes.append(f"{file.name}: {infinite:,} of {len(kept):,} values of '{metric}' are infinite (Infinity): "
+                         "left empty in that column.")
+    values = frame[main].dropna()
+    named = _is_correct_name(main)
+    binary = bool(values.isin((0.0, 1.0)).all())
+    label = "correct" if named and binary else "score"
+    frame = frame.rename(columns={main: label})
+    if named and not binary:
+        odd = values[~values.isin((0.0, 1.0))].iloc[0]
+        notes.append(f"{file.name}: metric '{main}' is the label ('score'): its values are not all 0 or 1 (e.g. "
+                     f"{odd:g}), so it is read as a graded score.")
+    elif not named and binary and len(values):
+        notes.append(f"{file.name}: metric '{main}' is the label ('score'): it is a graded metric (not right/wrong by "
+                     "lm-eval's definition), although every value here is 0 or 1.")
+    else:
+        notes.append(f"{file.name}: metric '{main}' is the label ('{label}').")
     confidence = [_choice_confidence(r.get("filtered_resps")) for r in kept]
     if any(c is not None for c in confidence):
         frame["confidence"] = [np.nan if c is None else c for c in confidence]
@@ -288,20 +467,40 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
                      "per-choice log-likelihoods).")
     texts = [_texts(r) for r in kept]
     for position, role in enumerate(("input", "target", "output")):
-        values = [t[position] for t in texts]
-        if any(v is not None for v in values):
-            frame[role] = pd.Series(values, dtype="object")
-    label = "correct" if binary else "score"
-    counted = as_number(optional(result[1], f"n-samples.{task}.effective"), booleans=False) if result else None
+        values_of = [t[position] for t in texts]
+        if any(v is not None for v in values_of):
+            frame[role] = pd.Series(values_of, dtype="object")
+    counted = as_number(optional(doc, f"n-samples.{task}.effective"), booleans=False) if doc is not None else None
+    original = as_number(optional(doc, f"n-samples.{task}.original"), booleans=False) if doc is not None else None
     if counted is not None and np.isfinite(counted) and len(kept) < counted:
         notes.append(f"{file.name}: holds {len(kept):,} docs, but the results file of its run counts "
                      f"{int(counted):,} (n-samples, effective): the samples file was cut (e.g. copied in part), so "
                      "the rows here cover only the docs it holds, and their figures differ from the run's results.")
-    missing = frame[label].isna().to_numpy()
-    if missing.any():
-        notes.append(left_out_note(int(missing.sum()), len(frame), f"docs of {file.name}", f"no value of '{main}'"))
-        frame = frame[~missing].reset_index(drop=True)
-    return Imported(frame, "log", TOOL, (file.name, *([result[0].name] if result else [])), notes)
+    limited = _limit_note(doc, task, counted, original)
+    if limited:
+        notes.append(f"{file.name}: {limited}.")
+    kind = np.asarray(kinds[main])
+    for what, why in (("infinite", f"their '{main}' is infinite (Infinity), and a mean with them would be infinite"),
+                      ("nan", f"their '{main}' is NaN (not a number: the tool could not compute it)"),
+                      ("missing", f"no value of '{main}'"),
+                      ("other", f"'{main}' is not a number")):
+        count = int((kind == what).sum())
+        if count:
+            notes.append(left_out_note(count, len(frame), f"docs of {file.name}", why))
+    frame = frame[kind == "number"].reset_index(drop=True)
+    return frame, notes
+
+
+def _limit_note(doc: Any, task: str, effective: float | None, original: float | None) -> str | None:
+    """"n = 512 of the task's 2,305 examples (the run used --limit)" when the run read part of the task."""
+    if doc is None or effective is None or original is None or not (np.isfinite(effective)
+                                                                     and np.isfinite(original)):
+        return None
+    if effective >= original:
+        return None
+    how = "the run used --limit" if optional(doc, "config.limit") is not None else \
+        "the run read part of the task, e.g. with --limit or --samples"
+    return f"'{task}': n = {int(effective):,} of the task's {int(original):,} examples ({how})"
 
 
 def _requests(arguments: Any) -> list[list[Any]]:
@@ -385,52 +584,102 @@ def _choice_confidence(resps: Any) -> float | None:
 
 
 def _summary(results: list[tuple[LogFile, Any]]) -> Imported:
-    rows, notes, uncounted = [], [], []
+    rows, notes, uncounted, old = [], [], [], []
     for file, doc in results:
         model = _model(doc) or _folder_model(file) or "unknown model"
         groups = {g: list(subs) for g, subs in (optional(doc, "group_subtasks", {}) or {}).items() if subs}
         groups.update({g: [] for g in (optional(doc, "groups", {}) or {}) if g not in groups})
-        category = {sub: group for group, subs in groups.items() for sub in subs}
-        skipped = []
+        category = _categories(doc)
+        left_out: dict[str, list[str]] = {}
+        chosen: dict[str, list[str]] = {}
+        limited = []
         for task, values in field_of(doc, "results", file).items():
             if task in groups or not isinstance(values, dict):
                 continue
-            metric, value = _main_metric(values)
-            n = optional(doc, f"n-samples.{task}.effective") or optional(doc, f"n-samples.{task}.original")
-            if metric is not None and n is None and 0 <= value <= 1:
+            metric, why = _main_metric(values, task, doc)
+            n = as_number(optional(doc, f"n-samples.{task}.effective"), booleans=False)
+            original = as_number(optional(doc, f"n-samples.{task}.original"), booleans=False)
+            if np.isnan(n):
+                n = original
+            if metric is not None and np.isnan(n):
                 uncounted.append(task)
-            if metric is None or n is None or not 0 <= value <= 1:
-                skipped.append(task)
+            if metric is None and np.isnan(n) and "n-samples" not in doc:
+                old.append((task, why))
+            if metric is None or np.isnan(n) or n < 1:
+                left_out.setdefault(why if metric is None else "no sample count (n-samples)", []).append(task)
                 continue
-            rows.append({"model": model, "task": task, "category": category.get(task, "all"), "n": int(n),
-                         "accuracy": value})
-        if skipped:
-            notes.append(f"{file.name}: {len(skipped)} task(s) left out ({', '.join(skipped[:5])}): no metric in "
-                         "[0, 1] or no sample count.")
-    if not rows and uncounted:
-        raise EvalDataError(f"{results[0][0].name}: the results file gives no sample count ('n-samples', written "
-                            "by newer versions of lm-evaluation-harness; this file, e.g. from an older version, has "
-                            f"none), so its accuracies ({', '.join(uncounted[:5])}) cannot be a leaderboard summary: "
-                            "upload the run's samples_*.jsonl files instead, or re-run with a current version and "
-                            "--log_samples.")
+            key, value, se, unused = metric
+            row = {"model": model, "task": task, "category": category.get(task, "all"), "n": int(n),
+                   "accuracy": value, "se": se}
+            rows.append(row)
+            chosen.setdefault(f"'{key}'" + (f" (the {_quoted(unused)} filter{'s' if len(unused) > 1 else ''} not "
+                                            "used)" if unused else ""), []).append(task)
+            note = _limit_note(doc, task, n, original)
+            if note:
+                limited.append(note)
+        if chosen:
+            notes.append(f"{file.name}: accuracy = " + "; ".join(f"{how} for {_some(tasks)}"
+                                                                  for how, tasks in chosen.items()) + ".")
+        if limited:
+            notes.append(f"{file.name}: {'; '.join(limited[:5])}"
+                         + (f"; and {len(limited) - 5} more tasks" if len(limited) > 5 else "") + ".")
+        if left_out:
+            total = sum(map(len, left_out.values()))
+            notes.append(f"{file.name}: {total} task(s) left out — a leaderboard summary row needs a proportion of "
+                         "correct examples and its sample count: "
+                         + "; ".join(f"{_some(tasks)} ({why})" for why, tasks in left_out.items()) + ".")
+    if not rows and (uncounted or old):
+        first = results[0][0].name
+        metrics = list(dict.fromkeys(m for _, why in old for m in re.findall(r"'[^']+'(?: \(lower is better\))?", why)))
+        what = (f", so its accuracies ({_some(uncounted)}) cannot be a leaderboard summary" if uncounted else
+                f", and no accuracy-like metric ({', '.join(metrics[:6]) or 'none'}: not a proportion of correct "
+                "examples), so it cannot be a leaderboard summary")
+        raise EvalDataError(f"{first}: the results file gives no sample count ('n-samples', written by "
+                            "lm-evaluation-harness 0.4 and later; this file, from an older version, has none)"
+                            f"{what}. evalcore needs per-example results: re-run with lm-eval >= 0.4 and "
+                            "--output_path <folder> --log_samples, and upload the samples_<task>_<time>.jsonl files "
+                            "with their results_<time>.json.")
     if not rows:
-        raise EvalDataError(f"{results[0][0].name}: no task of the results file has an accuracy-like metric in [0, 1] "
-                            "with its sample count: upload its samples_*.jsonl files instead.")
+        raise EvalDataError(f"{results[0][0].name}: no task of the results file has an accuracy-like metric (acc, "
+                            "exact_match ... in [0, 1], higher is better) with its sample count "
+                            f"({notes[-1].split(': ', 1)[-1] if notes else 'no task'}): upload its "
+                            "samples_*.jsonl files instead.")
     notes.append("A results file without its samples files is a leaderboard summary (accuracy and sample count "
                  "per task); upload the samples_*.jsonl files for per-example analyses.")
-    return Imported(pd.DataFrame(rows), "summary", TOOL, tuple(f.name for f, _ in results), notes)
+    frame = pd.DataFrame(rows)
+    if frame["se"].isna().all():
+        frame = frame.drop(columns="se")
+    else:
+        notes.append("se = the run's own standard error of each accuracy ('<metric>_stderr,<filter>'), where it is "
+                     "a number.")
+    return Imported(frame, "summary", TOOL, tuple(f.name for f, _ in results), notes)
 
 
-def _main_metric(values: dict) -> tuple[str | None, float]:
-    """The task's first accuracy-like metric ("<metric>,<filter>", or "<metric>" in older versions; not a stderr)
-    and its value."""
-    found = {}
+def _main_metric(values: dict, task: str, doc: Any) -> tuple[tuple[str, float, float, list[str]] | None, str]:
+    """The task's accuracy: its first accuracy-type metric (by name: acc, exact_match, acc_norm, ...; see
+    :func:`_is_correct_name`), higher is better, with a value in [0, 1] — its key ("<metric>,<filter>", or
+    "<metric>" in older versions: filter 'none' when present, else the first), value, standard error
+    ("<metric>_stderr,<filter>" when a number, else NaN) and the filters not used — or None and why none is."""
+    found: dict[str, list[tuple[str, str, float]]] = {}
+    others = []
     for key, value in values.items():
-        if key == "alias" or "_stderr" in key or isinstance(value, bool) or not isinstance(value, (int, float)):
+        name, _, filt = str(key).partition(",")
+        if key in ("alias", "name", "sample_len", "sample_count") or "_stderr" in name:
             continue
-        found.setdefault(key.split(",", 1)[0], (key, float(value)))
-    for name in (*_PREFERRED, *found):
-        if name in found:
-            return found[name]
-    return None, float("nan")
-
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                others.append(f"'{name}'")
+            continue
+        lower = _lower_is_better(name, task, doc)
+        if not _is_correct_name(name) or lower or not 0 <= value <= 1:
+            others.append(f"'{name}'" + (" (lower is better)" if lower else ""))
+            continue
+        found.setdefault(name, []).append((str(key), filt, float(value)))
+    for name in (*[p for p in _PREFERRED if p in found], *found):
+        candidates = found[name]
+        pick = next((c for c in candidates if c[1] == "none"), candidates[0])
+        se = values.get(pick[0].replace(name, f"{name}_stderr", 1))
+        se = float(se) if isinstance(se, (int, float)) and not isinstance(se, bool) and math.isfinite(se) else math.nan
+        return (pick[0], pick[2], se, [c[1] for c in candidates if c is not pick]), ""
+    others = list(dict.fromkeys(others))
+    return None, (f"{', '.join(others)}: not an accuracy" if others else "no metric")
