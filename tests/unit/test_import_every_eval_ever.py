@@ -101,9 +101,10 @@ def test_aggregate_summary_scales_counts_and_leaves_out_what_is_not_a_proportion
     notes = _notes(frame)
     assert "3 of 7 results of" in notes
     assert "a graded metric: 'truthfulqa'" in notes and "lower is better: 'wikitext'" in notes
-    assert "no sample count (uncertainty.num_samples): 'bbh'" in notes
+    assert "no sample count (uncertainty.num_samples, source_data.sample_ids or source_data.samples_number): 'bbh'" \
+        in notes
     assert "'helpfulness' (openai/gpt-4o) is an LLM judge's verdict" in notes
-    assert "'ifeval' (source_data.samples_number)" in notes
+    assert "'ifeval' (n = 541) is the dataset's size (source_data.samples_number)" in notes
 
 
 def test_pre_0_2_aggregate_reads_its_top_level_source_data():
@@ -286,7 +287,8 @@ def test_eee_lm_eval_converter_output_agrees_with_the_lm_eval_importer(shared_da
     assert _by_id(frame, "correct") == {str(i): 0.0 for i in range(10)}
     assert _by_id(frame, "target")["2"] == "\\dfrac{13}{9}"
     assert _by_id(frame, "input")["0"].startswith("Problem: How many vertical asymptotes")
-    assert "the file holds 10 of 'math_perturbed_full' (its aggregate counts 5,000)" in _notes(frame)
+    assert ("10 samples of 'math_perturbed_full', mean 0, where the aggregate says 0 over 5,000 "
+            "(uncertainty.num_samples): a subset?") in _notes(frame)
     original = shared_data / "ecosystem" / "lm_eval"
     if original.is_dir():  # the same run read from lm-eval's own files
         direct = load_eval_logs([original])
