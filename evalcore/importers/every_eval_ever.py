@@ -9,8 +9,15 @@ Format (repository evaleval/every_eval_ever, schema 0.3.0: ``every_eval_ever/sch
   result ``{evaluation_result_id, evaluation_name, source_data{..., samples_number}, metric_config{metric_id,
   metric_name, metric_kind, metric_unit, lower_is_better, score_type (binary | continuous | levels), min_score,
   max_score, llm_scoring{judges[{model_info}], ...}}, score_details{score, uncertainty{standard_error{value},
-  num_samples, ...}}}``. Schema 0.2.x has the same keys; 0.0.1 (Nov 2025) has a top-level ``source_data`` and
-  ``evaluation_source`` instead of ``eval_library`` and per-result ``source_data``.
+  num_samples, ...}}}``, ``detailed_evaluation_results{file_path, total_rows}``. Schema 0.2.x has the same keys
+  (0.2.0 at commit a30253854 has ``confidence_interval`` directly in ``score_details``). Schemas 0.0.1 (commit
+  ed98720dc) and 0.1.0 (commit 7b868b059) have a top-level ``source_data{dataset_name, samples_number (the
+  dataset's size), sample_ids (those evaluated)}`` (0.0.1 also ``evaluation_source``), no ``eval_library``, often
+  null ``min_score`` / ``max_score`` / ``score_type``, and keep the per-sample rows INLINE, in
+  ``detailed_evaluation_results_per_samples`` (a link, or a list of ``{sample_id, input, prompt, ground_truth (a
+  string or a list), response, choices (strings or [letter, text] pairs), full_logprobs}``, with no score); they
+  never wrote a ``_samples.jsonl`` file. EEE's HELM converter (0.1.0) writes one result per metric x split x
+  perturbation, all named alike (split and perturbation in ``score_details.details``), some twice.
 - per-sample ``<uuid>_samples.jsonl`` in the same folder: one object per line ``{schema_version, evaluation_id,
   model_id, evaluation_name, evaluation_result_id, sample_id, interaction_type (single_turn | multi_turn |
   agentic), input{raw, formatted, reference[], choices}, output{raw[]} (null for multi-turn and agentic rows, whose
@@ -21,13 +28,24 @@ Format (repository evaleval/every_eval_ever, schema 0.3.0: ``every_eval_ever/sch
 Mapping to roles:
 
 - aggregates alone: a **summary**, one row per result that is a proportion: ``model`` = ``model_info.id`` (else
-  ``name``), ``task`` = ``evaluation_name`` (with the metric's name added where one evaluation reports several
-  metrics), ``n`` = ``uncertainty.num_samples`` (else ``source_data.samples_number``, else the length of
-  ``source_data.sample_ids``), ``accuracy`` = the score scaled to [0, 1] by ``min_score`` / ``max_score`` (or by
-  ``metric_unit`` proportion / percent), ``se`` = ``uncertainty.standard_error.value`` on the same scale. A result
-  is a proportion when its bounds are 0 and 1 (or 100), higher is better, its scores are not levels and its metric is
+  ``name``), ``task`` = ``evaluation_name`` (where one name holds several results: with the metric's name added,
+  then with the texts that tell them apart, e.g. "multiple_choice_joint (exact_match, test, robustness)"; a result
+  repeated field for field is read once), ``n`` = the number of samples the result scored, where the file says it:
+  ``uncertainty.num_samples``, else the length of ``source_data.sample_ids``, else
+  ``detailed_evaluation_results.total_rows`` or the number of inline per-sample rows (when the aggregate holds one
+  result), and only else ``source_data.samples_number`` (the dataset's size; a note says so); ``accuracy`` = the
+  tool's score scaled to [0, 1] by ``min_score`` / ``max_score`` (or by ``metric_unit`` proportion / percent; with
+  neither, a score in [0, 1] of a metric named as an accuracy, e.g. "accuracy", "exact_match", Inspect's
+  "choice", is read as a proportion, with a note), ``se`` = ``uncertainty.standard_error.value`` on the same
+  scale. A note names the results whose score x n is not a whole number (n looks doubtful). A result is a
+  proportion when its bounds are 0 and 1 (or 100), higher is better, its scores are not levels and its metric is
   not a graded one (F1, ROUGE, BLEU, AUROC, Elo, errors ...). Results that are not, or that give no sample count,
   cannot be a summary row: they are left out, named in a note.
+- an early aggregate (0.0.1 / 0.1.x) with inline per-sample rows and an accuracy-like result: a **log** of those
+  rows: ``example_id`` = ``sample_id``, ``task`` = ``source_data.dataset_name``, ``correct`` = the response equals
+  one of the ``ground_truth`` answers (trimmed; what the exact_match / accuracy it reports counts; the rows hold no
+  score, a note says so and compares the samples' mean with the results' scores), ``input`` = ``input`` with the
+  choices, ``target`` = ``ground_truth``, ``output`` = ``response``.
 - per-sample files: a **log**: ``model`` = ``model_id``, ``task`` = ``evaluation_name`` (the
   ``evaluation_result_id`` where one evaluation name holds several results), ``example_id`` = ``sample_id``
   (a sample listed twice for one task is numbered in ``repeat``). The label: ``correct`` = ``is_correct`` when the
@@ -40,8 +58,9 @@ Mapping to roles:
   ``metadata`` (the schema has no field for it).
 - an aggregate and its per-sample file (the same ``evaluation_id``) are paired: the log is returned and the
   aggregate gives each result's metric (``score_type``, and ``llm_scoring``, which makes a note that the label is an
-  LLM judge's). An aggregate given beside per-sample files without its own is left out with a note (a summary
-  cannot be combined with logs).
+  LLM judge's). A note says where the file holds fewer samples than the aggregate's n (a subset) or where their
+  mean is not the aggregate's score. An aggregate given beside per-sample files without its own is left out with a
+  note (a summary cannot be combined with logs).
 """
 
 from __future__ import annotations
@@ -377,7 +396,7 @@ def _distinct_results(results: list[dict]) -> tuple[list[dict], int]:
     return kept, len(results) - len(kept)
 
 
-def _summary(file: LogFile, doc: dict, inline_note: str | None = None) -> Imported:
+def _summary(file: LogFile, doc: dict) -> Imported:
     model = _model_of(doc, file)
     results = [r for r in doc["evaluation_results"] if isinstance(r, dict)]
     if not results:
@@ -418,11 +437,9 @@ def _summary(file: LogFile, doc: dict, inline_note: str | None = None) -> Import
         if judge:
             judged.append(f"'{task}' ({judge})")
     notes = [f"{file.name}: every_eval_ever aggregate (schema {doc.get('schema_version', '?')}) of '{model}'."]
-    if inline_note:
-        notes.append(inline_note)
     if repeats:
-        notes.append(f"{file.name}: {repeats:,} result{'s were exact repeats' if repeats > 1 else ' was an exact repeat'} "
-                     "of another (every field alike), read once.")
+        were = "s were exact repeats" if repeats > 1 else " was an exact repeat"
+        notes.append(f"{file.name}: {repeats:,} result{were} of another (every field alike), read once.")
     if judged:
         notes.append(f"{file.name}: the accuracy of {listed(judged, 5)} is an LLM judge's verdict "
                      "(metric_config.llm_scoring), not a human label.")
@@ -463,7 +480,8 @@ def _samples_advice(doc: dict) -> str:
         where = doc.get("detailed_evaluation_results_per_samples")
         held = ("it links them elsewhere (" + repr(str(where)[:200]) + "), which evalcore does not fetch"
                 if isinstance(where, str) and where.strip() else
-                "its rows give no response and ground_truth to read a label from" if _inline_samples(doc) else
+                "its rows there carry no score, and no result is an accuracy that an exact match of response and "
+                "ground_truth would count" if _inline_samples(doc) else
                 "this file holds none")
         return (f"Schema {doc.get('schema_version', '?')} keeps the per-sample rows inside the aggregate, in "
                 f"'detailed_evaluation_results_per_samples'; {held}.")
