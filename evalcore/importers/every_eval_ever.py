@@ -437,6 +437,11 @@ def _summary(file: LogFile, doc: dict) -> Imported:
         if judge:
             judged.append(f"'{task}' ({judge})")
     notes = [f"{file.name}: every_eval_ever aggregate (schema {doc.get('schema_version', '?')}) of '{model}'."]
+    if _inline_samples(doc):
+        notes.append(f"{file.name}: its {len(_inline_samples(doc)):,} inline per-sample rows "
+                     "(detailed_evaluation_results_per_samples) carry no score and no label could be read from them "
+                     "(no response and ground_truth to compare, or no accuracy-like result): the aggregate is read "
+                     "as a summary.")
     if repeats:
         were = "s were exact repeats" if repeats > 1 else " was an exact repeat"
         notes.append(f"{file.name}: {repeats:,} result{were} of another (every field alike), read once.")
@@ -480,6 +485,10 @@ def _samples_advice(doc: dict) -> str:
         where = doc.get("detailed_evaluation_results_per_samples")
         held = ("it links them elsewhere (" + repr(str(where)[:200]) + "), which evalcore does not fetch"
                 if isinstance(where, str) and where.strip() else
+                "its rows there carry no score, and their response and ground_truth cannot be compared (one is "
+                "missing)" if _inline_samples(doc) and any(_not_proportion(r) is None for r in
+                                                            _list(doc.get("evaluation_results"))
+                                                            if isinstance(r, dict)) else
                 "its rows there carry no score, and no result is an accuracy that an exact match of response and "
                 "ground_truth would count" if _inline_samples(doc) else
                 "this file holds none")

@@ -302,3 +302,22 @@ def test_an_aggregate_beside_an_early_inline_log_is_left_out_with_a_note():
     assert frame["correct"].tolist() == [1.0]
     assert "1 every_eval_ever aggregate file(s) were left out: 'b.json'; they hold no per-sample rows of their " \
            "own" in _notes(frame)
+
+
+def test_early_inline_rows_without_responses_leave_a_summary_counted_by_its_rows():
+    # two inline rows without a response: no label; the one result (score 0.5) counts the 2 rows: 1 of 2
+    samples = [{"sample_id": "1", "input": "q1"}, {"sample_id": "2", "input": "q2"}]
+    doc = _early("0.0.1", _unbounded("choice", 0.5), source_data={"dataset_name": "d"}, samples=samples)
+    frame = load_eval_logs([("a.json", json.dumps(doc).encode())])
+    assert frame[["task", "n", "n_correct"]].values.tolist() == [["choice", 2, 1]]
+    notes = _notes(frame)
+    assert "its 2 inline per-sample rows (detailed_evaluation_results_per_samples) carry no score" in notes
+    assert "from the rows of detailed_evaluation_results_per_samples" in notes
+
+
+def test_an_inline_row_without_sample_id_is_named():
+    doc = _early("0.1.0", _unbounded("choice", 1.0),
+                 samples=[{"sample_id": "1", "ground_truth": "A", "response": "A"}, {"ground_truth": "A"}])
+    with pytest.raises(EvalDataError, match=r"a\.json: detailed_evaluation_results_per_samples row 2 has no "
+                                            r"'sample_id'"):
+        load_eval_logs([("a.json", json.dumps(doc).encode())])
