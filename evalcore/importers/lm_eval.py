@@ -26,21 +26,46 @@ of its folder. A samples file whose run has no results file is named after its f
 (timestamps differ) it never takes that run's model: a note names both files, and when nothing else names the
 model the files are refused with a message naming both.
 
-Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; ``correct`` (or ``score`` when not 0/1)
-= the first metric the line lists, with the other metrics kept as numeric columns; one filter per task (``none``
-when present, else the first seen; the others are left out and counted). For multiple-choice tasks (``filtered_resps``
+Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; the samples files of one run (paired
+with one results file, or of one folder and time stamp) are one log, its results file listed once; a task of one of
+the run's groups (``group_subtasks``; the innermost group) has that group as its ``category`` (the run's other
+tasks 'all'). One filter per task (``none`` when present, else the first seen; the others are left out and
+counted). The label is the first metric the line lists whose values are numbers and for which higher is better:
+
+- metrics scored over the whole task hold no number per doc (``f1``, ``mcc``, ``bleu``, ``chrf``, ``ter`` of
+  ``lm_eval/api/metrics.py`` are passthroughs: each doc keeps ``[gold, prediction]``; so do custom
+  ``process_results`` metrics such as ``micro_f1``): passed over, with a note; they are not kept as columns;
+- lower-is-better metrics (``higher_is_better: false`` for the task in the results file, else the registry's
+  ``perplexity``, ``word_perplexity``, ``byte_perplexity``, ``bits_per_byte``, ``brier_score`` and errors such as
+  ``mae``): passed over, since evalcore's ``correct`` and ``score`` are higher-is-better (as every_eval_ever's
+  ``lower_is_better`` results are left out of its summaries); a task with no other metric is refused, naming why;
+- ``correct`` when the metric's NAME is right/wrong by lm-eval's definition (``acc``, ``acc_norm``,
+  ``acc_mutual_info``, ``acc_bytes``, ``exact_match`` in ``lm_eval/api/metrics.py``; ``em``, ``exact``,
+  ``contains``, ``mc1``, ``pass@1``, ``bleu_acc``, ``prompt_level_strict_acc``, ``math_verify`` ... in task yamls)
+  and every value is 0 or 1; ``score`` otherwise — a graded metric (``eqbench``, ``bleu_max``) stays a score even
+  when every value is 0 or 1, and ``acc`` with other values (``truthfulqa_mc2``) is a score, each with a note.
+  Docs whose label is infinite (``Infinity``: a mean with them is infinite), NaN, or missing are left out, each
+  counted in a note of its own. The other metrics with numbers are kept as numeric columns.
+
+For multiple-choice tasks (``filtered_resps``
 a list of ``[log-likelihood, is_greedy]`` per choice) ``confidence`` is the softmax probability of the most likely
 choice — the choice ``acc`` scores. Text: ``input`` = the first request's context (``arguments``), else the doc's
 question field; ``target`` = ``target`` (for a multiple-choice index: that choice's continuation); ``output`` = the
 first response (``resps``, else ``filtered_resps``; for multiple choice the most likely choice's continuation).
 Results files that no samples file uses become a leaderboard summary when no samples file was given: per task ``n``
-(``n-samples``, effective) and ``accuracy`` (its first metric when in [0, 1]); groups are the ``category`` of their
-subtasks, not tasks. Beside per-example logs they are left out with a note (a summary and a log cannot be combined).
+(``n-samples``, effective), ``accuracy`` (its first accuracy-type metric by name, higher is better, in [0, 1]; filter
+``none`` when present, else the first, the other filters named in a note) and ``se`` (the tool's
+``<metric>_stderr,<filter>`` when a number, not "N/A"); a note names the metric and filter, and another the tasks the
+run read in part (``n-samples`` effective < original: "n = 512 of the task's 2,305 examples (the run used
+--limit)"); tasks without such a metric are left out, named with their metrics. Groups are the ``category`` of
+their subtasks, not tasks. Beside per-example logs results files are left out with a note (a summary and a log
+cannot be combined).
 The results table lm-eval prints (markdown ``|Tasks|Version|Filter|n-shot|Metric|...``) is claimed and refused,
-naming the files to upload. Older results files without ``n-samples`` (``{results: {task: {acc, acc_stderr, ...}}, versions}``, e.g.
-``tests/testdata/arc_easy-v0-res.json``) cannot be a summary: refused, saying so. A samples file holding fewer docs
-than its run's ``n-samples`` (cut), and tasks of a paired results file that no samples file gives, are named in the
-notes.
+naming the files to upload. Older results files without ``n-samples`` (``{results: {task: {acc, acc_stderr, ...}},
+versions}``, e.g. ``tests/testdata/arc_easy-v0-res.json``, ``wikitext-v1-res.json`` with perplexities only) are
+recognised and refused, saying why (no sample counts; no accuracy-like metric) and what to do (re-run with lm-eval
+>= 0.4 and ``--log_samples``). A samples file holding fewer docs than its run's ``n-samples`` (cut), and tasks of a
+paired results file that no samples file gives, are named in the notes.
 """
 
 from __future__ import annotations
