@@ -34,6 +34,7 @@ import pandas as pd
 from evalcore.data.features import screen_features
 from evalcore.data.mapping import check_mapping, detect_kind, suggest_mapping
 from evalcore.importers import RawLog, read_logs
+from evalcore.importers.combine import UNRELATED
 from evalcore.importers.detect import NamedSource
 from evalcore.data.reading import EvalDataError, ReadLimits, Source, listed, read_table
 from evalcore.data.text import example_text
@@ -129,7 +130,10 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
     frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models, limits=limits)
     report = frame.attrs["report"]
     report["notes"] = (*raw.notes, *report["notes"])
-    report["warnings"] = (*raw.warnings, *report["warnings"])
+    # files that are different benchmarks: the warning naming them says why their models' tasks differ
+    unrelated = any(UNRELATED in warning for warning in raw.warnings)
+    report["warnings"] = (*raw.warnings, *(w for w in report["warnings"]
+                                           if not (unrelated and w.startswith(COVERAGE_WARNING))))
     report["files"] = tuple(raw.files)
     report["tools"] = tuple(raw.tools)
     return frame
@@ -193,7 +197,7 @@ def validate(
     frame, features, notes = builder(raw, mapping, limits or ReadLimits.from_env())
     if left_out:
         notes.append(f"Columns left out by the column mapping: {listed(left_out, 10, repr)}.")
-    warnings = _lookalike_warnings(frame, mapping, kind)
+    warnings = _lookalike_warnings(frame, mapping, kind) + _coverage_warnings(frame, kind)
     models = _models(frame, kind)
     needed = min_models if min_models is not None else 1
     if len(models) < needed:
@@ -290,6 +294,31 @@ def _lookalike_warnings(frame: pd.DataFrame, mapping: dict[str, str], kind: str)
                        f"({shown}{'; ...' if len(pairs) > 3 else ''}): they are treated as different {role} "
                        "values. Make them identical in the file if they are the same.")
     return out
+
+
+COVERAGE_WARNING = "Not every model was evaluated on every task"
+#: how far an accuracy may lie from round(accuracy x n) / n and still be that count (an accuracy written to 3 decimals)
+_COUNT_TOLERANCE = 0.0005 + 1e-9
+
+
+def _coverage_warnings(frame: pd.DataFrame, kind: str) -> list[str]:
+    """A warning when the models of a log or summary were not all evaluated on the same tasks: the leaderboard's
+    aggregate (a mean over the same tasks) then needs the missing results or fewer tasks, and other views compare
+    models on different examples."""
+    if kind == BATTLES or "task" not in frame or frame["model"].nunique() < 2 or frame["task"].nunique() < 2:
+        return []
+    pairs = frame[["model", "task"]].drop_duplicates().astype(str)
+    tasks = sorted(pd.unique(pairs["task"]))
+    per_model = pairs.groupby("model")["task"].agg(set)
+    partial = per_model[per_model.map(len) < len(tasks)]
+    if partial.empty:
+        return []
+    shown = [f"{model} on {len(have):,} of {len(tasks):,} ({listed(sorted(have), 3, repr)})"
+             for model, have in partial.iloc[:5].items()]
+    more = f"; and {len(partial) - 5:,} more" if len(partial) > 5 else ""
+    return [f"{COVERAGE_WARNING}: {'; '.join(shown)}{more}. The leaderboard's aggregate "
+            "needs every model on every task (add the missing results, or choose the tasks they share); the other "
+            "views compare models on different examples."]
 
 
 def _refuse_duplicate_columns(columns: pd.Index) -> None:
@@ -726,6 +755,8 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str],
         acc = _in_unit_interval(acc, roles["accuracy"], "accuracy", notes)
         k = (acc * n).round()
         notes.append(f"Correct counts were derived as round(accuracy x n) from '{roles['accuracy']}'.")
+        if "se" not in roles:
+            _note_inexact_counts(acc, n, k, roles, notes)
     frame["n"] = n.astype("int64")
     frame["n_correct"] = k.astype("int64")
     frame["accuracy"] = frame["n_correct"] / frame["n"]
@@ -748,6 +779,21 @@ def _validate_summary(raw: pd.DataFrame, mapping: dict[str, str],
     if unused:
         notes.append(f"Columns not mapped to a role are ignored: {', '.join(unused)}.")
     return frame, [], notes
+
+
+def _note_inexact_counts(acc: pd.Series, n: pd.Series, k: pd.Series, roles: dict[str, str], notes: list[str]) -> None:
+    """A note when an accuracy is not a count over its n (beyond the rounding of an accuracy written to three
+    decimals: ``|round(acc x n) / n - acc| > 0.0005``): the summary then shows ``n_correct / n``, not the file's
+    value, and n may not be the number of examples that were scored (e.g. the dataset's size)."""
+    off = ((k / n - acc).abs() > _COUNT_TOLERANCE).to_numpy()
+    if not off.any():
+        return
+    i = int(np.flatnonzero(off)[0])
+    notes.append(f"'{roles['accuracy']}' is not a whole count over '{roles['n']}' in {_row_list(off)} (e.g. "
+                 f"{acc.iloc[i]:.4g} x {int(n.iloc[i]):,} = {acc.iloc[i] * n.iloc[i]:.3g}): evalcore uses the rounded "
+                 f"count, so it shows {int(k.iloc[i]):,} / {int(n.iloc[i]):,} = {k.iloc[i] / n.iloc[i]:.4g} there. "
+                 "Check that n is the number of examples scored (not the dataset's size), or give the tool's "
+                 "standard error ('se') to keep its accuracy.")
 
 
 def _standard_errors(raw: pd.DataFrame, column: str, roles: dict[str, str], notes: list[str]) -> pd.Series:

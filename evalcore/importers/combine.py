@@ -87,6 +87,10 @@ def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:
     return set(pd.unique(frame[role].dropna().astype(str)))
 
 
+#: the words of the warning about files that are different benchmarks
+UNRELATED = "share no example and no task"
+
+
 def unrelated_files(imported: list[Imported]) -> list[str]:
     """A warning when the files fall into sets that share no example id and no task with each other (e.g. an
     MMLU-Pro log and an ImageNet log): they are still combined into one log, whose models were then evaluated on
@@ -124,7 +128,7 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
         return []
     names = [" + ".join(files) for files in sets.values()]
     listed_names = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
-    return [f"{listed_names} share no example and no task{'' if len(names) == 2 else ' with each other'}: they are "
+    return [f"{listed_names} {UNRELATED}{'' if len(names) == 2 else ' with each other'}: they are "
             "analysed as one log, in which models from different files were evaluated on different examples. Upload "
             "them separately if they are different benchmarks."]
 

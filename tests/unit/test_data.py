@@ -361,6 +361,26 @@ def test_summary_accuracy_as_fraction_is_not_converted():
     assert not any("percentages" in note for note in report_of(frame).notes)
 
 
+def test_summary_accuracy_that_is_not_a_count_over_n_is_noted():
+    # 0.1111 x 10 = 1.111 -> 1 correct, 1 / 10 = 0.1 (0.011 away: noted); 0.5861 x 2305 = 1350.96 -> 1351, and
+    # 1351 / 2305 = 0.58612 is within 0.0005 of 0.5861 (an accuracy written to 4 decimals: not noted)
+    frame = load_eval_log(table("""
+        model,task,n,accuracy
+        A,t1,10,0.1111
+        B,t1,2305,0.5861
+    """))
+    assert frame["n_correct"].tolist() == [1, 1351] and frame["accuracy"].iloc[0] == 0.1
+    [note] = [n for n in report_of(frame).notes if "whole count" in n]
+    assert note.startswith("'accuracy' is not a whole count over 'n' in row 1 (e.g. 0.1111 x 10 = 1.11): evalcore "
+                           "uses the rounded count, so it shows 1 / 10 = 0.1 there.")
+    exact = load_eval_log(table("""
+        model,task,n,accuracy
+        A,t1,2305,0.5861
+        B,t1,10,0.3
+    """))
+    assert not any("whole count" in n for n in report_of(exact).notes)
+
+
 def test_summary_accuracy_above_100_percent():
     message = refusal(table("""
         model,task,n,accuracy

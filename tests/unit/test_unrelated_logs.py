@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
 import pytest
 
@@ -150,3 +152,15 @@ def test_tasks_read_with_one_results_file_belong_together():
     [warning] = unrelated_files([belief, desire, other])
     assert warning.startswith("samples_tom_belief.jsonl + results.json + samples_tom_desire.jsonl and "
                               "samples_gsm8k.jsonl + results_other.json share no example and no task")
+
+
+def test_models_not_evaluated_on_every_task_get_a_warning_naming_what_each_lacks():
+    rows = pd.concat([pd.read_csv(io.BytesIO(_log("a", task, [task + "1", task + "2"]))) for task in ("law", "math")]
+                     + [pd.read_csv(io.BytesIO(_log("b", "law", ["law1", "law2"])))])
+    frame = load_eval_logs([("run.csv", rows.to_csv(index=False).encode())])
+    assert report_of(frame).warnings == (
+        "Not every model was evaluated on every task: b on 1 of 2 ('law'). The leaderboard's aggregate needs every "
+        "model on every task (add the missing results, or choose the tasks they share); the other views compare "
+        "models on different examples.",)
+    full = pd.concat([rows, pd.read_csv(io.BytesIO(_log("b", "math", ["math1", "math2"])))])
+    assert report_of(load_eval_logs([("run.csv", full.to_csv(index=False).encode())])).warnings == ()
