@@ -471,6 +471,11 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
         if infinite and metric != main:
             notes.append(f"{file.name}: {infinite:,} of {len(kept):,} values of '{metric}' are infinite (Infinity): "
                          "left empty in that column.")
+    later = [m for m in metrics[metrics.index(main) + 1:] if "other" in kinds[m]]
+    if later:
+        notes.append(f"{file.name}: {_quoted(later)} {'is' if len(later) == 1 else 'are'} scored over the whole task "
+                     "(each doc holds a value that is not a number, e.g. a list, which lm-eval aggregates at the end): "
+                     "not kept as a column.")
     values = frame[main].dropna()
     named = _is_correct_name(main)
     binary = bool(values.isin((0.0, 1.0)).all())

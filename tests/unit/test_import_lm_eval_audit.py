@@ -314,3 +314,36 @@ def test_other_json_with_results_is_not_taken_for_an_old_results_file():
     other = json.dumps({"results": {"a": {"note": "text"}}, "versions": {"a": 1}}).encode()
     assert not lm_eval.sniff(LogFile("x.json", other))
     assert not lm_eval.sniff(LogFile("y.json", json.dumps({"results": {"a": {"acc": 1}}}).encode()))
+
+
+def test_ifeval_prompt_level_booleans_are_correct_and_instruction_lists_are_not_columns():
+    # Open LLM Leaderboard ifeval samples: prompt-level booleans, instruction-level lists (aggregated over the task)
+    names = ["prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_loose_acc", "inst_level_loose_acc"]
+    rows = [_graded(0, prompt_level_strict_acc=False, inst_level_strict_acc=[True, False],
+                    prompt_level_loose_acc=True, inst_level_loose_acc=[True, True]),
+            _graded(1, prompt_level_strict_acc=True, inst_level_strict_acc=[True],
+                    prompt_level_loose_acc=True, inst_level_loose_acc=[True])]
+    for row in rows:
+        row["metrics"] = names
+    frame = load_eval_log((f"samples_leaderboard_ifeval_{T}.jsonl", _lines(rows)))
+    assert frame["correct"].tolist() == [0.0, 1.0] and frame["prompt_level_loose_acc"].tolist() == [1.0, 1.0]
+    assert "inst_level_strict_acc" not in frame and "inst_level_loose_acc" not in frame
+    assert f"samples_leaderboard_ifeval_{T}.jsonl: 'inst_level_strict_acc', 'inst_level_loose_acc' are scored over " \
+           "the whole task (each doc holds a value that is not a number, e.g. a list, which lm-eval aggregates at " \
+           "the end): not kept as a column." in _notes(frame)
+
+
+def test_two_filters_in_a_samples_file_keep_the_first_and_count_the_other():
+    # gsm8k: one line per (doc, filter), strict-match first; exact_match 1, 0 under strict-match
+    rows = [_graded(0, exact_match=1.0) | {"filter": "strict-match"}, _graded(0, exact_match=1.0) | {"filter": "flex"},
+            _graded(1, exact_match=0.0) | {"filter": "strict-match"}, _graded(1, exact_match=1.0) | {"filter": "flex"}]
+    frame = load_eval_log((f"samples_gsm8k_{T}.jsonl", _lines(rows)))
+    assert frame["correct"].tolist() == [1.0, 0.0]
+    assert f"2 of 4 lines of samples_gsm8k_{T}.jsonl were left out: they belong to the filters flex; filter " \
+           "'strict-match' is used." in _notes(frame)
+
+
+def test_a_copy_of_a_samples_file_in_one_upload_is_counted_once():
+    files = _group_files(("belief",)) + [(f"{DIR}/copy/samples_tom_belief_{T}.jsonl", _lines(BELIEF))]
+    frame = load_eval_logs(files)
+    assert len(frame) == 2 and frame["correct"].tolist() == [1.0, 0.0]
