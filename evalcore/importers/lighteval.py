@@ -58,9 +58,10 @@ import pyarrow.parquet as pq
 
 from evalcore.data import parquet_bounds as bounds
 from evalcore.data.limits import size_text
-from evalcore.errors import EvalDataError
+from evalcore.data.schema import LOG_ROLES
+from evalcore.errors import EvalDataError, listed
 from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, optional, parse_json
-from evalcore.importers.chat_text import with_text_columns
+from evalcore.importers.chat_text import TEXT_ROLES, with_text_columns
 from evalcore.importers.lm_eval import model_folder
 
 TOOL = "lighteval"
@@ -198,6 +199,12 @@ def _details(file: LogFile, result: tuple[LogFile, dict] | None) -> Imported:
                      + ("the rows have no document id." if not any(ids) else "the document ids are missing in some "
                         "rows or repeated."))
     frame = pd.DataFrame({"model": model, "task": task, "example_id": example_ids, label: values})
+    others = _other_metrics(records, main, set(frame.columns) | set(LOG_ROLES) | set(TEXT_ROLES))
+    for metric, column in others.items():
+        frame[metric] = column
+    if others:
+        notes.append(f"{file.name}: the other metrics with a number in every row are kept as numeric columns: "
+                     f"{listed(list(others), 8, repr)}.")
     for role in ("input", "target", "output", "explanation"):
         texts = [rec[role] for rec in records]
         if any(t is not None for t in texts):
@@ -210,6 +217,20 @@ def _details(file: LogFile, result: tuple[LogFile, dict] | None) -> Imported:
     if frame.empty:
         raise EvalDataError(f"{file.name}: no row has a numeric value of the metric '{main}'.")
     return Imported(with_text_columns(frame), "log", TOOL, (file.name, *([result[0].name] if result else [])), notes)
+
+
+def _other_metrics(records: list[dict], main: str, taken: set[str]) -> dict[str, list[float]]:
+    """The metrics besides ``main`` whose value is a finite number (not a boolean) in every row, by name (names
+    that are a role or another column are passed over)."""
+    names = dict.fromkeys(m for rec in records for m in rec["metrics"])
+    out = {}
+    for metric in names:
+        if metric == main or metric in taken:
+            continue
+        values = [rec["metrics"].get(metric) for rec in records]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            out[str(metric)] = [float(v) for v in values]
+    return out
 
 
 def _main_metric(task: str, records: list[dict], result: tuple[LogFile, dict] | None,
@@ -374,10 +395,14 @@ def _summary(results: list[tuple[LogFile, dict]]) -> Imported:
                                        "no metric in [0, 1] or no document count (config_tasks.<task>."
                                        f"effective_num_docs): {', '.join(skipped[:5])}"))
     if not rows:
+        unrecorded = any(isinstance(c, dict) and c.get("effective_num_docs") == -1
+                         for _, doc in results for c in (doc.get("config_tasks") or {}).values())
         raise EvalDataError(f"{results[0][0].name}: a lighteval results file alone gives per task a metric but here "
                             "no task has both a metric in [0, 1] and its number of documents "
-                            "(config_tasks.<task>.effective_num_docs). Upload the run's details_*.parquet files "
-                            "(lighteval --save-details) for a per-example analysis.")
+                            "(config_tasks.<task>.effective_num_docs"
+                            + (", which is -1: this lighteval version does not record it" if unrecorded else "")
+                            + "). Upload the run's details_*.parquet files (lighteval --save-details) for a "
+                            "per-example analysis.")
     notes.append("A lighteval results file without its details files is a leaderboard summary (per task the first "
                  "metric, its standard error and the number of documents); upload the details_*.parquet files for "
                  "per-example analyses.")

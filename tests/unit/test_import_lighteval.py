@@ -144,6 +144,27 @@ def test_results_alone_without_document_counts_ask_for_the_details():
         load_eval_logs([(RESULTS, _results(docs=None))], min_models=1)
 
 
+def test_results_alone_with_unrecorded_document_counts_say_so():
+    with pytest.raises(EvalDataError, match=r"effective_num_docs, which is -1: this lighteval version does not "
+                                            r"record it\)"):
+        load_eval_logs([(RESULTS, _results(docs=-1))], min_models=1)
+
+
+def test_the_other_numeric_metrics_are_kept_as_columns():
+    rows = [{"doc": {"query": "q", "choices": ["a"], "gold_index": 0, "id": str(i)}, "model_response": {"text": ["a"]},
+             "metric": {"trad_score": t, "idk_score": k, "extract_fail": f, "pairs": [1, 2]}}
+            for i, (t, k, f) in enumerate([(1.0, 0.5, 0.0), (0.0, 0.25, 1.0)])]
+    task = "community|gpqa-idk|0"
+    results = _results({"trad_score": 0.5, "trad_score_stderr": 0.5}, task=task)
+    frame = load_eval_logs([(f"r/results_{STAMP}.json", results),
+                            (f"d/details_{task}_{STAMP}.parquet", _parquet(rows))], min_models=1)
+    assert list(frame["correct"]) == [1.0, 0.0]
+    assert list(frame["idk_score"]) == [0.5, 0.25] and list(frame["extract_fail"]) == [0.0, 1.0]
+    assert "pairs" not in frame  # a list per row: not a number
+    assert any(n.endswith("the other metrics with a number in every row are kept as numeric columns: "
+                          "'idk_score', 'extract_fail'.") for n in report_of(frame).notes)
+
+
 def test_detection():
     plain = _parquet([{"model": "m", "example_id": "1", "task": "t", "correct": 1.0}])
     lm_eval = json.dumps({"results": {"arc": {"alias": "arc", "acc,none": 0.5}}}).encode()
