@@ -215,10 +215,10 @@ def _run(parts: list[tuple[pd.DataFrame, list[str], LogFile]], result: tuple[Log
             frame["category"] = frame["task"].map(lambda task: category.get(task, "all"))
             groups = sorted({category[t] for t in frame["task"].unique() if t in category})
             several = len(groups) > 1
+            rest = "; the run's other tasks are in category 'all'." if frame["category"].eq("all").any() else "."
             notes.append(f"{result[0].name}: the run's group{'s' if several else ''} {_quoted(groups)} "
-                         f"(group_subtasks) {'are' if several else 'is'} the category of {'their' if several else 'its'} "
-                         "tasks" + ("; the run's other tasks are in category 'all'." if frame["category"].eq("all").any()
-                                    else "."))
+                         f"(group_subtasks) {'are' if several else 'is'} the category of "
+                         f"{'their' if several else 'its'} tasks{rest}")
     files = (*(file.name for _, _, file in parts), *([result[0].name] if result is not None else []))
     return Imported(frame, "log", TOOL, files, notes)
 
