@@ -226,7 +226,9 @@ def _yaml_mains(file: LogFile) -> dict[str, tuple[str, str | None]]:
 
 
 def _run(folder: str, run: dict[str, LogFile], schema: tuple[str, dict] | None) -> Imported:
-    where = folder or "the upload"
+    # the folder as the user named it (``folder`` also holds the folders above a file given by path)
+    given = next((str(PurePosixPath(f.name).parent) for f in run.values()), ".")
+    where = given if given != "." else folder or "the upload"
     if STATS not in run:
         raise EvalDataError(f"{where}: a HELM run needs {STATS} (the per-instance results); only "
                             f"{', '.join(sorted(run))} {'was' if len(run) == 1 else 'were'} given. Upload the whole "

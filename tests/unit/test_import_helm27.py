@@ -166,6 +166,10 @@ def test_a_per_instance_stats_file_given_by_path_keeps_its_run_folder(tmp_path: 
     frame = load_eval_logs([folder / "per_instance_stats.json"])
     assert set(frame["model"]) == {"meta/llama-3-8b"} and frame["correct"].sum() == 2.0
     assert set(frame["task"]) == {"mmlu:subject=anatomy"}
+    (folder / "stats.json").write_text("[]")
+    notes = report_of(load_eval_logs([folder])).notes  # the notes name the folder as given, not the ones above it
+    assert ("mmlu:subject=anatomy,model=meta_llama-3-8b: stats.json not needed (the results are in "
+            "per_instance_stats.json).") in notes
 
 
 def test_a_folder_that_names_no_model_is_refused_with_what_to_do():
