@@ -367,7 +367,7 @@ def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported
     outcome = g1.map(_PAIR_VERDICTS).where(~inconsistent, 0.5)
     total = len(frame)
     notes = [f"{file.name}: {left_out_note(int(n), total, 'pairwise judgments', why)}" for n, why in (
-        (error.sum(), "the judge's output had no parsable verdict in one of the two orders ('error')"),
+        (error.sum(), "the judge's output had no parsable verdict in one or both of the two orders ('error')"),
         (unknown.sum(), "a verdict other than model_1, model_2, tie or error")) if n]
     n_inconsistent = int(inconsistent.sum())
     if n_inconsistent:
