@@ -64,6 +64,7 @@ class Imported:
     files: tuple[str, ...]         # the file names it read
     notes: list[str] = field(default_factory=list)
     judges: tuple[str, ...] = ()   # the AI judges whose verdicts the table holds (battles), by name
+    run: str = ""                  # the id of the run that wrote it, where the tool records one (Inspect's eval_id)
 
 
 #: how many folders above a file given by path are kept in :attr:`LogFile.parents`

@@ -162,6 +162,7 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFram
     """The tables one under the other; shared rows counted once when identical, refused when they conflict."""
     if kind == LOG:
         _one_sample_without_repeat(imported, notes)
+        _separate_runs(imported, notes)
     parts = [item.frame.assign(**{_FILE: " + ".join(item.files)}) for item in imported]
     frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
@@ -186,6 +187,36 @@ def _one_sample_without_repeat(imported: list[Imported], notes: list[str]) -> No
     one = len(names) == 1
     notes.append(f"{listed(names, 3)} {'has' if one else 'have'} no repeat column (one sample per example): "
                  f"{'its' if one else 'their'} rows are repeat 1 next to the files that number repeated samples.")
+
+
+def _separate_runs(imported: list[Imported], notes: list[str]) -> None:
+    """Files of different runs (different run ids, e.g. two Inspect evals of one task and model) that score the same
+    examples hold different samples of them: the later run's repeats are numbered after the earlier runs' (repeats
+    1-k, then k+1-...), so that each example keeps all its samples. Files of one run (the same log uploaded twice,
+    or as .eval and .json) keep their numbers: their shared rows are counted once."""
+    keys = ["model", "task", "example_id"]
+    done: list[Imported] = []
+    for item in imported:
+        frame = item.frame
+        if not item.run or "repeat" not in frame or not set(keys) <= set(frame):
+            continue
+        others = [d for d in done if d.run != item.run]
+        done.append(item)
+        if not others:
+            continue
+        before = pd.concat([d.frame[[*keys, "repeat"]] for d in others], ignore_index=True)
+        before = before.assign(**{k: before[k].astype(str) for k in keys}).groupby(keys)["repeat"].max()
+        index = pd.MultiIndex.from_frame(frame[keys].astype(str))
+        shift = pd.Series(before.reindex(index).to_numpy(), index=frame.index).fillna(0)
+        if not (shift > 0).any():
+            continue
+        repeat = pd.to_numeric(frame["repeat"], errors="coerce") + shift
+        item.frame = frame.assign(repeat=repeat.astype("int64") if repeat.notna().all() else repeat)
+        earlier = sorted({name for d in others for name in d.files})
+        notes.append(f"{listed(list(item.files), 3)} and {listed(earlier, 3)} are separate runs (run ids "
+                     f"{item.run} and {', '.join(sorted({d.run for d in others}))}) scoring the same examples: the "
+                     f"samples of {int((shift > 0).sum()):,} rows are numbered as further repeats of their examples, "
+                     "each example the unit.")
 
 
 def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:

@@ -157,7 +157,13 @@ def _convert_one(file: LogFile) -> Imported:
     if imported is None and not samples:
         imported = _summary(file, model, task, scorers, results)
     elif imported is None:
-        imported = _samples_frame(file, model, task, scorers, samples, notes)
+        try:
+            imported = _samples_frame(file, model, task, scorers, samples, notes)
+        except EvalDataError as exc:
+            if isinstance(status, str) and status not in ("success", ""):
+                raise EvalDataError(f"{exc} The run's status is '{status}': it stopped before its samples were "
+                                    "scored; the log's header says why.") from exc
+            raise
         completed = as_number(optional(results, "completed_samples"), booleans=False)
         if math.isfinite(completed) and len(samples) < completed:
             held = f"{len(samples):,} sample{'' if len(samples) == 1 else 's'}"
@@ -165,6 +171,11 @@ def _convert_one(file: LogFile) -> Imported:
                 f"{file.name}: the log holds {held}, but its results count {int(completed):,} "
                 "(results.completed_samples): the log was cut (e.g. copied in part by another tool), so the rows "
                 "here cover only the samples it holds, and their figures differ from the run's results.")
+    imported.run = str(spec.get("eval_id") or spec.get("run_id") or "")
+    if model == "none/none":
+        imported.notes.append(f"{file.name}: the log names no model ('none/none', Inspect's placeholder when an agent "
+                              "or external solver stands in for the model): give the files of each agent their own "
+                              "model name (e.g. a table with a model column) to compare them.")
     if isinstance(status, str) and status not in ("success", ""):
         imported.notes.append(f"{file.name}: the run's status is '{status}', not 'success': it may have stopped "
                               "before every sample was run and scored.")
@@ -328,8 +339,21 @@ def _kind(declared: list[str]) -> str | None:
     return None
 
 
-def _grader_text(scorer: _Scorer) -> str:
-    return scorer.grader if scorer.grader else "grader model not recorded in the log"
+_NOT_RECORDED = "grader model not recorded in the log"
+
+
+def _grader_text(scorer: _Scorer | None, model: str) -> str:
+    """The judge of an LLM-judge scorer, for a note: the grader its options name, else, for Inspect's
+    ``model_graded_*`` scorers, their documented default (the model being evaluated: it grades its own answers)."""
+    if scorer is None:
+        return _NOT_RECORDED
+    if scorer.grader:
+        own = scorer.grader.split("/")[-1] == model.split("/")[-1]
+        return scorer.grader + (": the evaluated model grades its own answers" if own else "")
+    if scorer.name.split("/")[-1].startswith("model_graded"):
+        return (f"no grader in the scorer's options, so Inspect's default, the evaluated model {model}: it grades its "
+                "own answers")
+    return _NOT_RECORDED
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -406,7 +430,7 @@ def _summary(file: LogFile, model: str, task: str, scorers: list[_Scorer], resul
         notes.append(f"{file.name}: {int(unscored):,} samples were not scored by {label} and are not counted in n.")
     scorer = by_name.get(scorer_name)
     if scorer is not None and scorer.judge:
-        notes.append(f"{file.name}: accuracy comes from an LLM judge ({_grader_text(scorer)}): scorer "
+        notes.append(f"{file.name}: accuracy comes from an LLM judge ({_grader_text(scorer, model)}): scorer "
                      f"'{scorer_name}' grades each answer with a model, so it carries the judge's errors.")
     return Imported(pd.DataFrame([row]), "summary", TOOL, (file.name,), notes)
 
@@ -462,13 +486,13 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     frame[role] = main_values.to_numpy(dtype=float)
     notes.append(f"{file.name}: scorer '{main}' is the metric ('{role}'): {how}.")
     if is_judge[main]:
-        grader = _grader_text(known[scorer_name]) if scorer_name in known else "grader model not recorded in the log"
+        grader = _grader_text(known.get(scorer_name), model)
         notes.append(f"{file.name}: {role} comes from an LLM judge ({grader}): scorer '{main}' grades each answer "
                      "with a model, so its verdicts carry the judge's errors.")
     if judge is not None:
         frame["proxy"] = columns[judge].to_numpy(dtype=float)
         judge_scorer = known.get(owner[judge][0])
-        grader = f"; grader: {_grader_text(judge_scorer)}" if judge_scorer is not None else ""
+        grader = f"; grader: {_grader_text(judge_scorer, model)}" if judge_scorer is not None else ""
         notes.append(f"{file.name}: the model-graded scorer '{judge}' is the annotator ('proxy'{grader}).")
     for other in ordered:
         if other not in (main, judge):

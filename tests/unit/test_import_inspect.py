@@ -143,6 +143,34 @@ def test_an_unscored_log_says_so_and_how_to_score_it():
         load_eval_log(("run.eval", log()))
 
 
+def test_separate_runs_of_one_task_and_model_are_further_repeats_and_a_reupload_counts_once():
+    def run(eval_id: str, values: list[str]) -> bytes:
+        doc = json.loads(_json_log([_sample(i, match=v) for i, v in enumerate(values, 1)]))
+        doc["eval"]["eval_id"] = eval_id
+        return json.dumps(doc).encode()
+
+    first, second = run("AAA", ["C", "I", "C"]), run("BBB", ["I", "I", "C"])
+    frame = load_eval_logs([("a.json", first), ("b.json", second)], min_models=1)
+    assert len(frame) == 6 and sorted(frame["repeat"].astype(int).unique()) == [1, 2]
+    by = frame.assign(repeat=frame["repeat"].astype(int)).set_index(["example_id", "repeat"])["correct"]
+    assert [by[("1", 1)], by[("1", 2)], by[("2", 2)]] == [1.0, 0.0, 0.0]
+    assert any(n.startswith("b.json and a.json are separate runs (run ids BBB and AAA) scoring the same examples: the "
+                            "samples of 3 rows are numbered as further repeats") for n in report_of(frame).notes)
+    again = load_eval_logs([("a.json", first), ("copy of a.json", first)], min_models=1)  # one run twice
+    assert len(again) == 3 and "3 rows appear identically in several files" in " ".join(report_of(again).notes)
+
+
+def test_a_failed_run_and_a_placeholder_model_are_named():
+    doc = json.loads(_json_log([{"id": 1, "epoch": 1, "scores": {}, "error": {"message": "TypeError"}}]))
+    doc["status"], doc["results"] = "error", {"scores": []}
+    with pytest.raises(EvalDataError, match=r"\(1 of them errored\).* The run's status is 'error': it stopped "
+                                            r"before its samples were scored"):
+        load_eval_log(("failed.json", json.dumps(doc).encode()))
+    frame = load_eval_log(("agent.json", _json_log([_sample(1, match="C")], model="none/none")))
+    assert any(n.startswith("agent.json: the log names no model ('none/none', Inspect's placeholder")
+               for n in report_of(frame).notes)
+
+
 def test_interrupted_eval_zip_without_header_reads_its_journal():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

@@ -152,7 +152,11 @@ def test_undeclared_scorer_is_read_from_its_values():
     ({"name": "custom", "options": {"grader_model": "anthropic/claude-3"}, "metrics": ACC_STDERR}, None,
      "anthropic/claude-3"),
     ({"name": "my_rubric", "options": {}, "metrics": ACC_STDERR}, {"grader": {"model": "g/judge-1"}}, "g/judge-1"),
-    ({"name": "model_graded_qa", "options": {}, "metrics": ACC_STDERR}, None, "grader model not recorded in the log"),
+    ({"name": "model_graded_qa", "options": {}, "metrics": ACC_STDERR}, None,
+     "no grader in the scorer's options, so Inspect's default, the evaluated model m/x: it grades its own answers"),
+    ({"name": "custom", "options": {"grader_model": "openai/m/x"}, "metrics": ACC_STDERR}, None,
+     "openai/m/x: the evaluated model grades its own answers"),
+    ({"name": "my_judge", "options": {}, "metrics": ACC_STDERR}, None, "grader model not recorded in the log"),
     ({"name": "model_graded_qa", "options": {"model": None, "model_role": "grader"}, "metrics": ACC_STDERR}, {},
      "no 'grader' model role set: Inspect then grades with the evaluated model"),
 ])
