@@ -56,18 +56,27 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 EXACT_ONLY = frozenset({"repeat", "se", "input", "target", "output", "explanation"})
 
 
+_EVERY_SYNONYM = frozenset(name for names in SYNONYMS.values() for name in names)
+#: last words of a column name that make it text about the role, not the role ('correct_choice' is a letter)
+_TEXT_WORDS = frozenset({"choice", "answer", "option", "letter", "text", "reason", "explanation"})
+
+
 def normalize(name: object) -> str:
     """Lower-case name with every run of non-alphanumeric characters turned into one '_'."""
     return re.sub(r"[^0-9a-z]+", "_", str(name).strip().lower()).strip("_")
 
 
 def _score(column: str, role: str) -> float | None:
-    """Rank of ``column`` as a name for ``role``: synonym index for exact matches, +0.5 for prefixes."""
+    """Rank of ``column`` as a name for ``role``: the synonym's index for an exact match, +0.5 for a name that
+    starts with a synonym (``n_eval_inferred`` before ``test_size``), except a name that is itself another role's
+    synonym (``correct_answer`` is a target, ``model_output`` an output: not a label, not a model), an id
+    (``task_id`` names examples, not tasks) or a kind of text (``correct_choice``, ``score_reason``)."""
     name = normalize(column)
     synonyms = SYNONYMS[role]
     if name in synonyms:
         return float(synonyms.index(name))
-    if role in EXACT_ONLY:
+    if role in EXACT_ONLY or name in _EVERY_SYNONYM or (name.endswith("_id") and role != "example_id") or \
+            name.rsplit("_", 1)[-1] in _TEXT_WORDS:
         return None
     for i, syn in enumerate(synonyms):
         if len(syn) > 2 and name.startswith(syn + "_"):

@@ -187,3 +187,22 @@ def test_check_mapping_accepts_a_good_mapping():
 )
 def test_detect_kind(roles, kind):
     assert detect_kind(roles) == kind
+
+
+@pytest.mark.parametrize("columns, expected", [
+    # another role's exact name is never taken by a prefix: correct_answer is the target, model_output the output
+    (["model_name", "question", "model_answer", "correct_answer", "is_correct"],
+     {"model_name": "model", "question": "input", "model_answer": "output", "correct_answer": "target",
+      "is_correct": "correct"}),
+    (["model_name", "question", "model_output", "is_correct"],
+     {"model_name": "model", "question": "input", "model_output": "output", "is_correct": "correct"}),
+    # a kind of text about the role is not the role; an id names examples, not tasks
+    (["model", "correct_choice", "judge_choice", "is_correct"], {"model": "model", "is_correct": "correct"}),
+    (["task_name", "task_id", "model", "id", "correct"],
+     {"task_name": "task", "id": "example_id", "model": "model", "correct": "correct"}),
+    # names that start with a synonym still map
+    (["dataset_name", "model", "id", "correct"],
+     {"dataset_name": "task", "model": "model", "id": "example_id", "correct": "correct"}),
+])
+def test_exact_names_of_other_roles_ids_and_texts_are_not_taken_by_a_prefix(columns, expected):
+    assert suggest_mapping(columns) == expected
