@@ -21,6 +21,8 @@ anonymous battle, 0 otherwise: the official leaderboard uses only anonymous ones
 whose ``judge`` is a FastChat AI-judge list (``["gpt-4", "pair-v2"]``) gives the ``judge`` role instead. Records
 with any other winner (or none) are left out and counted; a missing ``model_a`` / ``model_b`` is refused naming the
 record. ``dedup_tag.sampled`` false (prompts the notebook down-samples as too frequent) is counted, not dropped.
+The same battles as a table (CSV / TSV with model_a, model_b and winner columns, e.g. the notebook's DataFrame saved
+with ``to_csv``) are read alike; there a winner may also be the winning model's name.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from evalcore.data.reading import read_table
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, json_lines, left_out_note, parse_json
 from evalcore.importers.chat_text import user_turns
@@ -46,11 +49,11 @@ _MAX_LISTED = 5
 def sniff(file: LogFile) -> bool:
     """A JSON array or JSON Lines of records with model_a / model_b / winner and one of the Arena's own keys
     (anony, language, tstamp) or an ``arena_user_`` judge; FastChat's MT-Bench pair files (model_1 / model_2) are
-    not claimed."""
+    not claimed. Also a table (CSV / TSV) whose header has model_a, model_b and winner."""
     try:
         head = file.head(1 << 16)
         if not head.startswith((b"[", b"{")):
-            return False
+            return _table_header(head) is not None
         has = all(key in head for key in (b'"model_a"', b'"model_b"', b'"winner"'))
         return has and b'"model_1"' not in head and _ARENA_KEYS.search(head) is not None
     except Exception:  # noqa: BLE001 - sniffing never raises
@@ -61,8 +64,27 @@ def convert(files: list[LogFile]) -> list[Imported]:
     return [_convert_one(file) for file in files]
 
 
+def _table_header(head: bytes) -> list[str] | None:
+    """The header of a CSV / TSV table with model_a, model_b and winner columns (lower-cased), else None."""
+    first = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[0] if head.strip() else ""
+    for delimiter in (",", "\t", ";"):
+        cells = [cell.strip().strip('"').lower() for cell in first.split(delimiter)]
+        if {"model_a", "model_b", "winner"} <= set(cells):
+            return cells
+    return None
+
+
 def _records(file: LogFile) -> tuple[list, str]:
-    """The records of a JSON array or JSON Lines file, and the word for one of them in a message."""
+    """The records of a JSON array, JSON Lines or a table (CSV / TSV, read within the load's limits), and the word
+    for one of them in a message."""
+    if not file.head(1).startswith((b"[", b"{")):
+        try:
+            table = read_table(file.data, file.budget.limits)
+        except EvalDataError as exc:
+            raise EvalDataError(f"{file.name}: {exc}") from exc
+        table.columns = [str(c).strip().lower() for c in table.columns]
+        table = table.astype(object).where(table.notna(), None)
+        return table.to_dict("records"), "row"
     if file.head(1).startswith(b"["):
         doc = parse_json(file)
         if not isinstance(doc, list):
@@ -91,7 +113,11 @@ def _convert_one(file: LogFile) -> Imported:
                                 f"name ({int(missing.sum()):,} battles); every battle needs model_a, model_b and "
                                 "winner, as FastChat's clean_battle_data.py writes them.")
     a, b = frame["model_a"].astype(str), frame["model_b"].astype(str)
-    winner = _strings(frame["winner"]).str.strip().str.lower()
+    named = _strings(frame["winner"]).str.strip()
+    winner = named.str.lower()
+    # a winner written as the winning model's name (as tables do) is that side's win
+    winner = winner.where(named.ne(a) | winner.isin(list(VERDICTS)), "model_a")
+    winner = winner.where(named.ne(b) | winner.isin(list(VERDICTS)), "model_b")
     verdict = winner.map(VERDICTS).astype(float)
     unknown = verdict.isna().to_numpy()
     itself = (a == b).to_numpy() & ~unknown
@@ -152,7 +178,11 @@ def _counts(winner: pd.Series, by_ai: np.ndarray, judges: pd.Series, out: pd.Dat
     people = f"{n - n_ai:,} votes by people in the Arena ({voters.nunique():,} voters" + \
         (f"; {n - n_ai - arena:,} with a judge not named arena_user_*" if n - n_ai - arena else "") + ")"
     notes = []
-    if n - n_ai:
+    if n - n_ai and voters.isna().all():  # a table without a judge column: who voted is not said
+        notes.append(f"{n - n_ai:,} battles name no judge: their winners are read as human votes (outcome = 1 if "
+                     "model_b wins, 0 if model_a wins, 0.5 a tie), as the Arena's are. Winners chosen by an AI judge "
+                     "belong in a column mapped to the role 'judge' of a plain table instead.")
+    elif n - n_ai:
         notes.append(f"{people} are human votes: outcome = 1 if model_b wins, 0 if model_a wins, 0.5 a tie.")
     if n_ai:
         names = sorted({str(j[0]) for j in judges[by_ai] if j})

@@ -108,7 +108,7 @@ def test_sniffs_claim_their_own_shapes():
         assert chatbot_arena.sniff(_file(path)) and not pairwise.sniff(_file(path))
     for path in (MT_HUMAN, MT_PAIR):   # MT-Bench human judgments (turn, question ids 81-160) and pair judgments
         assert pairwise.sniff(_file(path)) and not chatbot_arena.sniff(_file(path))
-    assert not chatbot_arena.sniff(LogFile("t.csv", b"model_a,model_b,winner,tstamp\na,b,model_a,1\n"))
+    assert not chatbot_arena.sniff(LogFile("t.csv", b"model_a,model_b,outcome\na,b,1\n"))
     assert not chatbot_arena.sniff(LogFile("t.json", b'[{"model_a": "a", "model_b": "b", "outcome": 1}]'))
 
 
@@ -142,3 +142,22 @@ def test_large_array_keeps_every_battle():
     np.testing.assert_array_equal(imported.frame["outcome"].to_numpy(), expected)
     ties = f"Ties: {int(((w == 'tie') & keep).sum()):,} 'tie' and {int(((w == 'tie (bothbad)') & keep).sum()):,}"
     assert any(note.startswith(ties) for note in imported.notes)
+
+
+def test_battles_as_a_table_with_winners_as_verdicts_or_model_names():
+    data = (b"model_a,model_b,winner,judge,anony\n"
+            b"x,y,model_a,arena_user_1,True\n"       # 0
+            b"x,y,y,arena_user_2,True\n"             # the winner's name: model_b wins, 1
+            b"y,x,tie (bothbad),arena_user_1,False\n"  # 0.5
+            b"x,y,nobody,arena_user_3,True\n")       # left out
+    file = LogFile("battles.csv", data)
+    assert tool_of(file) == chatbot_arena.TOOL
+    frame = load_eval_logs([("battles.csv", data)])
+    assert frame["outcome"].tolist() == [0.0, 1.0, 0.5]
+    notes = report_of(frame).notes
+    assert any("1 of 4 battles were left out: a winner other than model_a, model_b, tie or tie (bothbad) ('nobody')"
+               in n for n in notes)
+    bare = load_eval_logs([("b.tsv", b"model_a\tmodel_b\twinner\nx\ty\tx\nx\ty\ttie\n")])
+    assert bare["outcome"].tolist() == [0.0, 0.5]
+    assert any(n.startswith("2 battles name no judge: their winners are read as human votes")
+               for n in report_of(bare).notes)
