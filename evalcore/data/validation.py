@@ -406,6 +406,9 @@ def _require(mapping: dict[str, str], roles: tuple[str, ...], kind: str, columns
             f"A {kind} table needs the role{'s' if len(missing) > 1 else ''} {', '.join(missing)}; no column "
             f"is mapped to {'them' if len(missing) > 1 else 'it'}. The file's columns are: "
             f"{', '.join(map(str, columns))}. Rename a column or choose it in the column mapping."
+            + (" If each model has a column of its own (a wide table: one row per example), reshape it to one row "
+               "per model and example with a model column (pandas: df.melt(id_vars=[the example's columns], "
+               "var_name='model', value_name='correct'))." if kind == LOG and "model" in missing else "")
         )
 
 

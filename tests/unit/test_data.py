@@ -122,6 +122,15 @@ def test_missing_model_column():
     assert_mentions(message, "needs the role model", "columns are: example_id, correct", "column mapping")
 
 
+def test_a_wide_table_with_a_column_per_model_is_told_to_reshape():
+    message = refusal(table("""
+        prompt,Base,SFT,DPO
+        q1,1,0,1
+    """))
+    assert_mentions(message, "columns are: prompt, Base, SFT, DPO", "If each model has a column of its own",
+                    "var_name='model'")
+
+
 def test_missing_value_column():
     message = refusal(table("""
         model,example_id
