@@ -63,6 +63,8 @@ from evalcore.importers.chat_text import TEXT_ROLES, joined, messages_text, text
 
 TOOL = "promptfoo"
 
+#: what promptfoo writes when an assertion's own code fails (javascript / python assertions)
+_CRASH = re.compile(r"threw error|execution failed|Error running Python|Python code execution", re.IGNORECASE)
 #: assertion types graded by a model (promptfoo's "model-graded metrics"); ``not-`` variants count too
 MODEL_GRADED = frozenset({
     "llm-rubric", "model-graded-closedqa", "model-graded-factuality", "factuality", "g-eval", "answer-relevance",
@@ -221,6 +223,7 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
     test_case = result.get("testCase") if isinstance(result.get("testCase"), dict) else None
     description = result.get("description") or (test_case or {}).get("description")
     judge, checked, graders = _components(grading)
+    crashed = _crashed_assertion(grading)
     return {
         "model": _model(result, file, where, prompts),
         "_prompt": result.get("promptId") or label, "_label": label,
@@ -229,7 +232,7 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
         "_vars": result.get("vars"), "_test_case": test_case,
         "correct": np.nan if success is None else float(bool(success)),
         "score": as_number(result.get("score", grading.get("score") if grading else None), booleans=False),
-        "_judge": judge, "_checked": checked, "_graders": graders, "_error": error,
+        "_judge": judge, "_checked": checked, "_graders": graders, "_crashed": crashed, "_error": error,
         **_texts(result, prompt, test_case, grading),
     }
 
@@ -315,6 +318,22 @@ def _refine_cases(frame: pd.DataFrame) -> pd.Series:
         return case
     whole = frame.loc[shared, "_test_case"].map(lambda t: json.dumps(t, sort_keys=True, default=str))
     return case.where(~shared, case[shared] + "|" + whole)
+
+
+def _crashed_assertion(grading: dict | None) -> str | None:
+    """The first line of the reason of a failed assertion whose own code raised an error (promptfoo: "Custom function
+    threw error: ...", "Python code execution failed ..."), else None: the answer was not judged by it."""
+    pending = list(grading.get("componentResults") or []) if isinstance(grading, dict) else []
+    while pending:
+        part = pending.pop(0)
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("componentResults"), list):
+            pending.extend(part["componentResults"])
+        reason = part.get("reason")
+        if part.get("pass") is False and isinstance(reason, str) and _CRASH.search(reason):
+            return reason.strip().splitlines()[0][:160]
+    return None
 
 
 def _components(grading: dict | None) -> tuple[float, bool, tuple[str, ...]]:
@@ -412,6 +431,13 @@ def _default_grader(doc: Any) -> str | None:
 def _values(frame: pd.DataFrame, notes: list[str], default_grader: str | None = None) -> pd.DataFrame:
     notes.append("correct = promptfoo's pass/fail of each test (success), which combines all of the test's "
                  "assertions.")
+    crashed = frame["_crashed"].notna() & (frame["correct"] == 0)
+    if crashed.any():
+        failed = int((frame["correct"] == 0).sum())
+        notes.append(f"{int(crashed.sum()):,} of the {failed:,} failed results failed an assertion whose own code "
+                     f"raised an error (e.g. {frame.loc[crashed, '_crashed'].iloc[0]!r}): promptfoo counts them as "
+                     "failures, and so does evalcore, although that assertion did not judge the answer. Fix the "
+                     "assertion and re-run to grade them.")
     score = frame["score"]
     if not (score.isna() | score.isin((0.0, 1.0))).all():
         notes.append("score = promptfoo's aggregate score of the test's assertions (their weighted mean).")
@@ -439,8 +465,8 @@ def _values(frame: pd.DataFrame, notes: list[str], default_grader: str | None = 
                          "(set in its configuration or environment, not in this file) judged them.")
         only_judge = int((judged & ~frame["_checked"]).sum())
         if only_judge:
-            notes.append(f"{only_judge:,} results are graded only by model-graded assertions (besides cost or "
-                         "latency): their pass/fail rests on an AI judge's verdict.")
+            notes.append(f"{only_judge:,} result{' is' if only_judge == 1 else 's are'} graded only by model-graded "
+                         "assertions (besides cost or latency): their pass/fail rests on an AI judge's verdict.")
         outside = judged & np.isinf(judge)
         proxy = judge.where(frame["_checked"] & ~outside)
         if outside.any():

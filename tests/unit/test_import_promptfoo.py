@@ -212,6 +212,17 @@ def test_the_graders_of_model_graded_assertions_are_named():
                for n in _one(LogFile("results.json", _export(results[2:]))).notes)
 
 
+def test_failures_from_an_assertion_whose_code_crashed_are_counted_apart():
+    crash = {"pass": False, "score": 0, "reason": "Custom function threw error: Unexpected token 'return'\nStack Trace",
+             "assertion": {"type": "javascript", "value": "return 1"}}
+    results = [_result(0, "m", success=False, score=0.0, components=[_component("regex", False, 0.0), crash]),
+               _result(1, "m", success=False, score=0.0, components=[_component("regex", False, 0.0)]),
+               _result(2, "m")]
+    notes = _one(LogFile("results.json", _export(results))).notes
+    assert ("1 of the 2 failed results failed an assertion whose own code raised an error (e.g. \"Custom function "
+            "threw error: Unexpected token 'return'\"): promptfoo counts them as failures") in " ".join(notes)
+
+
 def test_repeated_test_cases_are_repeats():
     # promptfoo --repeat 2: each test case run twice, with a new testIdx each time
     results = []
