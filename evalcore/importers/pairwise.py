@@ -307,10 +307,20 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
     score = pd.to_numeric(frame["score"].map(lambda v: as_number(v, booleans=False)), errors="coerce")
     unparsed = (score == _UNPARSED).to_numpy()
     missing = score.isna().to_numpy()
-    for count, why in ((unparsed.sum(), "the judge's output had no rating that FastChat could parse (score -1)"),
+    # FastChat writes the judgment "$ERROR$" when the judge's API call failed (common.py, chat_completion_*)
+    failed = unparsed & (frame["judgment"].map(lambda j: isinstance(j, str) and j.strip() == "$ERROR$")).to_numpy()
+    for count, why in ((failed.sum(), "the call to the judge failed (judgment '$ERROR$', score -1)"),
+                       ((unparsed & ~failed).sum(), "the judge's output had no rating that FastChat could parse "
+                                                    "(score -1)"),
                        (missing.sum(), "no numeric score")):
         if count:
             notes.append(f"{file.name}: {left_out_note(int(count), total, 'judgments', why)}")
+    turns = pd.to_numeric(frame["turn"], errors="coerce").fillna(1).astype(int)
+    lost = pd.Series(unparsed | missing).groupby(turns.to_numpy()).mean()
+    if len(lost) > 1 and lost.max() - lost.min() > 0.25:
+        shares = ", ".join(f"turn {t}: {share:.0%}" for t, share in lost.items())
+        notes.append(f"{file.name}: the judgments left out are not spread evenly over the turns ({shares} left out): "
+                     f"a mean over the kept ones leans towards turn {lost.idxmin()}.")
     keep = ~unparsed & ~missing
     if not keep.any():
         raise EvalDataError(f"{file.name}: no judgment has a rating (every score is -1 or missing).")

@@ -257,3 +257,21 @@ def test_the_reference_models_own_annotations_are_refused_saying_so():
     with pytest.raises(EvalDataError, match=r"^annotations\.json: all 3 annotations compare gpt4_turbo with itself "
                                             r"\(the reference model's own folder\)"):
         load_eval_logs([("annotations.json", itself)])
+
+
+def test_mt_bench_judge_failures_are_counted_apart_and_uneven_turns_noted():
+    import json
+
+    def line(q: int, turn: int, score: float, judgment: str = "Rating: [[8]]") -> str:
+        return json.dumps({"question_id": q, "model": "m", "judge": ["gpt-4", "single-v1"], "user_prompt": "p",
+                           "judgment": judgment, "score": score, "turn": turn, "tstamp": 1.0})
+
+    lines = [line(81, 1, 8), line(82, 1, 6), line(81, 2, -1, "$ERROR$"), line(82, 2, -1, "no rating here")]
+    frame = load_eval_logs([("gpt-4_single.jsonl", "\n".join(lines).encode())], min_models=1)
+    assert frame["score"].tolist() == [8.0, 6.0]
+    notes = report_of(frame).notes
+    assert ("gpt-4_single.jsonl: 1 of 4 judgments were left out: the call to the judge failed (judgment '$ERROR$', "
+            "score -1).") in notes
+    assert any("1 of 4 judgments were left out: the judge's output had no rating" in n for n in notes)
+    assert ("gpt-4_single.jsonl: the judgments left out are not spread evenly over the turns (turn 1: 0%, turn 2: "
+            "100% left out): a mean over the kept ones leans towards turn 1.") in notes
