@@ -90,6 +90,7 @@ _MARKERS = (b'"evalId"', b'"promptIdx"', b'"testIdx"', b'"gradingResult"', b'"fa
 _OLD_LAYOUTS = (
     re.compile(rb'^\{\s*"version"\s*:\s*\d+\s*,\s*"results"\s*:\s*\[\s*\{\s*"provider"\s*:'),
     re.compile(rb'^\{\s*"results"\s*:\s*\{\s*"version"\s*:\s*\d+\s*,\s*"(timestamp|results)"\s*:'),
+    re.compile(rb'^\{\s*"results"\s*:\s*\{\s*"results"\s*:\s*\['),  # results.results first (also empty)
 )
 
 

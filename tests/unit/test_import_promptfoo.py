@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.data.validation import validate
+from evalcore.data.validation import load_eval_logs, validate
 from evalcore.errors import EvalDataError
 from evalcore.importers import promptfoo
 from evalcore.importers.base import LogFile
@@ -336,6 +336,9 @@ def test_no_results_refused():
         _one(LogFile("results.json", _export([])))
     with pytest.raises(EvalDataError, match=r"^results\.json.*'results'"):
         _one(LogFile("results.json", b'{"evalId": "e", "config": {}}'))
+    empty = b'{"results": {"results": [], "timestamp": null}}'  # no promptfoo marker: recognised by its layout
+    with pytest.raises(EvalDataError, match=r"^empty\.json: the promptfoo results file holds no test results"):
+        load_eval_logs([("empty.json", empty)])
 
 
 def test_large_export_keeps_every_row():
