@@ -68,8 +68,8 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
                             "Upload the files of one shape together.")
     kind = next(iter(kinds))
     notes = [f"Read {describe(imported)}."] if len(files) > 1 or imported[0].tool != TABLE else []
-    for item in imported:
-        notes.extend(item.notes)
+    notes.extend(merged_notes([note for item in imported for note in item.notes],
+                              [name for item in imported for name in item.files]))
     n_rows = sum(len(item.frame) for item in imported)
     if n_rows > limits.max_rows:
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
@@ -85,6 +85,34 @@ def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:
     if role not in frame.columns:
         return None
     return set(pd.unique(frame[role].dropna().astype(str)))
+
+
+#: notes repeated for at least this many files are written once, naming the files
+_MERGED_FROM = 3
+
+
+def merged_notes(notes: list[str], names: list[str]) -> list[str]:
+    """``notes`` with those that say the same of several files ('<file or folder>: <text>', the same text for at
+    least :data:`_MERGED_FROM` of them, e.g. HELM's notes for each of nine run folders) written once, naming the
+    files: 'a, b, c and 6 more: <text>'. Other notes keep their place."""
+    def split(note: str) -> tuple[str, str] | None:
+        head, sep, rest = note.partition(": ")
+        return (head, rest) if sep and any(name == head or name.startswith(head + "/") for name in names) else None
+
+    parts = [split(note) for note in notes]
+    by_text: dict[str, list[str]] = {}
+    for part in parts:
+        if part is not None:
+            by_text.setdefault(part[1], []).append(part[0])
+    out, written = [], set()
+    for note, part in zip(notes, parts):
+        heads = by_text.get(part[1], []) if part is not None else []
+        if len(heads) < _MERGED_FROM:
+            out.append(note)
+        elif part[1] not in written:
+            written.add(part[1])
+            out.append(f"{listed(heads, 3)}: {part[1]}")
+    return out
 
 
 #: the words of the warning about files that are different benchmarks

@@ -164,3 +164,15 @@ def test_models_not_evaluated_on_every_task_get_a_warning_naming_what_each_lacks
         "models on different examples.",)
     full = pd.concat([rows, pd.read_csv(io.BytesIO(_log("b", "math", ["math1", "math2"])))])
     assert report_of(load_eval_logs([("run.csv", full.to_csv(index=False).encode())])).warnings == ()
+
+
+def test_a_note_said_of_many_files_is_written_once_naming_them():
+    from evalcore.importers.combine import merged_notes
+
+    names = ["run1/per_instance_stats.json", "run2/per_instance_stats.json", "run3/per_instance_stats.json",
+             "run4/per_instance_stats.json", "x.csv"]
+    notes = ["Read HELM (5 files).", *(f"run{i}: stats.json not needed." for i in (1, 2, 3, 4)),
+             "x.csv: 2 rows left out.", "run1: only here.", "run1: twice.", "run2: twice."]
+    assert merged_notes(notes, names) == [
+        "Read HELM (5 files).", "run1, run2, run3 and 1 more: stats.json not needed.", "x.csv: 2 rows left out.",
+        "run1: only here.", "run1: twice.", "run2: twice."]
