@@ -32,7 +32,6 @@ CHUNK = 4 * 2**20
 #: the zip compression method number of Zstandard (PKWARE's APPNOTE.TXT 4.4.5)
 ZIP_ZSTANDARD = 93
 _EXPANDED_IN_BOUNDED_STEPS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZIP_ZSTANDARD)
-_LOCAL_HEADER = b"PK\x03\x04"
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -153,7 +152,7 @@ def _member_stream(archive: zipfile.ZipFile, info: zipfile.ZipInfo):
         raise NotImplementedError("the member is encrypted")
     archive.fp.seek(info.header_offset)
     header = archive.fp.read(30)
-    if len(header) < 30 or header[:4] != _LOCAL_HEADER:
+    if len(header) < 30 or header[:4] != ZIP_MAGIC:  # a member's local header starts as the zip does
         raise zipfile.BadZipFile("its local header is missing")
     archive.fp.seek(int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little"), io.SEEK_CUR)
     compressed = archive.fp.read(info.compress_size)

@@ -124,7 +124,8 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
     MMLU-Pro log and an ImageNet log): they are still combined into one log, whose models were then evaluated on
     different examples. Files are linked when they share an example id or a task (a log without a task column
     counts its categories as tasks, as validation does) or a file (the tasks of one run read with its results
-    file); a file with neither column cannot be told apart and links to every file. Names each set of files ('a.csv + b.csv' for files that belong together)."""
+    file); a file with neither column cannot be told apart and links to every file. Names each set of files
+    ('a.csv + b.csv' for files that belong together)."""
     if len(imported) < 2:
         return []
     keys = []

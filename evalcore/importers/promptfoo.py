@@ -456,11 +456,11 @@ def _values(frame: pd.DataFrame, notes: list[str], default_grader: str | None = 
         unnamed = int(unnamed.sum())
         if graders:
             own = sorted(set(graders) & set(frame["model"].astype(str)))
+            grades = "grades its" if len(own) == 1 else "grade their"
             notes.append(f"The model-graded assertions name their grader (the AI judge): {', '.join(graders)}"
                          + (f"; {unnamed:,} results were graded by promptfoo's default grader, which the file does "
                             "not name" if unnamed else "")
-                         + (f". {', '.join(own)} grade{'s' if len(own) == 1 else ''} {'its' if len(own) == 1 else 'their'}"
-                            " own outputs (a judge tends to favour them)." if own else "."))
+                         + (f". {', '.join(own)} {grades} own outputs (a judge tends to favour them)." if own else "."))
         else:
             notes.append("The model-graded assertions do not name their grader: promptfoo's default grading provider "
                          "(set in its configuration or environment, not in this file) judged them.")
