@@ -53,7 +53,7 @@ def sniff(file: LogFile) -> bool:
     try:
         head = file.head(1 << 16)
         if not head.startswith((b"[", b"{")):
-            return _table_header(head) is not None
+            return _is_battle_table(head)
         has = all(key in head for key in (b'"model_a"', b'"model_b"', b'"winner"'))
         return has and b'"model_1"' not in head and _ARENA_KEYS.search(head) is not None
     except Exception:  # noqa: BLE001 - sniffing never raises
@@ -64,14 +64,11 @@ def convert(files: list[LogFile]) -> list[Imported]:
     return [_convert_one(file) for file in files]
 
 
-def _table_header(head: bytes) -> list[str] | None:
-    """The header of a CSV / TSV table with model_a, model_b and winner columns (lower-cased), else None."""
+def _is_battle_table(head: bytes) -> bool:
+    """Whether ``head`` starts a CSV / TSV table whose header has model_a, model_b and winner columns."""
     first = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[0] if head.strip() else ""
-    for delimiter in (",", "\t", ";"):
-        cells = [cell.strip().strip('"').lower() for cell in first.split(delimiter)]
-        if {"model_a", "model_b", "winner"} <= set(cells):
-            return cells
-    return None
+    return any({"model_a", "model_b", "winner"} <= {cell.strip().strip('"').lower() for cell in first.split(sep)}
+               for sep in (",", "\t", ";"))
 
 
 def _records(file: LogFile) -> tuple[list, str]:

@@ -146,6 +146,7 @@ def _convert_one(file: LogFile) -> Imported:
     model = str(field_of(spec, "model", file, "eval"))
     task = str(field_of(spec, "task", file, "eval"))
     scorers = _scorers(spec, results)
+    unfinished = isinstance(status, str) and status not in ("success", "")
     imported = None
     if samples and not any(_has_score(sample) for sample in samples) and _result_scores(results):
         errored = sum(1 for s in samples if isinstance(s, dict) and s.get("error"))
@@ -160,7 +161,7 @@ def _convert_one(file: LogFile) -> Imported:
         try:
             imported = _samples_frame(file, model, task, scorers, samples, notes)
         except EvalDataError as exc:
-            if isinstance(status, str) and status not in ("success", ""):
+            if unfinished:
                 raise EvalDataError(f"{exc} The run's status is '{status}': it stopped before its samples were "
                                     "scored; the log's header says why.") from exc
             raise
@@ -176,7 +177,7 @@ def _convert_one(file: LogFile) -> Imported:
         imported.notes.append(f"{file.name}: the log names no model ('none/none', Inspect's placeholder when an agent "
                               "or external solver stands in for the model): give the files of each agent their own "
                               "model name (e.g. a table with a model column) to compare them.")
-    if isinstance(status, str) and status not in ("success", ""):
+    if unfinished:
         imported.notes.append(f"{file.name}: the run's status is '{status}', not 'success': it may have stopped "
                               "before every sample was run and scored.")
     return imported

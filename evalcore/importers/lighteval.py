@@ -61,7 +61,7 @@ from evalcore.data.limits import size_text
 from evalcore.data.schema import LOG_ROLES
 from evalcore.errors import EvalDataError, listed
 from evalcore.importers.base import Imported, LogFile, as_number, left_out_note, optional, parse_json
-from evalcore.importers.chat_text import TEXT_ROLES, with_text_columns
+from evalcore.importers.chat_text import with_text_columns
 from evalcore.importers.lm_eval import model_folder
 
 TOOL = "lighteval"
@@ -199,7 +199,7 @@ def _details(file: LogFile, result: tuple[LogFile, dict] | None) -> Imported:
                      + ("the rows have no document id." if not any(ids) else "the document ids are missing in some "
                         "rows or repeated."))
     frame = pd.DataFrame({"model": model, "task": task, "example_id": example_ids, label: values})
-    others = _other_metrics(records, main, set(frame.columns) | set(LOG_ROLES) | set(TEXT_ROLES))
+    others = _other_metrics(records, main, set(frame.columns) | set(LOG_ROLES))  # the roles hold the texts'
     for metric, column in others.items():
         frame[metric] = column
     if others:
