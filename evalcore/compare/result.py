@@ -30,7 +30,8 @@ from evalcore.compare.slices import cell_counts, cell_sums, profile, search_colu
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
 from evalcore.engine.examples import fetch
 from evalcore.engine.frames import as_log
-from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, duckdb_connection, missing_nan
+from evalcore.engine.connection import duckdb_connection
+from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, missing_nan
 from evalcore.errors import EvalDataError
 from evalcore.stats.figures import percent
 from evalcore.stats.headline import count, number

@@ -91,7 +91,8 @@ def scan_runs(paths: list, mapping: dict[str, str | None] | None = None, names: 
     there). Nothing is loaded into memory."""
     import ibis
 
-    from evalcore.engine.scan import duckdb_connection, scan
+    from evalcore.engine.connection import duckdb_connection
+    from evalcore.engine.scan import scan
 
     if len(paths) < 2:
         raise EvalDataError(f"Comparing runs needs at least two logs; got {len(paths)}.")

@@ -20,7 +20,8 @@ import pyarrow as pa
 from evalcore.data.repeats import N_REPEATS, per_example
 from evalcore.data.schema import BATTLES, LOG
 from evalcore.errors import EvalDataError
-from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, duckdb_connection, missing_nan, scan
+from evalcore.engine.connection import duckdb_connection
+from evalcore.engine.scan import TEXT_ROLES, VALUE_ROLES, LazyLog, missing_nan, scan
 
 #: text and value roles of a battles log
 BATTLE_TEXT = ("model_a", "model_b")

@@ -14,8 +14,6 @@ example is the unit, as :func:`evalcore.data.repeats.per_example` does in memory
 from __future__ import annotations
 
 import glob
-import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import pyarrow.parquet as pq
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits, env_number
+from evalcore.engine.connection import duckdb_connection, execute
 from evalcore.data.mapping import check_mapping, detect_kind, with_overrides
 from evalcore.data.repeats import N_REPEATS
 from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, SUMMARY
@@ -120,7 +119,7 @@ class LazyLog:
     def run(self, expr: ir.Expr) -> pd.DataFrame:
         """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back."""
         try:
-            return expr.to_pandas()
+            return execute(expr)
         except Exception as exc:  # the engine's own error types differ (duckdb, py4j, google.api_core, ...)
             raise EvalDataError(f"{self.source}: the engine failed: {_first_line(exc)}") from exc
 
@@ -128,17 +127,6 @@ class LazyLog:
 def is_lazy(data: object) -> bool:
     """Whether ``data`` is a :class:`LazyLog` (the public functions accept one wherever they accept a frame)."""
     return isinstance(data, LazyLog)
-
-
-def duckdb_connection() -> "ibis.BaseBackend":
-    """An in-process DuckDB with bounded memory: ``EVALCORE_ENGINE_MEMORY_MB`` (default 1,024) before spilling to
-    the folder ``evalcore-duckdb`` of the system's temporary directory, all cores."""
-    con = ibis.duckdb.connect(threads=os.cpu_count() or 1)
-    spill = Path(tempfile.gettempdir()) / "evalcore-duckdb"
-    con.raw_sql(f"SET memory_limit = '{env_number('EVALCORE_ENGINE_MEMORY_MB', 1024)}MB'")
-    con.raw_sql(f"SET temp_directory = '{spill.as_posix()}'")
-    con.raw_sql("SET preserve_insertion_order = false")
-    return con
 
 
 def belongs_in_engine(paths, mode: str = "auto") -> bool:
@@ -310,7 +298,7 @@ def _validated_battles(raw: ir.Table, name: str, roles: dict[str, str]) -> LazyL
             bad = (v < 0) | (v > 1)
             checks |= {f"{role}_out": bad.cast("int64").sum(), f"{role}_min": v.min(where=bad),
                        f"{role}_max": v.max(where=bad)}
-    found = table.aggregate(**checks).to_pandas().iloc[0]
+    found = execute(table.aggregate(**checks)).iloc[0]
     if not found["rows"]:
         raise EvalDataError(f"{name}: the table has a header but no data rows.")
     problems = [f"{int(found['no_model']):,} battles lack model_a or model_b."] if found["no_model"] else []
@@ -400,7 +388,7 @@ def _check_values(table: ir.Table, roles: dict[str, str], name: str, notes: list
         out = (v < -UNIT_TOLERANCE) | (v > 1 + UNIT_TOLERANCE)
         checks |= {f"{role}_out": out.sum(), f"{role}_min": v.min(where=out), f"{role}_max": v.max(where=out)}
     try:
-        found = table.aggregate(**checks).to_pandas().iloc[0]
+        found = execute(table.aggregate(**checks)).iloc[0]
     except Exception as exc:
         raise EvalDataError(f"{name}: the values cannot be read as their roles need "
                             f"({_first_line(exc)}); check the column mapping.") from exc
@@ -455,7 +443,7 @@ def _many_names(table: ir.Table, columns: dict[str, str], what: str, low: int, h
     if low <= 2 * limit:
         names = [table.select(name=table[role]) for role in columns.values()]
         union = names[0] if len(names) == 1 else names[0].union(names[1])
-        count, about = int(union.distinct().count().to_pandas()), ""
+        count, about = int(execute(union.distinct().count())), ""
     if count <= limit:
         return []
     several = len(columns) > 1
@@ -539,7 +527,7 @@ def _refuse_duplicates(table: ir.Table, keys: tuple[str, ...], roles: dict[str, 
 def _first_row(expr: ir.Table, name: str) -> pd.Series:
     """The first row of ``expr``'s result (an aggregate's only row); EvalDataError naming the source on failure."""
     try:
-        return expr.to_pandas().iloc[0]
+        return execute(expr).iloc[0]
     except Exception as exc:  # the engine's own error types differ (duckdb, py4j, google.api_core, ...)
         raise EvalDataError(f"{name}: the engine failed: {_first_line(exc)}") from exc
 

@@ -113,13 +113,15 @@ def store_table(root: Path, table) -> tuple[str, int]:
     """Write an engine's table (an Ibis expression) to Parquet through the engine, streamed, then store the file
     under the sha256 of its bytes (once); (digest, size in bytes). Written to a temporary name and renamed, as
     :func:`write_atomic` does."""
+    from evalcore.engine.connection import write_parquet
+
     folder = root / "data"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".parquet")
         os.close(fd)
         try:
-            table.to_parquet(tmp, compression="zstd")
+            write_parquet(table, tmp, compression="zstd")
             h = hashlib.sha256()
             with open(tmp, "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):

@@ -63,11 +63,13 @@ class ActiveData:
     samples: pd.DataFrame | None = None
     stored: LazyLog | None = None
 
-    @functools.cached_property
+    @property
     def log(self) -> LazyLog | pd.DataFrame:
         """What every view analyses: a per-example log or battles as a :class:`LazyLog` (the stored dataset, or
         DuckDB reading :attr:`frame` in place), so every method runs the same reductions wherever the log lives;
-        a leaderboard summary (a few rows per model) stays a frame."""
+        a leaderboard summary (a few rows per model) stays a frame. Kept per data key by :func:`_wrapped` (not a
+        ``functools.cached_property``: on Python 3.11 its lock is one per class, so every session would wait on
+        every other session's first query)."""
         if self.stored is not None:
             return self.stored
         if self.report.kind == SUMMARY:
@@ -92,11 +94,19 @@ _LOGS_LOCK = threading.Lock()
 
 def _wrapped(key: str, label: str, kind: str, frame: pd.DataFrame) -> LazyLog:
     """:func:`evalcore.engine.from_frame` of a session's frame, made once per data key and kept for the next reruns
-    (its counts and the selections' row counts are cached inside it)."""
+    (its counts and the selections' row counts are cached inside it). The lock guards only the dictionary: the log is
+    made outside it, so one session opening its data never waits for another's; should two make the same log at
+    once, the first one kept is the one every session uses."""
+    with _LOGS_LOCK:
+        log = _LOGS.get(key)
+        if log is not None and log.frame is frame:
+            _LOGS.move_to_end(key)
+            return log
+    made = from_frame(frame, label, kind)
     with _LOGS_LOCK:
         log = _LOGS.get(key)
         if log is None or log.frame is not frame:
-            log = _LOGS[key] = from_frame(frame, label, kind)
+            log = _LOGS[key] = made
         _LOGS.move_to_end(key)
         while len(_LOGS) > _LOGS_KEPT:
             _LOGS.popitem(last=False)
@@ -359,7 +369,7 @@ def _in_engine(dataset_id: str, name: str, record) -> ActiveData:
                               notes=(f"{record.rows:,} rows: more than this dashboard loads into memory "
                                      f"(EVALCORE_ENGINE_ROWS = {engine_rows():,}), so the dataset is analysed in the "
                                      "engine (DuckDB) where it is stored.", *log.notes))
-    return ActiveData(f"saved:{dataset_id}", f"workspace · {name}", log.table.limit(0).to_pandas(), report,
+    return ActiveData(f"saved:{dataset_id}", f"workspace · {name}", log.run(log.table.limit(0)), report,
                       stored=log)
 
 

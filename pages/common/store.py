@@ -10,6 +10,9 @@ Keys hold the content digest of the data and every analysis parameter (arguments
 are not part of the key, as in Streamlit's caches), so a result is only ever served to a session that holds the
 same data. Stored values are shared between sessions: read-only.
 
+A value is computed once however many sessions ask for it at the same moment (:func:`once`): the others wait for
+the first one's result.
+
 ``st.cache_data`` cannot drive a progress bar created outside the cached function, so long computations
 (bootstraps) go through :func:`compute_with_progress`, which uses the same store.
 """
@@ -131,13 +134,55 @@ def cached(spinner: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             value = _STORE.get(key, _MISSING)
             if value is _MISSING:
                 with st.spinner(spinner):
-                    value = fn(*args, **kwargs)
-                _STORE.put(key, value)
+                    value = once(key, lambda: fn(*args, **kwargs))
             return value
 
         return wrapper
 
     return decorate
+
+
+class _Flight:
+    """One computation of a key in progress: ``done`` is set when it ends, ``value`` is its result (or missing when
+    it raised or was stopped)."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: Any = _MISSING
+
+
+_FLIGHTS: dict[Hashable, _Flight] = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
+def once(key: Hashable, compute: Callable[[], Any]) -> Any:
+    """The stored value of ``key``, computed by ``compute()`` and stored when missing, and computed once however many
+    sessions ask at the same moment: the first computes, the others wait for its result (a dozen people opening the
+    dashboard together cost one computation, not twelve on two cores). A computation that raises, or that Streamlit
+    stops, hands over to one of the waiters. A waiter holds no lock while it waits, and keys depend on each other
+    without cycles (a cycle would recurse forever in one session too), so waiting never deadlocks."""
+    while True:
+        value = _STORE.get(key, _MISSING)
+        if value is not _MISSING:
+            return value
+        with _FLIGHTS_LOCK:
+            flight = _FLIGHTS.get(key)
+            leader = flight is None
+            if leader:
+                flight = _FLIGHTS[key] = _Flight()
+        if not leader:
+            flight.done.wait()
+            if flight.value is not _MISSING:  # also a value too large to store
+                return flight.value
+            continue  # it raised or was stopped: compute here (or wait for another session that does)
+        try:
+            flight.value = compute()
+            _STORE.put(key, flight.value)
+            return flight.value
+        finally:
+            with _FLIGHTS_LOCK:
+                del _FLIGHTS[key]
+            flight.done.set()
 
 
 def computed(key: Hashable, sub: Hashable = ()) -> Any:
@@ -164,8 +209,7 @@ def compute_with_progress(key: Hashable, label: str, jobs: list[tuple[Hashable, 
         def progress(fraction: float, done: int = done) -> None:
             bar.progress(min(1.0, (done + fraction) / len(todo)), text=label)
 
-        results[i] = fn(progress)
-        _STORE.put(("progress", key, sub), results[i])
+        results[i] = once(("progress", key, sub), lambda: fn(progress))
         progress(1.0)
     bar.empty()
     return results
