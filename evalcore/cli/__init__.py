@@ -1,4 +1,4 @@
-"""The ``evalcore`` command line: ``report``, ``validate``, ``compare`` (:mod:`evalcore.cli_compare`: exit status 3
+"""The ``evalcore`` command line: ``report``, ``validate``, ``compare`` (:mod:`evalcore.cli.compare`: exit status 3
 on a regression) and ``serve``.
 
 Bad input ends the command with exit status 1 and one line on stderr naming the files and the problem (the
@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG, description="Precise model evaluation when labels are scarce: reports, validation, dashboard.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
-    from evalcore.cli_compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
+    from evalcore.cli.compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
 
     report = commands.add_parser(
         "report", help="write a self-contained HTML report of evaluation logs",

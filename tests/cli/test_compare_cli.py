@@ -264,7 +264,7 @@ def test_two_logs_with_several_models_each_are_not_two_runs(tmp_path):
 def test_junit_names_with_characters_xml_cannot_hold_still_parse():
     """A slice value with a control character (XML 1.0 forbids it even escaped) and markup: the file parses, the
     markup is kept literally, the control character is replaced by U+FFFD."""
-    from evalcore.cli_compare import flagged_text, junit_xml
+    from evalcore.cli.compare import flagged_text, junit_xml
     from evalcore.compare import compare_runs
     from evalcore.data.validation import validate
 
