@@ -17,6 +17,7 @@ PAGES = [
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
+    st.Page("pages/label.py", title="Label", icon=":material/label:"),
     st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),
     st.Page("pages/report.py", title="Report", icon=":material/description:"),
     st.Page("pages/workspace.py", title="Workspace", icon=":material/inventory_2:"),

@@ -1,5 +1,5 @@
 """The ``evalcore`` command line: ``report``, ``validate``, ``compare`` (:mod:`evalcore.cli.compare`: exit status 3
-on a regression) and ``serve``.
+on a regression), ``label`` (:mod:`evalcore.cli.label`: labeling campaigns), ``workspace`` and ``serve``.
 
 Bad input ends the command with exit status 1 and one line on stderr naming the files and the problem (the
 :class:`~evalcore.errors.EvalDataError` message); ``--debug`` shows the traceback instead. Usage errors (an unknown
@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     from evalcore.cli.compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
+    from evalcore.cli.label import add_parser as add_label
 
     report = commands.add_parser(
         "report", help="write a self-contained HTML report of evaluation logs",
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     _log_arguments(check)
     check.set_defaults(run=_validate)
     add_compare(commands)
+    add_label(commands)
 
     workspace = commands.add_parser("workspace", help="save logs into the dashboard's workspace",
                                     description="Manage the workspace of saved datasets (EVALCORE_WORKSPACE).")
@@ -247,10 +249,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def workspace_folder(given: Path | None) -> Path:
+    """The workspace a command uses: ``--workspace``, else ``EVALCORE_WORKSPACE``, else ./evalcore-workspace."""
+    return given or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
+
+
 def _workspace_add(args: argparse.Namespace) -> int:
     from evalcore.workspace import Workspace, access
 
-    folder = args.workspace or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
+    folder = workspace_folder(args.workspace)
     workspace = Workspace(folder)
     if belongs_in_engine(args.logs, args.engine):
         record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,

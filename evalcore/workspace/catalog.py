@@ -8,8 +8,9 @@ Reading needs no write access: on a read-only folder or a full disk the catalog 
 connection, and, where even its shared-memory file (``-shm``) cannot be created, as an immutable file. A write the
 disk refuses raises :class:`~evalcore.errors.EvalDataError` saying what happened and where (:func:`problem`).
 
-The schema version is SQLite's ``user_version``: version 1 stores every owner in its canonical form
-(:func:`.access.canonical`); an older catalog is brought to it once, when a writer first opens it.
+The schema version is SQLite's ``user_version``, one migration step per version (:data:`STEPS`): version 1 stores
+every owner in its canonical form (:func:`.access.canonical`); version 2 adds labeling campaigns (their queues,
+labels and claims). An older catalog is brought up to date once, when a writer first opens it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from evalcore.workspace.access import canonical
 from evalcore.workspace.storage import probe, storage_problem
 
 BUSY_TIMEOUT_MS = 30_000
-SCHEMA_VERSION = 1
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS datasets (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, owner TEXT, shared INTEGER NOT NULL DEFAULT 0,
@@ -38,6 +38,53 @@ SCHEMA = (
     shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS analyses_dataset ON analyses(dataset_id)",
 )
+#: version 2: labeling campaigns (:mod:`evalcore.labeling.campaign`). ``queue`` is a campaign's examples in the
+#: design's order (position 0 first) with what its estimator needs of each; ``labels`` every label ever given (a
+#: replaced one keeps its row, ``replaced_by`` naming the label that replaced it; ``skipped`` 1 for a skip);
+#: ``claims`` who is labeling which example until when
+CAMPAIGNS = (
+    """CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY, dataset_id TEXT NOT NULL REFERENCES datasets(id), name TEXT NOT NULL, owner TEXT,
+    shared INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL, model TEXT NOT NULL, design TEXT NOT NULL,
+    metric TEXT NOT NULL, scale_low REAL NOT NULL, scale_high REAL NOT NULL, target REAL, budget INTEGER,
+    level REAL NOT NULL, seed INTEGER NOT NULL, overlap INTEGER NOT NULL, planned INTEGER NOT NULL,
+    pool TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS queue (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+    example_id TEXT NOT NULL, task TEXT, stratum INTEGER NOT NULL, weight REAL NOT NULL, priority REAL NOT NULL,
+    proxy REAL, judge REAL, labeled INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign_id, position))""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS queue_example ON queue(campaign_id, example_id)",
+    """CREATE TABLE IF NOT EXISTS labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    example_id TEXT NOT NULL, annotator TEXT NOT NULL, value REAL, note TEXT, skipped INTEGER NOT NULL DEFAULT 0,
+    created TEXT NOT NULL, replaced_by INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS labels_example ON labels(campaign_id, example_id)",
+    """CREATE TABLE IF NOT EXISTS claims (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE, example_id TEXT NOT NULL,
+    annotator TEXT NOT NULL, until REAL NOT NULL, PRIMARY KEY (campaign_id, example_id, annotator))""",
+    "CREATE INDEX IF NOT EXISTS claims_annotator ON claims(campaign_id, annotator)",
+)
+
+
+def _step_1(connection: sqlite3.Connection) -> None:
+    """Version 1: the datasets and analyses, every owner in its canonical form."""
+    for statement in SCHEMA:
+        connection.execute(statement)
+    for table in ("datasets", "analyses"):
+        for row in connection.execute(f"SELECT id, owner FROM {table} WHERE owner IS NOT NULL").fetchall():
+            if canonical(row["owner"]) != row["owner"]:
+                connection.execute(f"UPDATE {table} SET owner = ? WHERE id = ?", (canonical(row["owner"]), row["id"]))
+
+
+def _step_2(connection: sqlite3.Connection) -> None:
+    """Version 2: labeling campaigns, their queues, labels and claims."""
+    for statement in CAMPAIGNS:
+        connection.execute(statement)
+
+
+#: the migrations, one step per version: a catalog at version v runs the steps after v, in order
+STEPS = (_step_1, _step_2)
+SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)
 READ_MODES = ("rw", "ro", "ro&immutable=1")
@@ -70,20 +117,16 @@ def problem(path: Path, exc: sqlite3.OperationalError) -> str:
 
 
 def _upgrade(connection: sqlite3.Connection) -> None:
-    """Create the tables of a new catalog and bring an older one to :data:`SCHEMA_VERSION`, in one transaction."""
+    """Create the tables of a new catalog and bring an older one to :data:`SCHEMA_VERSION` (the :data:`STEPS` after
+    its ``user_version``, in order), in one transaction."""
     if connection.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
     connection.execute("BEGIN IMMEDIATE")
     try:
-        if connection.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # not done meanwhile
-            for statement in SCHEMA:
-                connection.execute(statement)
-            for table in ("datasets", "analyses"):
-                for row in connection.execute(f"SELECT id, owner FROM {table} WHERE owner IS NOT NULL").fetchall():
-                    if canonical(row["owner"]) != row["owner"]:
-                        connection.execute(f"UPDATE {table} SET owner = ? WHERE id = ?",
-                                           (canonical(row["owner"]), row["id"]))
-            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        version = connection.execute("PRAGMA user_version").fetchone()[0]  # another writer may have upgraded it
+        for step in STEPS[version:]:
+            step(connection)
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:

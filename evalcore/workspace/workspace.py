@@ -238,6 +238,10 @@ class Workspace:
                                             "ORDER BY created, rowid", (item_id,)).fetchall())
             if use.others:
                 raise PermissionError(use.refusal())
+            campaigns = db.execute("SELECT COUNT(*) FROM campaigns WHERE dataset_id = ?", (item_id,)).fetchone()[0]
+            if campaigns:
+                raise EvalDataError(f"{campaigns} labeling campaign(s) use this dataset: delete them first (their "
+                                    "labels would lose the examples they describe).")
             if use.own and not with_analyses:
                 raise EvalDataError(f"{use.own} saved analyses of its owner use this dataset: delete them too "
                                     "(with_analyses=True) or keep the dataset.")

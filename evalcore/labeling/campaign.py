@@ -1,0 +1,434 @@
+"""A labeling campaign, stored in a workspace's catalog: its queue, who is labeling what, every label, the estimate.
+
+:meth:`Campaign.create` plans the queue of a saved dataset's model (:func:`.queue.plan_queue`) and stores it with
+the campaign in one transaction. Annotators ask :meth:`Campaign.next` for an example: it is claimed for them for
+:data:`CLAIM_SECONDS` (two annotators never get the same example at once, unless the campaign asks for ``overlap``
+labels per example), in the queue's order. :meth:`Campaign.record` keeps every label as a fact (who, when, value,
+note; a skip is a label without a value); re-labeling replaces one's own label and keeps the earlier one, pointing
+to the label that replaced it. Each change is one SQLite transaction (``BEGIN IMMEDIATE``, WAL journal), so a label
+once acknowledged survives the server being killed, and concurrent annotators never interleave a check with the
+write that depends on it. :meth:`Campaign.estimate` is the design's estimate from the current labels
+(:func:`.estimate.live_estimate`), read from the catalog alone.
+
+Who may label: the members who may see the campaign (:func:`evalcore.workspace.access.visible`: its owner, or any
+signed-in member once it is shared; anyone where it has no owner); only its owner deletes it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from evalcore.data.limits import env_number
+from evalcore.data.repeats import per_example
+from evalcore.errors import EvalDataError, listed
+from evalcore.labeling.estimate import MIN_LABELS, LiveEstimate, inclusion_probabilities, live_estimate
+from evalcore.labeling.queue import DESIGN_NAMES, DESIGNS, plan_queue
+from evalcore.stats.intervals import DEFAULT_LEVEL
+from evalcore.workspace import access, catalog
+from evalcore.workspace.access import canonical
+
+#: how long an example stays claimed by the annotator it was handed to (``EVALCORE_CLAIM_SECONDS``)
+CLAIM_SECONDS = 600
+METRICS = ("correct", "score", "pairwise")
+#: the words a label may be given in, per metric (numbers are read as numbers)
+WORDS = {"correct": {"correct": 1.0, "incorrect": 0.0, "true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0,
+                     "right": 1.0, "wrong": 0.0},
+         "pairwise": {"a": 0.0, "b": 1.0, "tie": 0.5}}
+QUEUE_COLUMNS = ("position", "example_id", "task", "stratum", "weight", "priority", "proxy", "judge")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _claim_seconds() -> int:
+    return env_number("EVALCORE_CLAIM_SECONDS", CLAIM_SECONDS)
+
+
+def _pool(frame: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
+    """The examples of ``model`` to label (one row per example: repeats averaged), with ``proxy`` (the model's
+    confidence) and ``judge`` (an AI annotator's verdict, the log's ``proxy`` role) where the log has them. An
+    example id that two tasks share is named ``task/example_id``."""
+    if metric == "pairwise":
+        rows = frame if model in ("", "all") else frame[(frame["model_a"].astype(str) + " vs " +
+                                                         frame["model_b"].astype(str)) == model]
+        pool = pd.DataFrame({"example_id": [f"battle-{i}" for i in rows.index]})
+        if "judge" in rows:
+            pool["judge"] = rows["judge"].to_numpy(float)
+        return pool
+    if model not in set(frame["model"].astype(str)):
+        raise EvalDataError(f"The dataset has no model {model!r}; its models are "
+                            f"{listed(sorted(frame['model'].astype(str).unique()))}.")
+    rows = per_example(frame[frame["model"].astype(str) == model]) if "repeat" in frame else \
+        frame[frame["model"].astype(str) == model]
+    ids = rows["example_id"].astype(str)
+    if ids.duplicated().any():
+        ids = rows["task"].astype(str) + "/" + ids
+    pool = pd.DataFrame({"example_id": ids.to_numpy(), "task": rows["task"].astype(str).to_numpy()})
+    if "confidence" in rows:
+        pool["proxy"] = rows["confidence"].to_numpy(float)
+    if "proxy" in rows:
+        pool["judge"] = rows["proxy"].to_numpy(float)
+    return pool
+
+
+def parse_value(value, metric: str, scale: tuple[float, float]) -> float:
+    """A label as a number on the metric's scale: 0/1 (also correct/incorrect, true/false) for ``correct``, a
+    number in ``scale`` for ``score``, A / B / tie (0, 1, 0.5: the share model B wins) for ``pairwise``;
+    EvalDataError naming the allowed values otherwise."""
+    allowed = {"correct": "0 or 1 (correct / incorrect)", "pairwise": "A, B or tie",
+               "score": f"a number from {scale[0]:g} to {scale[1]:g}"}[metric]
+    if isinstance(value, str) and value.strip().lower() in WORDS.get(metric, {}):
+        return WORDS[metric][value.strip().lower()]
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise EvalDataError(f"The label {value!r} is not on this campaign's scale: give {allowed}.") from None
+    ok = (number in (0.0, 1.0) if metric == "correct" else number in (0.0, 0.5, 1.0) if metric == "pairwise"
+          else math.isfinite(number) and scale[0] <= number <= scale[1])
+    if not ok:
+        raise EvalDataError(f"The label {value!r} is not on this campaign's scale: give {allowed}.")
+    return number
+
+
+@dataclass(frozen=True)
+class CampaignRecord:
+    id: str
+    dataset_id: str
+    name: str
+    owner: str | None
+    shared: bool
+    created: str
+    model: str
+    design: str
+    metric: str
+    scale: tuple[float, float]
+    target: float | None
+    budget: int | None
+    level: float
+    seed: int
+    overlap: int
+    planned: int
+    pool: dict
+
+    @property
+    def description(self) -> str:
+        """E.g. "stratified, Neyman allocation; ±0.02 at 95%; seed 0"."""
+        goal = f"±{self.target:g} at {self.level:.0%}" if self.target is not None else \
+            f"{self.budget:,} labels, {self.level:.0%} intervals"
+        return f"{DESIGN_NAMES[self.design]}; {goal}; seed {self.seed}"
+
+
+def _record(row) -> CampaignRecord:
+    return CampaignRecord(row["id"], row["dataset_id"], row["name"], canonical(row["owner"]), bool(row["shared"]),
+                          row["created"], row["model"], row["design"], row["metric"],
+                          (row["scale_low"], row["scale_high"]), row["target"], row["budget"], row["level"],
+                          row["seed"], row["overlap"], row["planned"], json.loads(row["pool"]))
+
+
+def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
+    """The estimate in one plain sentence, as the Label page opens with it."""
+    what = {"correct": "accuracy", "score": "mean score", "pairwise": "share of battles model B wins"}[info.metric]
+    if estimate.estimate != estimate.estimate:  # NaN: not enough labels yet
+        return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs 2 labels in every "
+                f"stratum, and the stop rule at least {MIN_LABELS} labels.")
+    text = (f"{info.model}'s {what} is {estimate.estimate:.3f} ({info.level:.0%} interval {estimate.ci_low:.3f}–"
+            f"{estimate.ci_high:.3f}) from {estimate.labels:,} labels, {info.description.split(';')[0]}.")
+    if estimate.stop:
+        return text + (f" You can stop: the interval is within ±{info.target:g}." if info.target is not None else
+                       f" The budget of {info.budget:,} labels is used.")
+    return text + f" About {estimate.needed:,} more labels needed" + (
+        f" for ±{info.target:g}." if info.target is not None else " for the budget.")
+
+
+class Campaign:
+    """A labeling campaign of a workspace (see the module docstring)."""
+
+    def __init__(self, workspace, record: CampaignRecord) -> None:
+        self.workspace = workspace
+        self.info = record
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def _db(self):
+        return self.workspace.catalog
+
+    # ------------------------------------------------------------------------------------------- making one
+    @classmethod
+    def create(cls, workspace, dataset_id: str, model: str, design: str, target: float | None = None,
+               budget: int | None = None, level: float | None = None, seed: int = 0, owner: str | None = None,
+               overlap: int = 1, metric: str | None = None, scale: tuple[float, float] | None = None,
+               name: str | None = None, shared: bool = False) -> "Campaign":
+        """Plan and store a campaign on a saved dataset ``owner`` may see: the ``model``'s examples (for battles,
+        "model_a vs model_b" or "all"), labeled by ``design`` (one of :data:`.queue.DESIGNS`) until ±``target``
+        (a half-width on the metric's scale) or for ``budget`` labels (default: ±2% of the scale), at ``level``.
+        ``metric``: "correct" (0/1), "score" (on ``scale``) or "pairwise" (A/B/tie), by default from the log."""
+        if design not in DESIGNS:
+            raise EvalDataError(f"The design must be one of {', '.join(DESIGNS)}; got {design!r}.")
+        if target is not None and budget is not None:
+            raise EvalDataError("Give a target half-width or a label budget, not both.")
+        if int(overlap) < 1:
+            raise EvalDataError(f"overlap is the number of labels per example, at least 1; got {overlap!r}.")
+        owner = canonical(owner)
+        record = workspace.dataset_record(dataset_id, owner)  # PermissionError / LookupError as for any dataset
+        frame = workspace.dataset(dataset_id, owner)
+        metric = metric or ("pairwise" if record.kind == "battles" else
+                            "correct" if "correct" in frame and frame["correct"].notna().any() or
+                            "score" not in frame else "score")
+        if metric not in METRICS:
+            raise EvalDataError(f"The metric must be one of {', '.join(METRICS)}; got {metric!r}.")
+        scale = tuple(map(float, scale)) if scale is not None else (0.0, 1.0)
+        if not scale[0] < scale[1]:
+            raise EvalDataError(f"The score's scale must go from a lower to a higher number; got {scale}.")
+        if target is None and budget is None:
+            target = 0.02 * (scale[1] - scale[0])
+        if target is not None and not 0 < float(target) < scale[1] - scale[0]:
+            raise EvalDataError(f"The target half-width must be above 0 and below the scale's range; got {target}.")
+        level = DEFAULT_LEVEL if level is None else float(level)
+        if not 0 < level < 1:
+            raise EvalDataError(f"The level must lie between 0 and 1; got {level!r}.")
+        plan = plan_queue(_pool(frame, str(model), metric), design, target=target, budget=budget, level=level,
+                          seed=int(seed), scale=scale)
+        row = {"id": secrets.token_urlsafe(24), "dataset_id": dataset_id,
+               "name": str(name or f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
+               "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
+               "scale_high": scale[1], "target": None if target is None else float(target),
+               "budget": None if budget is None else int(budget), "level": level, "seed": int(seed),
+               "overlap": int(overlap), "planned": int(plan.planned), "pool": json.dumps(plan.pool)}
+        order = plan.order.assign(position=np.arange(len(plan.order)))
+        if "task" not in order:
+            order["task"] = None
+        queue = [(row["id"], *r) for r in order[list(QUEUE_COLUMNS)].astype(object).where(order.notna(), None)
+                 .itertuples(index=False, name=None)]
+        with catalog.transaction(workspace.catalog) as db:
+            db.execute(f"INSERT INTO campaigns ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                       tuple(row.values()))
+            db.executemany(f"INSERT INTO queue (campaign_id, {', '.join(QUEUE_COLUMNS)}) VALUES "
+                           f"(?, {', '.join('?' * len(QUEUE_COLUMNS))})", queue)
+        return cls(workspace, _record(row))
+
+    @classmethod
+    def open(cls, workspace, campaign_id: str, viewer: str | None = None) -> "Campaign":
+        """The campaign ``campaign_id`` (LookupError if there is none; PermissionError if ``viewer`` may not see
+        it, when a viewer is given)."""
+        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns WHERE id = ?", (str(campaign_id),))
+        if not found:
+            raise LookupError(f"No labeling campaign with id {campaign_id!r} in this workspace.")
+        record = _record(found[0])
+        if viewer is not None:
+            access.check("labeling campaign", record.id, record.owner, record.shared, viewer)
+        return cls(workspace, record)
+
+    @staticmethod
+    def list(workspace, viewer: str | None = None) -> list[CampaignRecord]:
+        """The campaigns ``viewer`` may see, newest first."""
+        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns ORDER BY created DESC, rowid DESC")
+        return [_record(r) for r in found if access.visible(r["owner"], bool(r["shared"]), viewer)]
+
+    def delete(self, viewer: str | None = None) -> None:
+        """Delete the campaign with its queue, claims and labels: its owner only."""
+        access.check_change(self.id, self.info.owner, viewer)
+        with catalog.transaction(self._db) as db:
+            for table in ("claims", "labels", "queue"):
+                db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
+            db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
+
+    # ------------------------------------------------------------------------------------------- labeling
+    def _member(self, annotator) -> str:
+        who = canonical(annotator)
+        if who is None:
+            raise EvalDataError("Every label needs its annotator (a name or the signed-in member's e-mail).")
+        if not access.visible(self.info.owner, self.info.shared, who):
+            raise PermissionError(f"{who} is not a member of this labeling campaign ({self.id}): only its owner "
+                                  f"({self.info.owner}) labels it until it is shared with the team.")
+        return who
+
+    def _queue_end(self) -> int:
+        """Positions handed out: the budget, or the whole pool for a campaign run to a target."""
+        return self.info.budget if self.info.budget is not None else self.info.pool["N"]
+
+    def next(self, annotator: str) -> str | None:
+        """The next example for ``annotator`` in the queue's order, claimed for them (the same one again while
+        their claim holds), or None when the queue is done for them."""
+        who = self._member(annotator)
+        now = time.time()
+        with catalog.transaction(self._db) as db:
+            db.execute("DELETE FROM claims WHERE campaign_id = ? AND until < ?", (self.id, now))
+            held = db.execute("SELECT example_id FROM claims WHERE campaign_id = ? AND annotator = ?",
+                              (self.id, who)).fetchone()
+            if held is not None:
+                db.execute("UPDATE claims SET until = ? WHERE campaign_id = ? AND annotator = ?",
+                           (now + _claim_seconds(), self.id, who))
+                return held["example_id"]
+            found = db.execute(
+                """SELECT q.example_id FROM queue q WHERE q.campaign_id = :c AND q.position < :end
+                   AND q.labeled + (SELECT COUNT(*) FROM claims k WHERE k.campaign_id = :c
+                                    AND k.example_id = q.example_id) < :overlap
+                   AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.campaign_id = :c AND l.example_id = q.example_id
+                                   AND l.annotator = :who AND l.replaced_by IS NULL)
+                   ORDER BY q.position LIMIT 1""",
+                {"c": self.id, "end": self._queue_end(), "overlap": self.info.overlap, "who": who}).fetchone()
+            if found is None:
+                return None
+            db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (self.id, found["example_id"], who,
+                                                                 now + _claim_seconds()))
+            return found["example_id"]
+
+    def record(self, example_id: str, annotator: str, value=None, note: str | None = None,
+               skipped: bool = False) -> int:
+        """Keep a label (or a skip) of ``example_id`` by ``annotator``; its id. Refused with a clear message for an
+        example outside the queue, a value off the metric's scale, or an annotator who is not a member."""
+        who = self._member(annotator)
+        number = None if skipped else parse_value(value, self.info.metric, self.info.scale)
+        with catalog.transaction(self._db) as db:
+            self._record_in(db, str(example_id), who, number, note, skipped)
+        return int(catalog.rows(self._db, "SELECT MAX(id) AS id FROM labels WHERE campaign_id = ? AND annotator = ?",
+                                (self.id, who))[0]["id"])
+
+    def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool) -> None:
+        if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
+                      (self.id, example_id)).fetchone() is None:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
+                                "the examples its design drew can be labeled (others would bias the estimate).")
+        cursor = db.execute("INSERT INTO labels (campaign_id, example_id, annotator, value, note, skipped, created) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (self.id, example_id, who, number, None if note is None else str(note), int(skipped),
+                             _now()))
+        db.execute("UPDATE labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND annotator = ? "
+                   "AND replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, who,
+                                                           cursor.lastrowid))
+        db.execute("DELETE FROM claims WHERE campaign_id = ? AND example_id = ? AND annotator = ?",
+                   (self.id, example_id, who))
+        db.execute("UPDATE queue SET labeled = (SELECT COUNT(*) FROM labels l WHERE l.campaign_id = :c AND "
+                   "l.example_id = :e AND l.replaced_by IS NULL AND l.skipped = 0) WHERE campaign_id = :c AND "
+                   "example_id = :e", {"c": self.id, "e": example_id})
+
+    # ------------------------------------------------------------------------------------------- reading
+    def history(self) -> pd.DataFrame:
+        """Every label ever given (replaced ones too), oldest first."""
+        rows = catalog.rows(self._db, "SELECT id, example_id, annotator, value, note, skipped, created, replaced_by "
+                                      "FROM labels WHERE campaign_id = ? ORDER BY id", (self.id,))
+        return pd.DataFrame([dict(r) for r in rows], columns=["id", "example_id", "annotator", "value", "note",
+                                                              "skipped", "created", "replaced_by"])
+
+    def current_labels(self) -> pd.DataFrame:
+        """The labels in force (one per example and annotator, skips left out) with each example's queue row."""
+        rows = catalog.rows(self._db, f"""SELECT l.example_id, l.annotator, l.value, l.note, l.created,
+            {', '.join('q.' + c for c in QUEUE_COLUMNS if c != 'example_id')} FROM labels l JOIN queue q
+            ON q.campaign_id = l.campaign_id AND q.example_id = l.example_id
+            WHERE l.campaign_id = ? AND l.replaced_by IS NULL AND l.skipped = 0 ORDER BY q.position, l.annotator""",
+                            (self.id,))
+        return pd.DataFrame([dict(r) for r in rows], columns=["example_id", "annotator", "value", "note", "created",
+                                                              *[c for c in QUEUE_COLUMNS if c != "example_id"]])
+
+    def example(self, example_id: str) -> dict:
+        """The queue row of one example (its position, stratum, weight, proxy and judge)."""
+        found = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND example_id = ?",
+                             (self.id, str(example_id)))
+        if not found:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+        return dict(found[0])
+
+    def _labeled(self) -> tuple[pd.DataFrame, float, int]:
+        """One row per labeled example (its value the mean of its current labels), the active design's threshold
+        τ and the examples skipped without any label."""
+        labels = self.current_labels()
+        per = labels.groupby("example_id", sort=False).agg(
+            value=("value", "mean"), **{c: (c, "first") for c in ("position", "stratum", "weight", "proxy", "judge")})
+        tau = 0.0
+        if len(per) and self.info.design == "active":
+            after = catalog.rows(self._db, "SELECT priority FROM queue WHERE campaign_id = ? AND position = ?",
+                                 (self.id, int(per["position"].max()) + 1))
+            tau = float(after[0]["priority"]) if after else 0.0
+        skipped = catalog.rows(self._db, """SELECT COUNT(DISTINCT example_id) AS n FROM labels WHERE campaign_id = ?
+            AND skipped = 1 AND replaced_by IS NULL AND example_id NOT IN (SELECT example_id FROM labels
+            WHERE campaign_id = ? AND skipped = 0 AND replaced_by IS NULL)""", (self.id, self.id))[0]["n"]
+        return per.reset_index(), tau, int(skipped)
+
+    def estimate(self) -> LiveEstimate:
+        """The design's estimate from the current labels (:func:`.estimate.live_estimate`)."""
+        labeled, tau, skipped = self._labeled()
+        r = self.info
+        return live_estimate(labeled, r.design, r.pool, r.planned, r.target, r.level, tau=tau, skipped=skipped,
+                             scale=r.scale)
+
+    def labeled_examples(self) -> pd.DataFrame:
+        """One row per labeled example: ``example_id``, ``correct`` (or ``score``/``outcome``: the mean of its
+        current labels), ``inclusion_probability`` and ``stratum``: the labeled version of the dataset, with what
+        the design's estimator needs (``sum correct / inclusion_probability / N`` is the Horvitz-Thompson estimate
+        for the stratified and simple designs)."""
+        labeled, tau, _ = self._labeled()
+        pi = inclusion_probabilities(labeled, self.info.design, self.info.pool, tau) if len(labeled) else []
+        metric = {"correct": "correct", "score": "score", "pairwise": "outcome"}[self.info.metric]
+        return pd.DataFrame({"example_id": labeled["example_id"], metric: labeled["value"],
+                             "inclusion_probability": pi, "stratum": labeled["stratum"]})
+
+    # ------------------------------------------------------------------------------------------- files
+    def export(self) -> pd.DataFrame:
+        """One row per queued example (the budget's, or the planned part of a target's queue and every labeled
+        one): ``position``, ``example_id``, ``task``, ``stratum``, ``inclusion_probability`` (of a labeled
+        example, from the labels held, as the estimate uses it; of the others, if the planned queue were labeled),
+        ``label`` (the mean of its current labels; empty if none) and ``annotator`` (who labeled it)."""
+        labels = self.current_labels()
+        end = self._queue_end() if self.info.budget is not None else max(
+            self.info.planned, int(labels["position"].max()) + 1 if len(labels) else 0)
+        rows = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND position < ? ORDER BY position",
+                            (self.id, end))
+        queue = pd.DataFrame([dict(r) for r in rows])
+        done = self.labeled_examples().set_index("example_id")
+        tail = catalog.rows(self._db, "SELECT priority FROM queue WHERE campaign_id = ? AND position = ?",
+                            (self.id, end))
+        planned = inclusion_probabilities(queue, self.info.design, self.info.pool,
+                                          float(tail[0]["priority"]) if tail else 0.0)
+        labeled = queue["example_id"].map(done.iloc[:, 0]) if len(done) else pd.Series(np.nan, index=queue.index)
+        who = labels.groupby("example_id")["annotator"].agg(lambda a: ", ".join(sorted(a)))
+        return pd.DataFrame({
+            "position": queue["position"], "example_id": queue["example_id"], "task": queue["task"],
+            "stratum": queue["stratum"],
+            "inclusion_probability": queue["example_id"].map(done["inclusion_probability"]).fillna(
+                pd.Series(planned, index=queue.index)) if len(done) else planned,
+            "label": labeled, "annotator": queue["example_id"].map(who)})
+
+    def import_labels(self, table: pd.DataFrame, annotator: str = "import") -> int:
+        """Record the labels of an exported table that came back filled in (``example_id`` and ``label``, and
+        ``annotator`` where given; empty labels are not labels yet), in one transaction: all or none. Refused,
+        naming the rows, for ids outside the queue or values off the scale. Returns how many were recorded."""
+        columns = {str(c).strip().lower(): c for c in table.columns}
+        label_col = next((columns[c] for c in ("label", "correct", "value", "score", "outcome") if c in columns),
+                         None)
+        if "example_id" not in columns or label_col is None:
+            raise EvalDataError("The labels file needs an 'example_id' and a 'label' column (as `evalcore label "
+                                f"export` writes them); it has {listed([str(c) for c in table.columns])}.")
+        ids = table[columns["example_id"]].astype(str).str.strip()
+        raw = table[label_col]
+        given = raw.notna() & (raw.astype(str).str.strip() != "")
+        names = table[columns["annotator"]] if "annotator" in columns else pd.Series(annotator, index=table.index)
+        problems, rows = [], []
+        for line, (eid, value, who) in enumerate(zip(ids[given], raw[given], names[given])):
+            try:
+                rows.append((eid, self._member(who if isinstance(who, str) and who.strip() else annotator),
+                             parse_value(value, self.info.metric, self.info.scale)))
+            except (EvalDataError, PermissionError) as exc:
+                problems.append(f"line {int(given[given].index[line]) + 2}: {exc}")
+        queued = {r["example_id"] for r in catalog.rows(self._db, "SELECT example_id FROM queue WHERE "
+                                                                   "campaign_id = ?", (self.id,))}
+        outside = sorted({eid for eid, _, _ in rows} - queued)
+        if outside:
+            problems.insert(0, f"{len(outside)} example id(s) are not in the campaign's queue: {listed(outside)}")
+        if problems:
+            raise EvalDataError("The labels file was not imported (nothing was recorded): " + "; ".join(problems[:5]))
+        with catalog.transaction(self._db) as db:
+            for eid, who, number in rows:
+                self._record_in(db, eid, who, number, None, False)
+        return len(rows)

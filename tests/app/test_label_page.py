@@ -1,0 +1,90 @@
+"""The Label page: a campaign opened from its address, one example at a time with its text shown literally, each
+click recorded and the estimate moving, and a new campaign started from the page (EVALCORE_WORKSPACE in tmp)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.labeling.campaign import Campaign
+from evalcore.workspace import Workspace
+from test_pages import assert_no_exception, goto, open_app, shown, texts
+
+N = 200
+
+
+def _pool_csv() -> bytes:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"model": "m", "example_id": [f"q{i}" for i in range(N)],
+                          "confidence": rng.uniform(0.3, 0.99, N).round(3), "correct": np.nan,
+                          "question": [f"What is **{i}** + <b>1</b>?" for i in range(N)],
+                          "response": [f"{i + 1}" for i in range(N)]})
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.fixture()
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    return tmp_path / "ws"
+
+
+def _label_page(campaign_id: str | None):
+    at = open_app()
+    if campaign_id:
+        at.query_params["campaign"] = campaign_id
+    at.switch_page("pages/label.py")
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Label"]
+    return at
+
+
+def test_a_campaign_opens_from_its_address_and_each_click_is_a_label(folder):
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels")
+    campaign = Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3)
+    at = _label_page(campaign.id)
+    assert "0 labels so far" in shown(at.subheader[0].value)
+    at.text_input(key="label_annotator").set_value("alice")
+    at.run()
+    first = campaign.next("alice")  # the example the page claimed for alice: the queue's first
+    assert first == campaign.export()["example_id"].iloc[0]
+    shown_text = [t.value for t in at.text]
+    i = int(first[1:])
+    assert f"What is **{i}** + <b>1</b>?" in shown_text  # literally: no Markdown, no HTML
+    at.button(key="label_correct").click()
+    at.run()
+    assert_no_exception(at)
+    history = campaign.history()
+    assert history[["example_id", "annotator", "value"]].values.tolist() == [[first, "alice", 1.0]]
+    second = campaign.next("alice")
+    assert second != first and second == campaign.export()["example_id"].iloc[1]
+    for _ in range(3):
+        at.button(key="label_incorrect").click()
+        at.run()
+    at.button(key="label_skip").click()
+    at.run()
+    assert_no_exception(at)
+    estimate = campaign.estimate()
+    assert estimate.labels == 4 and estimate.skipped == 1
+    assert estimate.estimate == pytest.approx(0.25)  # one correct of four: the simple random sample's mean
+    answer = shown(at.subheader[0].value)
+    assert "accuracy is 0.250" in answer and "from 4 labels" in answer
+
+
+def test_a_campaign_is_started_on_the_page_from_the_session_data(folder):
+    at = _label_page(None)
+    assert "0 labeling campaigns" in shown(at.subheader[0].value)
+    at.text_input[0].set_value("atlas-l")
+    at.button[0].click()  # the form's submit button: the current data (the demo), Neyman, ±0.02
+    at.run()
+    assert_no_exception(at)
+    [record] = Campaign.list(Workspace(folder))
+    assert (record.model, record.design, record.target) == ("atlas-l", "neyman", 0.02)
+    assert at.query_params["campaign"] == [record.id] or at.query_params["campaign"] == record.id
+
+
+def test_an_unknown_campaign_says_so(folder):
+    at = _label_page("no-such-campaign")
+    assert any("No labeling campaign with id" in t for t in texts(at.error))
