@@ -8,8 +8,9 @@ from the front of the queue, asking :func:`evalcore.labeling.live_estimate` afte
 page does, until ``stop``. It prints per design: the campaigns, the coverage of the interval shown when the stop rule
 fired, the mean labels used, and the coverage of the same interval at the planned fixed n without the rule.
 
-``--real`` runs the stop rule at ±2 points (95%) on ImageNet-X (each model's confidence as proxy; 10 seeds per
-design) and prints the mean labels at the stop per design and their ratio to simple random sampling.
+``--real FILE`` runs the stop rule at ±2 points (95%) on ImageNet-X (:func:`real_imagenet`: human ReaL labels, the
+model's confidence as proxy, the original-label grade as judge; 5 seeds per design) and prints the mean labels at
+the stop per design and their ratio to simple random sampling.
 """
 
 from __future__ import annotations
@@ -75,17 +76,22 @@ def simulate(design: str, campaigns: int, target: float, level: float = 0.95, se
             "mean_labels": float(np.mean(labels)), "coverage_fixed_n": fixed_covered / campaigns}
 
 
-def real_imagenet(path, target: float = 0.02, seeds: int = 10, level: float = 0.95) -> pd.DataFrame:
-    """Mean labels at the stop rule per design on ImageNet-X, each model's own confidence as proxy."""
+def real_imagenet(path, target: float = 0.02, seeds: int = 5, level: float = 0.95) -> pd.DataFrame:
+    """Mean labels at the stop rule (±``target``) per design and model on ImageNet-X: the labels are the ReaL
+    re-annotation by humans (``correct_real``, on the images that have one), the proxy the model's top-1
+    probability, and the "judge" the automatic grade against the original ImageNet label (``correct``)."""
     frame = pd.read_csv(path)
+    frame = frame[frame["real_labels_available"] == 1]
     rows = []
     for model, part in frame.groupby("model"):
-        pool = pd.DataFrame({"example_id": part["example_id"].astype(str).to_numpy() if "example_id" in part
-                             else np.arange(len(part)).astype(str), "proxy": part["confidence"].to_numpy(float)})
-        z = part["correct"].to_numpy(float)
-        for design in ("srs", "proportional", "neyman", "active"):
+        pool = pd.DataFrame({"example_id": part["file_name"].astype(str).to_numpy(),
+                             "proxy": part["predicted_probability"].to_numpy(float),
+                             "judge": part["correct"].to_numpy(float)})
+        z = part["correct_real"].to_numpy(float)
+        for design in DESIGNS:
             used = [run_to_stop(pool, z, design, target, level, seed)[0].labels for seed in range(seeds)]
-            rows.append({"model": model, "design": design, "labels": float(np.mean(used))})
+            rows.append({"model": model, "design": design, "labels": float(np.mean(used)),
+                         "accuracy (ReaL)": float(z.mean())})
     table = pd.DataFrame(rows)
     srs = table[table["design"] == "srs"].set_index("model")["labels"]
     table["ratio_to_srs"] = table["labels"] / table["model"].map(srs)
