@@ -125,6 +125,16 @@ def _give(campaign: Campaign, example_id: str, who: str, value, skipped: bool = 
         st.session_state["label_error"] = str(exc)
 
 
+def _give_score(campaign: Campaign, example_id: str, who: str) -> None:
+    """The score typed (read at the click: a callback's arguments were bound when the button was drawn)."""
+    _give(campaign, example_id, who, st.session_state["label_score"])
+
+
+def _give_chosen(campaign: Campaign, who: str) -> None:
+    """Replace the label of the example chosen in "Change one of your labels" with the value chosen there."""
+    _give(campaign, st.session_state["relabel_example"], who, st.session_state["relabel_value"])
+
+
 def _show_text(row: pd.Series | None, role: str, title: str) -> None:
     if row is not None and role in row and isinstance(row[role], str) and row[role]:
         st.markdown(f"**{title}**")
@@ -148,9 +158,9 @@ def _buttons(campaign: Campaign, example_id: str, who: str) -> None:
         cols[2].button("Tie", on_click=_give, args=(*args, 0.5), shortcut="t", key="label_tie")
     else:
         low, high = info.scale
-        score = cols[0].number_input(f"Score ({low:g}–{high:g})", min_value=low, max_value=high, value=low,
-                                     key="label_score")
-        cols[1].button("Save the score", on_click=_give, args=(*args, score), type="primary", shortcut="enter",
+        cols[0].number_input(f"Score ({low:g}–{high:g})", min_value=low, max_value=high, value=low,
+                             key="label_score")
+        cols[1].button("Save the score", on_click=_give_score, args=args, type="primary", shortcut="enter",
                        key="label_save")
     cols[3].button("Skip", on_click=_give, args=(*args, None, True), shortcut="s", icon=":material/skip_next:",
                    key="label_skip")
@@ -179,6 +189,24 @@ def _example(campaign: Campaign, example_id: str, who: str) -> None:
     if queued["judge"] is not None:
         with st.expander("The AI judge's verdict (hidden by default so it does not anchor you)"):
             st.write(f"{queued['judge']:g}")
+
+
+def _relabel(campaign: Campaign, who: str) -> None:
+    """Change one of one's own labels: the new label replaces it, the earlier one stays in the history."""
+    history = campaign.history()
+    mine = history[(history["annotator"] == who) & history["replaced_by"].isna() & (history["skipped"] == 0)]
+    if mine.empty:
+        return
+    with st.expander("Change one of your labels (the earlier one stays in the history)"):
+        st.selectbox("Example", mine["example_id"].iloc[::-1].head(200).tolist(), key="relabel_example")
+        metric = campaign.info.metric
+        if metric == "score":
+            low, high = campaign.info.scale
+            st.number_input("New score", min_value=low, max_value=high, value=low, key="relabel_value")
+        else:
+            st.radio("New label", ["correct", "incorrect"] if metric == "correct" else ["A", "B", "tie"],
+                             horizontal=True, key="relabel_value")
+        st.button("Replace my label", on_click=_give_chosen, args=(campaign, who), key="relabel_save")
 
 
 def _agreement(campaign: Campaign) -> None:
@@ -233,6 +261,7 @@ def _campaign(campaign: Campaign) -> None:
                 st.info("The queue is done for you: every example it planned is labeled or claimed.")
             else:
                 _example(campaign, example_id, who)
+        _relabel(campaign, who)
     _agreement(campaign)
     with st.expander("Every label (with the replaced ones)"):
         render.table(campaign.history(), f"{info.name} labels")

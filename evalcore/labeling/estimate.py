@@ -43,8 +43,9 @@ MIN_LABELS = 30
 ESTIMATORS = {"srs": "Horvitz-Thompson (sample mean)", "proportional": "stratified Horvitz-Thompson",
               "neyman": "stratified Horvitz-Thompson", "active": "inverse-probability weighting with the proxy as "
               "control variate", "ppi": "PPI++ with the AI judge"}
-MEANING = ("If the campaign were run many times, about {level:.0%} of these intervals, read when the stop rule "
-           "fires, would contain the accuracy over the whole pool (measured by simulation).")
+MEANING = ("A fixed-n normal interval read after every label, with a stop rule on its width (Chow & Robbins): if "
+           "the campaign were run many times, about {level:.0%} of the intervals shown when it says stop would "
+           "contain the value over the whole pool (measured by simulation for every design).")
 
 
 @dataclass(frozen=True)

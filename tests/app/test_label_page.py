@@ -88,3 +88,23 @@ def test_a_campaign_is_started_on_the_page_from_the_session_data(folder):
 def test_an_unknown_campaign_says_so(folder):
     at = _label_page("no-such-campaign")
     assert any("No labeling campaign with id" in t for t in texts(at.error))
+
+
+def test_changing_a_label_on_the_page_keeps_the_earlier_one(folder):
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels")
+    campaign = Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3)
+    at = _label_page(campaign.id)
+    at.text_input(key="label_annotator").set_value("alice")
+    at.run()
+    first = campaign.next("alice")
+    at.button(key="label_correct").click()
+    at.run()
+    at.selectbox(key="relabel_example").set_value(first)
+    at.radio(key="relabel_value").set_value("incorrect")
+    at.button(key="relabel_save").click()
+    at.run()
+    assert_no_exception(at)
+    history = campaign.history()
+    assert history["value"].tolist() == [1.0, 0.0] and history["replaced_by"].iloc[0] == history["id"].iloc[1]
+    assert campaign.current_labels()[["example_id", "value"]].values.tolist() == [[first, 0.0]]

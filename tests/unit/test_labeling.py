@@ -287,3 +287,15 @@ def test_the_estimate_equals_an_independent_computation_from_the_export(workspac
     assert got.estimate == pytest.approx(ht) and got.labels == 80 and got.stop
     labeled = campaign.labeled_examples()
     assert labeled["inclusion_probability"].tolist() == table["inclusion_probability"].tolist()
+
+
+def test_labels_are_read_on_the_metrics_scale():
+    from evalcore.labeling.campaign import parse_value
+
+    assert [parse_value(v, "pairwise", (0, 1)) for v in ("A", "b", " tie ")] == [0.0, 1.0, 0.5]
+    assert [parse_value(v, "correct", (0, 1)) for v in ("correct", "Incorrect", 1, "0", True)] == [1, 0, 1, 0, 1]
+    assert parse_value("7.5", "score", (1, 10)) == 7.5
+    for value, metric, allowed in ((11, "score", "from 1 to 10"), ("maybe", "correct", "0 or 1"),
+                                   ("C", "pairwise", "A, B or tie"), (float("nan"), "score", "from 1 to 10")):
+        with pytest.raises(EvalDataError, match=allowed):
+            parse_value(value, metric, (1, 10))
