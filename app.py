@@ -37,6 +37,8 @@ with st.sidebar:
     try:
         data = data_source.active_data()
         st.caption(f"Data: {literal(data.label)}")
+        if data.report.design:  # labels from a labeling campaign: its design's estimate is every page's number
+            st.caption(literal(data.report.design))
         selection.level_picker(data)
         st.caption(selection.describe(selection.current(data)))
         if data.samples is not None:

@@ -238,7 +238,8 @@ def _campaign(campaign: Campaign) -> None:
     estimate = campaign.estimate()
     render.answer(sentence(info, estimate))
     if estimate.stop:
-        st.success(f"You can stop: the {info.level:.0%} interval is within ±{info.target:g}.", icon=":material/flag:")
+        st.success(f"You can stop: the {info.level:.0%} interval is within ±{info.target:g}." if info.target is not None
+                   else f"You can stop: the budget of {info.budget:,} labels is used.", icon=":material/flag:")
     if not math.isnan(estimate.estimate):
         render.chart(estimate_figure(estimate, info.model, WHAT[info.metric]), f"{info.name} estimate")
     st.progress(min(estimate.labels / max(info.planned, 1), 1.0),
@@ -266,6 +267,14 @@ def _campaign(campaign: Campaign) -> None:
     with st.expander("Every label (with the replaced ones)"):
         render.table(campaign.history(), f"{info.name} labels")
         render.table(campaign.export(), f"{info.name} queue")
+    if not math.isnan(estimate.estimate) and locked() is None and info.scale == (0.0, 1.0):
+        if st.button("Use this estimate in every view", icon=":material/insights:",
+                     help="Saves the campaign's estimate (the design's, with its interval) as a dataset of the "
+                          "workspace and opens it: Models, Leaderboard, the report and the command line then show "
+                          "it, saying which design it comes from."):
+            saved = workspace().add_dataset(campaign.summary(), f"{info.name} · estimate", owner=member)
+            ds.use_saved(saved.id, saved.name)
+            st.switch_page("pages/models.py")
     if st.button("Other campaigns", icon=":material/list:"):
         del st.query_params["campaign"]
         st.rerun()

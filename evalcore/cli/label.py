@@ -4,7 +4,8 @@
 its id; ``export CAMPAIGN_ID -o labels.csv`` writes one row per queued example (``example_id``,
 ``inclusion_probability``, ``stratum``, ``label``, ``annotator``; cells neutralised against formula injection);
 ``import CAMPAIGN_ID labels.csv`` records the labels of that file filled in (checked against the queue: all or
-nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate (and writes it as JSON).
+nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate (and writes it as JSON); ``report CAMPAIGN_ID -o
+F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design).
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def add_parser(commands) -> None:
     imported.add_argument("campaign", metavar="CAMPAIGN_ID")
     imported.add_argument("labels", type=Path, metavar="LABELS_CSV")
     imported.add_argument("--annotator", default="import", help="who labeled rows without an annotator")
+
+    report = action("report", "write the stakeholder report of the campaign's estimate (the design's)", _report)
+    report.add_argument("campaign", metavar="CAMPAIGN_ID")
+    report.add_argument("--out", "-o", type=Path, required=True, help="the HTML file to write")
 
     status = action("status", "print the campaign's estimate", _status)
     status.add_argument("campaign", metavar="CAMPAIGN_ID")
@@ -123,6 +128,18 @@ def _import(args) -> int:
     except EvalDataError as exc:
         raise EvalDataError(f"{args.labels}: {exc}") from exc
     print(f"recorded {done:,} labels from {args.labels}", file=sys.stderr)
+    return 0
+
+
+@_lookup
+def _report(args) -> int:
+    from evalcore.report import Settings, build_report
+
+    campaign = _open(args)
+    report = build_report(campaign.summary(), settings=Settings(level=campaign.info.level, seed=campaign.info.seed),
+                          title=f"Labeling campaign {campaign.info.name}")
+    args.out.write_text(report.html(), encoding="utf-8")
+    print(f"wrote {args.out}: {report.summary[0] if report.summary else ''}", file=sys.stderr)
     return 0
 
 

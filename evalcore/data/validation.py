@@ -77,6 +77,9 @@ class ValidationReport:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     files: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
+    #: how the labels were made when they come from a labeling campaign's design (one sentence the report and every
+    #: page say: :meth:`evalcore.labeling.campaign.Campaign.summary`); empty otherwise
+    design: str = ""
 
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:

@@ -374,6 +374,35 @@ class Campaign:
         return pd.DataFrame({"example_id": labeled["example_id"], metric: labeled["value"],
                              "inclusion_probability": pi, "stratum": labeled["stratum"]})
 
+    def design_sentence(self, estimate: LiveEstimate | None = None) -> str:
+        """E.g. "m: estimated from 312 labels, stratified, Neyman allocation (stratified Horvitz-Thompson), in the
+        labeling campaign 'm · neyman'; its interval is the design's"."""
+        estimate = estimate or self.estimate()
+        return (f"{self.info.model}: estimated from {estimate.labels:,} labels, {DESIGN_NAMES[self.info.design]} "
+                f"({estimate.estimator}), in the labeling campaign '{self.info.name}'; its interval is the design's.")
+
+    def summary(self) -> pd.DataFrame:
+        """The campaign's result as a leaderboard summary (one row: ``model``, ``task`` "all", ``n`` labels,
+        ``accuracy`` the design's estimate, ``se`` its standard error), validated, with the design said in its
+        report (:attr:`evalcore.data.validation.ValidationReport.design`): every page, the report and the
+        command line read a summary's ``se`` as the interval's, so they show the design's estimate and interval.
+        EvalDataError before the first estimate, or for a score not on [0, 1]."""
+        from evalcore.data.schema import SUMMARY
+        from evalcore.data.validation import validate
+
+        estimate = self.estimate()
+        if estimate.estimate != estimate.estimate:
+            raise EvalDataError(f"The campaign '{self.info.name}' has no estimate yet ({estimate.labels} labels): "
+                                "label until the Label page shows one.")
+        if self.info.scale != (0.0, 1.0):
+            raise EvalDataError(f"A summary holds proportions; this campaign's scores run from {self.info.scale[0]:g}"
+                                f" to {self.info.scale[1]:g}: read its estimate with `evalcore label status`.")
+        table = pd.DataFrame({"model": [self.info.model], "task": ["all"], "n": [estimate.labels],
+                              "accuracy": [estimate.estimate], "se": [estimate.se]})
+        frame = validate(table, kind=SUMMARY)
+        frame.attrs["report"]["design"] = self.design_sentence(estimate)
+        return frame
+
     # ------------------------------------------------------------------------------------------- files
     def export(self) -> pd.DataFrame:
         """One row per queued example (the budget's, or the planned part of a target's queue and every labeled

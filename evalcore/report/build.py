@@ -110,8 +110,9 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
     settings = settings or sec.Settings()
     # what validation warned about (e.g. files that share no example and no task) ends the summary
     validated = log if isinstance(log, pd.DataFrame) else getattr(log, "frame", None)  # a log in memory wraps its frame
-    checks = ([f"Warning: {w}" for w in report_of(validated).warnings]
-              if isinstance(validated, pd.DataFrame) and "report" in validated.attrs else [])
+    validation = report_of(validated) if isinstance(validated, pd.DataFrame) and "report" in validated.attrs else None
+    checks = [f"Warning: {w}" for w in validation.warnings] if validation else []
+    design = [validation.design] if validation and validation.design else []  # labels from a campaign's design
     if isinstance(log, pd.DataFrame):  # a validated frame: its kind and mapping from its report
         rows, kind, mapping = len(log), report_of(log).kind, report_of(log).mapping
         log = log if kind == SUMMARY else as_log(log, scope or "the log")
@@ -142,5 +143,6 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     provenance = Provenance(tuple(files), rows, len(sec.models_of(log, kind)), kind, dict(mapping), created, scope)
     opening = [done["comparison"].facts["sentence"]] if "comparison" in done else []  # the question asked first
+    opening += design
     return Report(title, settings, list(done.values()), opening + sentences(done, settings) + checks, skipped,
                   provenance, timings)

@@ -108,3 +108,26 @@ def test_changing_a_label_on_the_page_keeps_the_earlier_one(folder):
     history = campaign.history()
     assert history["value"].tolist() == [1.0, 0.0] and history["replaced_by"].iloc[0] == history["id"].iloc[1]
     assert campaign.current_labels()[["example_id", "value"]].values.tolist() == [[first, 0.0]]
+
+
+def test_the_campaigns_estimate_flows_to_the_models_page_and_the_report(folder):
+    """"Use this estimate in every view": the Models page and the Report page show the design's estimate and
+    interval for the campaign's model, and say which design it comes from."""
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels")
+    campaign = Campaign.create(ws, record.id, "m", "neyman", budget=60, seed=1)
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        campaign.record(campaign.next("alice"), "alice", int(rng.random() < 0.7))
+    estimate = campaign.estimate()
+    at = _label_page(campaign.id)
+    at.button[[b.label for b in at.button].index("Use this estimate in every view")].click()
+    at.run()
+    assert_no_exception(at)
+    assert [t.value for t in at.title] == ["Models"]
+    sidebar = " ".join(texts(at.sidebar.caption))
+    assert "estimated from 60 labels, stratified, Neyman allocation" in sidebar
+    answer = shown(at.subheader[0].value)
+    assert f"{estimate.estimate:.3f}" in answer or f"{estimate.estimate:.2f}" in answer, answer
+    goto(at, "report")
+    assert any("estimated from 60 labels" in t.value for t in at.text)  # the summary's first line

@@ -53,6 +53,12 @@ def test_create_export_import_status_round_trip(tmp_path):
     assert abs(numbers["estimate"] - expected) < 1e-9 and numbers["ci_low"] < expected < numbers["ci_high"]
     assert "accuracy is" in status.stdout
 
+    report = evalcore("label", "report", campaign_id, "-o", "campaign.html", "--workspace", "ws", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    html = (tmp_path / "campaign.html").read_text()
+    assert "estimated from 60 labels, stratified, Neyman allocation" in html
+    assert f"{numbers['ci_low']:.3f} to {numbers['ci_high']:.3f}" in html  # the design's interval, not another
+
     table.loc[3, "label"] = 5
     table.to_csv(tmp_path / "bad.csv", index=False)
     bad = evalcore("label", "import", campaign_id, "bad.csv", "--workspace", "ws", cwd=tmp_path)
