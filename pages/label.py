@@ -141,6 +141,11 @@ def _show_text(row: pd.Series | None, role: str, title: str) -> None:
         st.text(row[role])  # literal: never Markdown or HTML
 
 
+def _flipped(seed: int, example_id: str) -> bool:
+    """Whether a battle shows model B on the left (seeded per example, so a reload shows the same order)."""
+    return int(hashlib.sha256(f"{seed}:{example_id}".encode()).hexdigest(), 16) % 2 == 1
+
+
 def _buttons(campaign: Campaign, example_id: str, who: str) -> None:
     info = campaign.info
     args = (campaign, example_id, who)
@@ -151,8 +156,7 @@ def _buttons(campaign: Campaign, example_id: str, who: str) -> None:
         cols[1].button("Incorrect", on_click=_give, args=(*args, 0), shortcut="n", icon=":material/close:",
                        key="label_incorrect")
     elif info.metric == "pairwise":
-        flipped = int(hashlib.sha256(f"{info.seed}:{example_id}".encode()).hexdigest(), 16) % 2 == 1
-        left, right = (1, 0) if flipped else (0, 1)  # the display order is randomised per example
+        left, right = (1, 0) if _flipped(info.seed, example_id) else (0, 1)  # the display order is random
         cols[0].button("Left is better", on_click=_give, args=(*args, left), shortcut="a", key="label_left")
         cols[1].button("Right is better", on_click=_give, args=(*args, right), shortcut="b", key="label_right")
         cols[2].button("Tie", on_click=_give, args=(*args, 0.5), shortcut="t", key="label_tie")
@@ -181,7 +185,9 @@ def _example(campaign: Campaign, example_id: str, who: str) -> None:
     _show_text(row, "input", "Input")
     _show_text(row, "target", "Reference")
     if info.metric == "pairwise" and row is not None:
-        st.text(f"Battle: {row.get('model_a', '')} vs {row.get('model_b', '')} (shown in random order)")
+        sides = [str(row.get("model_a", "")), str(row.get("model_b", ""))]
+        left, right = sides[::-1] if _flipped(info.seed, example_id) else sides  # the buttons follow this order
+        st.text(f"Left: {left}    Right: {right}    (the order is random for each battle)")
     _show_text(row, "output", "The model's output")
     if row is None or not any(isinstance(row.get(r), str) and row.get(r) for r in ("input", "output")):
         st.info("This log keeps no text for its examples: label it from the example id in your own tool.")

@@ -131,3 +131,25 @@ def test_the_campaigns_estimate_flows_to_the_models_page_and_the_report(folder):
     assert f"{estimate.estimate:.3f}" in answer or f"{estimate.estimate:.2f}" in answer, answer
     goto(at, "report")
     assert any("estimated from 60 labels" in t.value for t in at.text)  # the summary's first line
+
+
+def test_a_pairwise_campaign_on_battles_maps_left_and_right_back_to_a_and_b(folder):
+    from evalcore.demo import synthetic
+
+    ws = Workspace(folder)
+    battles = synthetic.pairwise_battles(seed=0).battles
+    record = ws.add_dataset(battles.to_csv(index=False).encode(), "battles")
+    campaign = Campaign.create(ws, record.id, "all", "ppi", budget=30, seed=5)
+    assert campaign.info.metric == "pairwise"
+    at = _label_page(campaign.id)
+    at.text_input(key="label_annotator").set_value("alice")
+    at.run()
+    example = campaign.next("alice")
+    line = next(t.value for t in at.text if t.value.startswith("Left: "))
+    row = battles.loc[int(example.removeprefix("battle-"))]
+    left = line.removeprefix("Left: ").split("    Right: ")[0]
+    at.button(key="label_left").click()
+    at.run()
+    assert_no_exception(at)
+    value = campaign.current_labels()["value"].tolist()
+    assert value == [0.0 if left == row["model_a"] else 1.0]  # "left is better" is a win of the model shown left
