@@ -72,6 +72,11 @@ def _new_campaign() -> None:
         design = c1.selectbox("Design", DESIGNS, index=DESIGNS.index("neyman"), format_func=DESIGN_NAMES.get)
         goal = c2.radio("Size", ["target half-width", "label budget"], horizontal=True)
         size = c3.number_input("±target (points of the scale) or budget (labels)", min_value=0.001, value=0.02)
+        m1, m2, m3 = st.columns(3)
+        metric = m1.selectbox("Metric", ["as the log has it", "correct", "score", "pairwise"],
+                              help="0/1 correct; a score on the scale beside; A / B / tie for battles")
+        low = m2.number_input("Score scale: from", value=0.0)
+        high = m3.number_input("to", value=1.0)
         c4, c5, c6 = st.columns(3)
         seed = c4.number_input("Seed", min_value=0, value=0, step=1)
         overlap = c5.number_input("Labels per example (overlap, for agreement)", min_value=1, value=1, step=1)
@@ -84,7 +89,8 @@ def _new_campaign() -> None:
         campaign = Campaign.create(
             workspace(), dataset_id, model.strip(), design, target=size if goal.startswith("target") else None,
             budget=int(size) if goal.startswith("label") else None, level=_level(), seed=int(seed), owner=member,
-            overlap=int(overlap), shared=shared)
+            overlap=int(overlap), shared=shared, metric=None if metric.startswith("as ") else metric,
+            scale=(low, high) if metric == "score" else None)
     except (EvalDataError, LookupError, PermissionError) as exc:
         st.error(literal(str(exc).strip("'\"")))
         return

@@ -27,5 +27,5 @@ def estimate_figure(estimate: LiveEstimate, model: str, what: str = "accuracy") 
             hovertemplate=f"{what} %{{x:.3f}} ({estimate.ci_low:.3f}–{estimate.ci_high:.3f})<extra></extra>"))
     fig.update_layout(height=180, margin={"l": 10, "r": 10, "t": 30, "b": 40}, showlegend=False,
                       xaxis_title=f"{what} ({estimate.labels:,} labels, {estimate.estimator})",
-                      yaxis={"type": "category"})
+                      yaxis={"type": "category", "automargin": True})
     return fig
