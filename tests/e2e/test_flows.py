@@ -56,7 +56,7 @@ def test_demo_pages_render(page: Page):
     expect(page.get_by_role("heading", name="Validation report")).to_be_visible()
     expect(page.locator("[data-testid='stAlertContentSuccess']").first).to_contain_text(
         re.compile(r"demo · Synthetic benchmark.*a log table with [\d,]+ rows and 5 models"))
-    expect(page.locator(NAV_LINK)).to_have_count(10)
+    expect(page.locator(NAV_LINK)).to_have_count(11)  # the Label page: tests/e2e/test_label_browser.py
 
     for title, charts in (("Data", 0), ("Models", 1), ("Calibration", 4), ("Subgroups", 2), ("Leaderboard", 5),
                           ("Compare", 1), ("Labeling budget", 3), ("AI-assisted evaluation", 1), ("Report", 0)):
