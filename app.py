@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages.common import data_source, hosting, render, saved_analysis, selection, session_link, sign_in
+from pages.common import data_source, hosting, render, run_slots, saved_analysis, selection, session_link, sign_in
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 
@@ -22,37 +22,46 @@ PAGES = [
     st.Page("pages/report.py", title="Report", icon=":material/description:"),
     st.Page("pages/workspace.py", title="Workspace", icon=":material/inventory_2:"),
 ]
-# With sign-in configured, nothing (not even the page list) shows before a team member has signed in.
-page = st.navigation(PAGES, position="hidden" if sign_in.configured() and sign_in.email() is None else "sidebar")
-sign_in.require()
-if (warning := hosting.open_instance_warning()) is not None:  # no sign-in, reachable from the network
-    st.warning(warning, icon=":material/lock_open:")
-session_link.restore_data()  # a reload (new session): the upload, demo or dataset named in the address
-saved_analysis.follow_link(page.url_path)
-session_link.restore_settings()  # and the selection and level in the address
 
-with st.sidebar:
-    st.markdown("**evalcore** · precise evaluation with scarce labels")
-    sign_in.account()
-    try:
-        data = data_source.active_data()
-        st.caption(f"Data: {literal(data.label)}")
-        if data.report.design:  # labels from a labeling campaign: its design's estimate is every page's number
-            st.caption(literal(data.report.design))
-        selection.level_picker(data)
-        st.caption(selection.describe(selection.current(data)))
-        if data.samples is not None:
-            st.caption("Repeated samples: the example is the unit. Every view uses one row per (model, example), "
-                       "the mean over its samples: cluster-robust intervals for means, bootstraps that resample "
-                       "examples with all their samples.")
-        if page.url_path in saved_analysis.VIEWS:
-            saved_analysis.offer(page.url_path)
-    except EvalDataError:
-        lost = data_source.source()["type"] == "lost"
-        st.caption("Data: the data this address names is no longer on the server (see the Data page)." if lost else
-                   "Data: the upload needs fixing (see the Data page).")
-    render.format_picker()
 
-session_link.publish()  # the address names the data and the settings, so that a reload keeps them
-page.run()
-session_link.publish()  # what the page changed (a page that stops early changes nothing it has not rerun for)
+def main() -> None:
+    """Sign-in, the sidebar (data, level, selection) and the page."""
+    # With sign-in configured, nothing (not even the page list) shows before a team member has signed in.
+    page = st.navigation(PAGES, position="hidden" if sign_in.configured() and sign_in.email() is None else "sidebar")
+    sign_in.require()
+    if (warning := hosting.open_instance_warning()) is not None:  # no sign-in, reachable from the network
+        st.warning(warning, icon=":material/lock_open:")
+    session_link.restore_data()  # a reload (new session): the upload, demo or dataset named in the address
+    saved_analysis.follow_link(page.url_path)
+    session_link.restore_settings()  # and the selection and level in the address
+
+    with st.sidebar:
+        st.markdown("**evalcore** · precise evaluation with scarce labels")
+        sign_in.account()
+        try:
+            data = data_source.active_data()
+            st.caption(f"Data: {literal(data.label)}")
+            if data.report.design:  # labels from a labeling campaign: its design's estimate is every page's number
+                st.caption(literal(data.report.design))
+            selection.level_picker(data)
+            st.caption(selection.describe(selection.current(data)))
+            if data.samples is not None:
+                st.caption("Repeated samples: the example is the unit. Every view uses one row per (model, example), "
+                           "the mean over its samples: cluster-robust intervals for means, bootstraps that resample "
+                           "examples with all their samples.")
+            if page.url_path in saved_analysis.VIEWS:
+                saved_analysis.offer(page.url_path)
+        except EvalDataError:
+            lost = data_source.source()["type"] == "lost"
+            st.caption("Data: the data this address names is no longer on the server (see the Data page)." if lost else
+                       "Data: the upload needs fixing (see the Data page).")
+        render.format_picker()
+
+    session_link.publish()  # the address names the data and the settings, so that a reload keeps them
+    page.run()
+    session_link.publish()  # what the page changed (a page that stops early changes nothing it has not rerun for)
+
+
+# a few script runs compute at once (pages.common.run_slots): the server keeps answering however many sessions open
+with run_slots.slot(lambda: st.spinner("Many people are using the dashboard: waiting for a turn...")):
+    main()
