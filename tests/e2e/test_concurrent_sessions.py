@@ -17,8 +17,9 @@ from benchmarks.server import streamlit_server
 from conftest import require_chromium
 
 #: the worst time /_stcore/health may take while the sessions load ("a few seconds on 2 cores": the browsers of
-#: the test take most of the machine; measured about 2 s, and 30 s, its time-out, when the server froze)
-WORST_HEALTH_S = 5.0
+#: the test take most of the machine; measured 1.5-3.1 s for 12 sessions and 2.8-4.8 s for 30 on a quiet machine,
+#: up to 6.3 s for 30 with another test worker's browser beside them; 30 s, its time-out, when the server froze)
+WORST_HEALTH_S = {12: 5.0, 30: 10.0}
 
 
 def _opened_at_once(entry: str, sessions: int, upload=None):
@@ -27,9 +28,9 @@ def _opened_at_once(entry: str, sessions: int, upload=None):
         result = open_at_once(server.url, server.process.pid, sessions, upload=upload)
     print(result.row(f"{entry}, {'upload' if upload else 'demo'}"))
     assert result.rendered == sessions, f"{result.rendered} of {sessions} sessions rendered: {result.failures[:3]}"
-    assert result.worst_health_s < WORST_HEALTH_S, (
+    assert result.worst_health_s < WORST_HEALTH_S[sessions], (
         f"/_stcore/health took up to {result.worst_health_s:.1f} s while {sessions} sessions opened")
-    assert result.health_s[-1] < WORST_HEALTH_S  # and it still answers once they have
+    assert result.health_s[-1] < WORST_HEALTH_S[sessions]  # and it still answers once they have
     return result
 
 
