@@ -292,11 +292,9 @@ class Campaign:
         who = self._member(annotator)
         number = None if skipped else parse_value(value, self.info.metric, self.info.scale)
         with catalog.transaction(self._db) as db:
-            self._record_in(db, str(example_id), who, number, note, skipped)
-        return int(catalog.rows(self._db, "SELECT MAX(id) AS id FROM labels WHERE campaign_id = ? AND annotator = ?",
-                                (self.id, who))[0]["id"])
+            return self._record_in(db, str(example_id), who, number, note, skipped)
 
-    def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool) -> None:
+    def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool) -> int:
         if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
                       (self.id, example_id)).fetchone() is None:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
@@ -313,6 +311,7 @@ class Campaign:
         db.execute("UPDATE queue SET labeled = (SELECT COUNT(*) FROM labels l WHERE l.campaign_id = :c AND "
                    "l.example_id = :e AND l.replaced_by IS NULL AND l.skipped = 0) WHERE campaign_id = :c AND "
                    "example_id = :e", {"c": self.id, "e": example_id})
+        return int(cursor.lastrowid)
 
     # ------------------------------------------------------------------------------------------- reading
     def history(self) -> pd.DataFrame:
