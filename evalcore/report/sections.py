@@ -156,7 +156,7 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
     separated = (diffs["ci_low"] > 0) | (diffs["ci_high"] < 0)
     top = str(overall["model"].iloc[0])
     tied = diffs[((diffs["model_a"] == top) | (diffs["model_b"] == top)) & ~separated]
-    tied_with = sorted(set(tied["model_a"].astype(str)) | set(tied["model_b"].astype(str)) - {top})
+    tied_with = sorted((set(tied["model_a"].astype(str)) | set(tied["model_b"].astype(str))) - {top})
     fig = figures.interval_dots(overall.assign(label=overall["model"].astype(str)), "label", "Overall accuracy",
                                 "accuracy (mean over tasks)", f"{percent(s.level)} bootstrap intervals")
     tables = {"overall": overall[["model", "estimate", "ci_low", "ci_high"]],
