@@ -195,7 +195,7 @@ e1, e2, e3 = st.columns([2, 2, 3])
 nonempty = [c for c in cells if counts[c]]
 cell = e1.selectbox("Cell", cells, index=cells.index((differ or nonempty or cells)[0]), key="cp_cell",
                     format_func=lambda c: f"{c} ({counts[c]:,})")
-flagged = list(slices.loc[slices["flagged"].astype(bool), "slice"].astype(str)) if len(slices) else []
+flagged = list(comparison.flagged()["slice"].astype(str)) if len(slices) else []  # largest change first
 slice_options = [ALL_SLICES, *flagged]
 _drop_stale("cp_slice", slice_options)
 chosen_slice = e2.selectbox("Slice", slice_options, key="cp_slice",

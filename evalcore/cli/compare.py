@@ -209,11 +209,10 @@ def _difference(result, value) -> str:
 
 
 def flagged_rows(result) -> list[dict]:
-    """The flagged slices, worst first, as printed (and as the JUnit file names them)."""
-    slices = result.slices
-    if slices is None or slices.empty:
-        return []
-    return [row for row in slices.to_dict("records") if bool(row["flagged"])]
+    """The flagged slices, largest change first (:meth:`evalcore.compare.result.Comparison.flagged`), as printed
+    (and as the JUnit file names them)."""
+    flagged = result.flagged()
+    return [] if flagged is None or flagged.empty else flagged.to_dict("records")
 
 
 def flagged_text(result) -> str:

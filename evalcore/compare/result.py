@@ -77,6 +77,14 @@ class Comparison:
     _cell_counts: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def flagged(self) -> pd.DataFrame:
+        """The flagged slices by the size of their change, largest first (|difference| descending): what the page
+        and the command line list (the forest plot keeps every slice, worst first)."""
+        if self.slices is None or self.slices.empty:
+            return self.slices
+        rows = self.slices[self.slices["flagged"].astype(bool)]
+        return rows.iloc[rows["difference"].abs().to_numpy().argsort(kind="stable")[::-1]].reset_index(drop=True)
+
     def examples(self, cell: str, slice: str | None = None) -> pd.DataFrame:
         """The shared examples in ``cell`` (one of :data:`CELLS` or :data:`SCORE_CELLS`) and, if given, the slice
         named as in ``slices['slice']`` (any slice of the search, also one below ``min_slice``), sorted by task and

@@ -278,3 +278,18 @@ def test_junit_names_with_characters_xml_cannot_hold_still_parse():
     assert root.find("testsuite").get("failures") == "2"
     text = flagged_text(result)
     assert "group=la w <b>&amp;" in text  # printed on one line, as is
+
+
+def test_flagged_slices_are_listed_by_the_size_of_their_change():
+    """An improvement's largest gains come first (issue 37: the CLI listed the smallest first and cut the largest)."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from evalcore.cli.compare import flagged_rows
+    from evalcore.compare.result import Comparison
+
+    slices = pd.DataFrame({"slice": ["a", "b", "c", "d"], "difference": [0.02, 0.30, -0.05, 0.10],
+                           "flagged": [True, True, False, True]})
+    result = SimpleNamespace(slices=slices, flagged=lambda: Comparison.flagged(SimpleNamespace(slices=slices)))
+    assert [row["slice"] for row in flagged_rows(result)] == ["b", "d", "a"]
