@@ -181,7 +181,7 @@ def _buttons(campaign: Campaign, example_id: str, who: str) -> None:
 
 def _example(campaign: Campaign, example_id: str, who: str) -> None:
     info = campaign.info
-    texts = example_table(info.dataset_id, info.model, info.owner)
+    texts = example_table(info.dataset_id, info.model, info.owner, info.metric)
     row = texts.loc[example_id] if example_id in texts.index else None
     queued = campaign.example(example_id)
     st.subheader(f"Example {literal(example_id)}", anchor=False)

@@ -53,30 +53,39 @@ def _claim_seconds() -> int:
     return env_number("EVALCORE_CLAIM_SECONDS", CLAIM_SECONDS)
 
 
-def _pool(frame: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
-    """The examples of ``model`` to label (one row per example: repeats averaged), with ``proxy`` (the model's
-    confidence) and ``judge`` (an AI annotator's verdict, the log's ``proxy`` role) where the log has them. An
-    example id that two tasks share is named ``task/example_id``."""
+def examples_of(frame: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
+    """The rows of ``model`` to label (for battles, "model_a vs model_b" or "all"; with repeats, one row per example,
+    the first sample's), indexed by the campaign's example id: the example id, ``task/example_id`` where two tasks
+    share an id, ``battle-<row>`` for a battle. One rule for the queue (:func:`_pool`) and the Label page's text."""
     if metric == "pairwise":
         rows = frame if model in ("", "all") else frame[(frame["model_a"].astype(str) + " vs " +
                                                          frame["model_b"].astype(str)) == model]
-        pool = pd.DataFrame({"example_id": [f"battle-{i}" for i in rows.index]})
-        if "judge" in rows:
-            pool["judge"] = rows["judge"].to_numpy(float)
-        return pool
+        return rows.set_axis([f"battle-{i}" for i in rows.index])
     if model not in set(frame["model"].astype(str)):
         raise EvalDataError(f"The dataset has no model {model!r}; its models are "
                             f"{listed(sorted(frame['model'].astype(str).unique()))}.")
-    rows = per_example(frame[frame["model"].astype(str) == model]) if "repeat" in frame else \
-        frame[frame["model"].astype(str) == model]
+    rows = frame[frame["model"].astype(str) == model]
+    if "repeat" in rows:  # the example is the unit: per_example keys it by its id
+        rows = per_example(rows).set_index(rows.drop_duplicates("example_id").index)
+        rows = rows.join(frame.loc[rows.index, [c for c in frame.columns if c not in rows.columns]])
     ids = rows["example_id"].astype(str)
     if ids.duplicated().any():
         ids = rows["task"].astype(str) + "/" + ids
-    pool = pd.DataFrame({"example_id": ids.to_numpy(), "task": rows["task"].astype(str).to_numpy()})
-    if "confidence" in rows:
+    return rows.set_axis(ids.to_numpy())
+
+
+def _pool(frame: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
+    """The examples to label (:func:`examples_of`) with ``proxy`` (the model's confidence) and ``judge`` (an AI
+    annotator's verdict: the log's ``proxy`` role, a battle's ``judge``) where the log has them."""
+    rows = examples_of(frame, model, metric)
+    pool = pd.DataFrame({"example_id": rows.index.to_numpy()})
+    if "task" in rows:
+        pool["task"] = rows["task"].astype(str).to_numpy()
+    if "confidence" in rows and metric != "pairwise":
         pool["proxy"] = rows["confidence"].to_numpy(float)
-    if "proxy" in rows:
-        pool["judge"] = rows["proxy"].to_numpy(float)
+    judge = "judge" if metric == "pairwise" else "proxy"
+    if judge in rows:
+        pool["judge"] = rows[judge].to_numpy(float)
     return pool
 
 
@@ -339,10 +348,10 @@ class Campaign:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
         return dict(found[0])
 
-    def _labeled(self) -> tuple[pd.DataFrame, float, int]:
-        """One row per labeled example (its value the mean of its current labels), the active design's threshold
-        τ and the examples skipped without any label."""
-        labels = self.current_labels()
+    def _labeled(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, float, int]:
+        """One row per labeled example (its value the mean of its current labels, ``labels`` if read already), the
+        active design's threshold τ and the examples skipped without any label."""
+        labels = self.current_labels() if labels is None else labels
         per = labels.groupby("example_id", sort=False).agg(
             value=("value", "mean"), **{c: (c, "first") for c in ("position", "stratum", "weight", "proxy", "judge")})
         tau = 0.0
@@ -367,7 +376,10 @@ class Campaign:
         current labels), ``inclusion_probability`` and ``stratum``: the labeled version of the dataset, with what
         the design's estimator needs (``sum correct / inclusion_probability / N`` is the Horvitz-Thompson estimate
         for the stratified and simple designs)."""
-        labeled, tau, _ = self._labeled()
+        return self._labeled_examples(self.current_labels())
+
+    def _labeled_examples(self, labels: pd.DataFrame) -> pd.DataFrame:
+        labeled, tau, _ = self._labeled(labels)
         pi = inclusion_probabilities(labeled, self.info.design, self.info.pool, tau) if len(labeled) else []
         metric = {"correct": "correct", "score": "score", "pairwise": "outcome"}[self.info.metric]
         return pd.DataFrame({"example_id": labeled["example_id"], metric: labeled["value"],
@@ -414,7 +426,7 @@ class Campaign:
         rows = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND position < ? ORDER BY position",
                             (self.id, end))
         queue = pd.DataFrame([dict(r) for r in rows])
-        done = self.labeled_examples().set_index("example_id")
+        done = self._labeled_examples(labels).set_index("example_id")
         tail = catalog.rows(self._db, "SELECT priority FROM queue WHERE campaign_id = ? AND position = ?",
                             (self.id, end))
         planned = inclusion_probabilities(queue, self.info.design, self.info.pool,

@@ -299,3 +299,16 @@ def test_labels_are_read_on_the_metrics_scale():
                                    ("C", "pairwise", "A, B or tie"), (float("nan"), "score", "from 1 to 10")):
         with pytest.raises(EvalDataError, match=allowed):
             parse_value(value, metric, (1, 10))
+
+
+def test_repeated_samples_are_one_example_with_the_mean_confidence_and_the_first_samples_text():
+    from evalcore.data.validation import validate
+    from evalcore.labeling.campaign import _pool, examples_of
+
+    raw = pd.DataFrame({"model": ["m"] * 4 + ["n"] * 2, "example_id": ["a", "a", "b", "b", "a", "b"],
+                        "repeat": [1, 2, 1, 2, 1, 1], "correct": [1, 0, 1, 1, 0, 0],
+                        "confidence": [0.8, 0.6, 0.9, 0.7, 0.5, 0.5], "question": ["qa", "qa", "qb", "qb", "qa", "qb"]})
+    frame = validate(raw)
+    rows = examples_of(frame, "m", "correct")
+    assert rows.index.tolist() == ["a", "b"] and rows["input"].tolist() == ["qa", "qb"]
+    assert _pool(frame, "m", "correct")["proxy"].tolist() == pytest.approx([0.7, 0.8])
