@@ -3,19 +3,17 @@ models it reports, and the refusal of an aggregate without sample counts (fixtur
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from test_commands import evalcore
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "ecosystem27"
 
 
 def validate(*paths: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "evalcore", "validate", *map(str, paths)], capture_output=True,
-                          text=True, env=env, cwd=ROOT.parent, timeout=300)
+    return evalcore("validate", *map(str, paths), cwd=ROOT.parent)
 
 
 def test_validate_an_every_eval_ever_pair_and_an_aggregate():

@@ -15,10 +15,7 @@ The logs are made by hand, so every number below is counted from them:
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -27,6 +24,7 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
+from test_commands import evalcore
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
@@ -36,13 +34,6 @@ NEW_RIGHT = np.arange(N) >= 80
 GROUP = np.where(np.arange(N) < 100, "law", "math")
 #: a model name with every character XML and HTML escape, to check the files quote it
 NEW_NAME = 'new <v2> & "beta"'
-
-
-def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``python -m evalcore ARGS`` (the package found through PYTHONPATH, as when installed)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=timeout)
 
 
 def run_frame(model: str, right: np.ndarray) -> pd.DataFrame:

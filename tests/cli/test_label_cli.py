@@ -4,21 +4,15 @@ filled in, read the estimate as JSON; refusals are one line naming the file and 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 
 from evalcore.labeling.campaign import Campaign
+from test_commands import evalcore
 from evalcore.workspace import Workspace
 
 N = 500
-
-
-def evalcore(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
 
 
 def test_create_export_import_status_round_trip(tmp_path):

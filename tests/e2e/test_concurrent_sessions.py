@@ -17,9 +17,10 @@ from benchmarks.server import streamlit_server
 from conftest import require_chromium
 
 #: the worst time /_stcore/health may take while the sessions load ("a few seconds on 2 cores": the browsers of
-#: the test take most of the machine; measured 1.5-3.1 s for 12 sessions and 2.8-4.8 s for 30 on a quiet machine,
-#: up to 6.3 s for 30 with another test worker's browser beside them; 30 s, its time-out, when the server froze)
-WORST_HEALTH_S = {12: 5.0, 30: 10.0}
+#: the test take most of the machine; measured 1.5-3.1 s for 12 sessions and 2.8-4.8 s for 30 on a quiet machine;
+#: for 30, up to 6.3 s with another test worker's browser beside them here and 14.8 s on the CI machine, whose 30
+#: renders took 220 s instead of 150; 30 s, the probe's time-out, every probe after the server froze)
+WORST_HEALTH_S = {12: 5.0, 30: 20.0}
 
 
 def _opened_at_once(entry: str, sessions: int, upload=None):
