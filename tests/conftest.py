@@ -28,15 +28,28 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_file(shared_data: Path) -> Callable[[str], Path]:
-    """``shared_file(name)``: the path of ../shared/data/<name>; the test is skipped when the file is absent.
+    """``shared_file(name)``: the path of ../shared/data/<name> (a file or a folder, e.g. ``"ecosystem/lm_eval"``); the
+    test is skipped when it is absent.
 
     Session-scoped so that module-scoped fixtures (e.g. a fit on the real data shared by several tests) can use it.
     """
 
     def get(name: str) -> Path:
         path = shared_data / name
-        if not path.is_file():
+        if not path.exists():
             pytest.skip(f"../shared/data/{name} not present: real-data test skipped")
         return path
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def optional_shared_file() -> Callable[[str], Path | None]:
+    """``optional_shared_file(name)``: the path of ../shared/data/<name>, or None when it is absent — for a test whose
+    main part needs no real data and that adds a step on the real file where it is present."""
+
+    def get(name: str) -> Path | None:
+        path = SHARED_DATA / name
+        return path if path.exists() else None
 
     return get

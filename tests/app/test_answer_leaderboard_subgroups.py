@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -25,9 +24,7 @@ from evalcore.subgroups.estimates import empirical_bayes
 from test_pages import assert_no_exception, charts, csv_bytes, goto, open_app, shown, table_with, texts, upload
 
 Z90, Z95 = 1.6448536269514722, 1.959963984540054
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
-INSPECT_ONE_MODEL = (SHARED / "ecosystem" / "inspect_ai"
-                     / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+INSPECT_ONE_MODEL = "ecosystem/inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
 
 
 def wilson(k: int, n: int, z: float) -> tuple[float, float]:
@@ -206,11 +203,11 @@ def test_one_model_chosen_of_two_is_a_warning_pointing_to_the_models_page():
     assert len(at.get("page_link")) == 1 and not charts(at)
 
 
-@pytest.mark.skipif(not INSPECT_ONE_MODEL.is_file(), reason="../shared/data/ecosystem/inspect_ai not present")
-def test_the_one_model_inspect_log_shows_no_error_on_leaderboard_and_subgroups():
+def test_the_one_model_inspect_log_shows_no_error_on_leaderboard_and_subgroups(shared_file):
     """gpt-4o-mini, 8 of 10 right on the task 'popularity' (the log's header: accuracy 0.8)."""
+    path = shared_file(INSPECT_ONE_MODEL)
     at = open_app()
-    upload(at, INSPECT_ONE_MODEL.name, INSPECT_ONE_MODEL.read_bytes(), "application/zip")
+    upload(at, path.name, path.read_bytes(), "application/zip")
     goto(at, "leaderboard")
     assert not at.exception and not texts(at.error)
     low, high = wilson(8, 10, Z95)

@@ -3,15 +3,11 @@ shows each example's text as written."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from test_pages import assert_no_exception, goto, open_app, report_counts, table_with, texts
 
-ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
 
-
-def test_tools_are_named_a_bad_file_is_left_out_and_text_is_shown_as_written():
-    inspect = ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json"
+def test_tools_are_named_a_bad_file_is_left_out_and_text_is_shown_as_written(shared_file):
+    inspect = shared_file("ecosystem/inspect_ai/data_arc_qwen.json")
     table = b"model,example_id,correct,prompt,response\nmine,1,1,**What** is <b>2+2</b>?,=4\n"
     files = [(inspect.name, inspect.read_bytes(), "application/json"), ("mine.csv", table, "text/csv"),
              ("settings.json", b'{\n  "lr": {"value": 0.1}\n}\n', "application/json")]

@@ -3,17 +3,13 @@ warning (exit 0), and ``--strict`` refuses instead (exit 1)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from test_commands import evalcore
 
-ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
 
-
-def test_validate_names_the_tool_of_every_file_and_strict_refuses_a_bad_one(tmp_path):
+def test_validate_names_the_tool_of_every_file_and_strict_refuses_a_bad_one(tmp_path, shared_file):
     bad = tmp_path / "notes.json"
     bad.write_text('{\n  "comment": {"text": "not a log"}\n}\n')
-    logs = [str(ECOSYSTEM / "lm_eval"), str(ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json"), str(bad)]
+    logs = [str(shared_file("ecosystem/lm_eval")), str(shared_file("ecosystem/inspect_ai/data_arc_qwen.json")), str(bad)]
     result = evalcore("validate", *logs)
     assert result.returncode == 0, result.stderr
     out = result.stdout

@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -16,7 +15,7 @@ from e2e_helpers import SIDEBAR, goto_page, wait_idle
 from test_workspace_flow import dashboard, new_page, provider, sign_in  # noqa: F401 - provider is a fixture
 
 pytestmark = pytest.mark.slow
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+ONE_MODEL_EVAL = "ecosystem/inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
 CSV = "model,example_id,correct\n" + "".join(f"{m},q{i},{int((i * (3 + k)) % 5 > 0)}\n"
                                              for k, m in enumerate(("alpha", "beta")) for i in range(40))
 
@@ -53,7 +52,8 @@ def cookie_header(context) -> str:
     return "; ".join(f"{c['name']}={c['value']}" for c in context.cookies())
 
 
-def test_a_signed_in_member_uploads_a_real_file_and_strangers_get_nothing(browser, tmp_path, provider):
+def test_a_signed_in_member_uploads_a_real_file_and_strangers_get_nothing(browser, tmp_path, provider,
+                                                                         optional_shared_file):
     log = tmp_path / "team_log.csv"
     log.write_text(CSV)
     with dashboard(tmp_path / "ws", home=tmp_path / "home", secrets=team_secrets(provider)) as server:
@@ -82,7 +82,7 @@ def test_a_signed_in_member_uploads_a_real_file_and_strangers_get_nothing(browse
         expect(page.get_by_text("failed unexpectedly")).to_have_count(0)
         goto_page(page, "Models")
         expect(page.locator(SIDEBAR)).to_contain_text(f"Data: upload · {log.name}")
-        eval_log = next(iter(sorted((SHARED / "ecosystem" / "inspect_ai").glob("*.eval"))), None)
+        eval_log = optional_shared_file(ONE_MODEL_EVAL)
         if eval_log is not None:  # a real Inspect AI log through the same uploader
             goto_page(page, "Data")
             page.locator("[data-testid='stFileUploader'] input[type=file]").set_input_files(str(eval_log))

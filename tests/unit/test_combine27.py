@@ -12,14 +12,21 @@ import pytest
 from evalcore.data.validation import EvalDataError, load_eval_log, load_eval_logs, report_of
 from evalcore.importers.detect import tools
 
-ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
-LM_EVAL = ECOSYSTEM / "lm_eval"
-INSPECT = ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json"
 GOOD_CSV = b"model,example_id,correct\nm,1,1\nm,2,0\nm,3,1\n"
 
 
-def test_lm_eval_without_repeat_combines_with_inspect_which_numbers_epochs():
-    frame = load_eval_logs([LM_EVAL, INSPECT])
+@pytest.fixture
+def lm_eval(shared_file) -> Path:
+    return shared_file("ecosystem/lm_eval")
+
+
+@pytest.fixture
+def inspect(shared_file) -> Path:
+    return shared_file("ecosystem/inspect_ai/data_arc_qwen.json")
+
+
+def test_lm_eval_without_repeat_combines_with_inspect_which_numbers_epochs(lm_eval, inspect):
+    frame = load_eval_logs([lm_eval, inspect])
     lm_rows = frame[frame["model"].str.startswith("RylanSchaeffer")]
     inspect_rows = frame[~frame["model"].str.startswith("RylanSchaeffer")]
     assert len(lm_rows) == 10 and len(inspect_rows) == 3
@@ -29,10 +36,10 @@ def test_lm_eval_without_repeat_combines_with_inspect_which_numbers_epochs():
                for n in report_of(frame).notes)
 
 
-def test_a_file_given_by_path_keeps_its_folder_for_the_model(tmp_path):
+def test_a_file_given_by_path_keeps_its_folder_for_the_model(tmp_path, lm_eval):
     folder = tmp_path / "outputs" / "org__model-7b"
     folder.mkdir(parents=True)
-    samples = next(LM_EVAL.glob("samples_*.jsonl"))
+    samples = next(lm_eval.glob("samples_*.jsonl"))
     shutil.copy(samples, folder / samples.name)
     frame = load_eval_log(folder / samples.name)
     assert set(frame["model"]) == {"org/model-7b"} and len(frame) == 10
@@ -66,8 +73,8 @@ def test_when_every_file_is_bad_the_load_is_refused_naming_the_first():
         load_eval_logs([("a.json", b'{"x": {"y": 1}}'), ("b.json", b'{"z": [1]}')])
 
 
-def test_the_report_names_the_tool_of_every_file():
-    frame = load_eval_logs([LM_EVAL, INSPECT, ("extra.csv", b"model,example_id,correct\nz,1,1\n")])
+def test_the_report_names_the_tool_of_every_file(lm_eval, inspect):
+    frame = load_eval_logs([lm_eval, inspect, ("extra.csv", b"model,example_id,correct\nz,1,1\n")])
     tools_of = dict(zip(report_of(frame).files, report_of(frame).tools))
     assert tools_of["data_arc_qwen.json"] == "Inspect AI" and tools_of["extra.csv"] == "table"
     assert {tool for name, tool in tools_of.items() if name.startswith("lm_eval/")} == {"lm-evaluation-harness"}

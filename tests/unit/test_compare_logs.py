@@ -3,8 +3,6 @@ with repeated samples and text (the text comes from the stored rows, the numbers
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
@@ -13,14 +11,10 @@ from evalcore.data.validation import load_eval_log, load_eval_logs, validate
 from evalcore.engine.scan import scan
 from test_compare_slices import fixture_raw
 
-ECOSYSTEM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ecosystem"
-needs_ecosystem = pytest.mark.skipif(not ECOSYSTEM.is_dir(), reason="the shared ecosystem logs are not here")
 
-
-@needs_ecosystem
-def test_inspect_two_runs_of_arc_with_their_text():
-    frame = load_eval_logs([ECOSYSTEM / "inspect_ai" / "data_arc_qwen.json",
-                            ECOSYSTEM / "inspect_ai" / "data_arc_sonnet.json"])
+def test_inspect_two_runs_of_arc_with_their_text(shared_file):
+    frame = load_eval_logs([shared_file("ecosystem/inspect_ai/data_arc_qwen.json"),
+                            shared_file("ecosystem/inspect_ai/data_arc_sonnet.json")])
     c = compare_runs(frame, "ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0")
     # 3 shared ARC questions: qwen right on 1, sonnet on all 3 -> both right 1, only new right 2
     assert dict(zip(c.pairs["cell"], c.pairs["n"])) == dict(zip(CELLS, [1, 0, 2, 0]))
@@ -35,9 +29,8 @@ def test_inspect_two_runs_of_arc_with_their_text():
     assert empty.empty and list(empty.columns) == list(differ.columns)
 
 
-@needs_ecosystem
-def test_promptfoo_export_two_models():
-    frame = load_eval_log(ECOSYSTEM / "promptfoo" / "sample-export.json")
+def test_promptfoo_export_two_models(shared_file):
+    frame = load_eval_log(shared_file("ecosystem/promptfoo/sample-export.json"))
     c = compare_runs(frame, "openai:gpt-5-mini", "openai:gpt-5")
     assert c.metric == "correct" and c.overall["n"].iloc[0] == 2
     assert list(c.pairs["n"]) == [0, 0, 0, 2]  # both runs fail both tests

@@ -9,7 +9,6 @@ at these n), so the 1.05 x target rule gets no further allowance.
 
 from __future__ import annotations
 
-import pytest
 
 from benchmarks.coverage import labels
 
@@ -33,7 +32,7 @@ def test_labels_needed_delivers_on_the_simulated_overconfident_proxy():
     assert widths.mean() > 1.05 * 0.05
 
 
-@pytest.mark.skipif(not labels.IMAGENET.is_file(), reason="needs ../shared/data/imagenet_x_predictions.csv.gz")
-def test_labels_needed_delivers_on_imagenet_x_with_the_raw_confidence():
+def test_labels_needed_delivers_on_imagenet_x_with_the_raw_confidence(shared_file):
+    shared_file("imagenet_x_predictions.csv.gz")  # skips without the shared data
     (model, proxy, z), = labels.imagenet_pools(models=("ResNet50",))  # the worst before: 1.27 x the target
     _check(labels.pool_rows(model, proxy, z, reps=100, seed=0, targets=(0.05,), pilots=2))

@@ -11,7 +11,6 @@ over 4,000 subsets is about 2%).
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from benchmarks.coverage import ppi
 
@@ -31,8 +30,8 @@ def test_ppi_and_ppi_plus_plus_means_cover_on_a_simulated_calibrated_annotator()
     assert all(row.width < 0.9 * classical for row in rows)
 
 
-@pytest.mark.skipif(not ppi.IMAGENET.is_file(), reason="needs ../shared/data/imagenet_x_predictions.csv.gz")
-def test_ppi_plus_plus_ess_does_not_overstate_on_imagenet_x():
+def test_ppi_plus_plus_ess_does_not_overstate_on_imagenet_x(shared_file):
+    shared_file("imagenet_x_predictions.csv.gz")  # skips without the shared data
     models, y, yhat = ppi.imagenet()
     rows = ppi.ess_rows("ImageNet-X", models, y, yhat, reps=60, seed=0, splits=2000)
     for row in rows:
