@@ -8,8 +8,12 @@ request's body is read, so a refused request costs no memory:
   not signed out (:func:`pages.common.sign_in.verdict`, the same rule as the pages).
 * Every instance bounds uploads: at most ``EVALCORE_SESSION_UPLOAD_FILES`` files (default 50) and
   ``EVALCORE_SESSION_UPLOAD_MB`` megabytes (default 400) held for one session, and ``EVALCORE_UPLOADS_MB``
-  (default 2,048) for all sessions together; a request that would pass them answers 413 with the variable to raise.
-  A request without a Content-Length counts as the largest upload (``server.maxUploadSize``).
+  (default 2,048) for all sessions together; a request that would pass them answers 413 with the bound and the
+  variable to raise. An upload's bytes are reserved, under a lock, before its body is accepted (its Content-Length,
+  or, without one, each chunk as it arrives), counted with what the upload manager holds, and released when the
+  request ends, whether it finished, failed or lost its connection (an upload the manager then holds counts there
+  until it is dropped). Uploads in flight together therefore share the bounds: checking each request against what
+  is already held let ten concurrent 100 MB uploads into one session all pass a 400 MB bound (issue 38).
 * Every :data:`JANITOR_SECONDS` the sessions whose reconnect window has passed are shut down (Streamlit only
   forgets them), their uploads and session state dropped, and the freed memory handed back to the system.
 """
@@ -23,6 +27,7 @@ import json
 import logging
 import re
 import sys
+import threading
 import types
 from typing import Any
 
@@ -91,26 +96,56 @@ def held_bytes(session_id: str | None = None) -> tuple[int, int]:
     return len(files), sum(len(rec.data) for rec in files)
 
 
-def upload_refusal(session_id: str, content_length: int | None) -> str | None:
-    """Why an upload of ``content_length`` bytes to ``session_id`` would pass a bound; None when it may go on."""
-    from streamlit import config
+class Reservation:
+    """The bytes reserved for one upload request while its body arrives, for ``session_id``."""
 
-    incoming = content_length if content_length is not None else config.get_option("server.maxUploadSize") * MB
-    files, held = held_bytes(session_id)
-    _, everyone = held_bytes()
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.bytes = 0
+
+
+#: the reservations of the upload requests in flight; read and changed under :data:`_RESERVED_LOCK` only
+_RESERVED: set[Reservation] = set()
+_RESERVED_LOCK = threading.Lock()
+
+
+def upload_refusal(reservation: Reservation, more: int) -> str | None:
+    """Reserve ``more`` bytes for ``reservation`` (entering it among the requests in flight) and return None; or,
+    when they would pass a bound, reserve nothing and say why.
+
+    The check and the reservation are one step under a lock, so that uploads in flight together cannot each pass
+    a bound that they pass together. What counts is what the upload manager holds plus what is reserved; a request
+    in flight counts as one file of its session."""
     max_files = env_number("EVALCORE_SESSION_UPLOAD_FILES", 50)
     max_session = env_number("EVALCORE_SESSION_UPLOAD_MB", 400) * MB
     max_all = env_number("EVALCORE_UPLOADS_MB", 2048) * MB
-    if files >= max_files:
-        return (f"This session already holds {files} uploaded files, the most one session may hold: remove some "
-                "first. (Administrators: EVALCORE_SESSION_UPLOAD_FILES raises the limit.)")
-    if held + incoming > max_session:
-        return (f"This session's uploads would pass {max_session // MB:,} MB, the most one session may hold: remove "
-                "some first. (Administrators: EVALCORE_SESSION_UPLOAD_MB raises the limit.)")
-    if everyone + incoming > max_all:
-        return (f"The server holds {everyone // MB:,} MB of uploads for all sessions, near its limit of "
-                f"{max_all // MB:,} MB: try again later. (Administrators: EVALCORE_UPLOADS_MB raises the limit.)")
+    session_id = reservation.session_id
+    with _RESERVED_LOCK:
+        files, held = held_bytes(session_id)
+        _, everyone = held_bytes()
+        others = [r for r in _RESERVED if r.session_id == session_id and r is not reservation]
+        held += sum(r.bytes for r in others) + reservation.bytes
+        everyone += sum(r.bytes for r in _RESERVED if r is not reservation) + reservation.bytes
+        if reservation not in _RESERVED and files + len(others) >= max_files:
+            return (f"This session already holds {files + len(others)} uploaded files, the most one session may "
+                    "hold: remove some first. (Administrators: EVALCORE_SESSION_UPLOAD_FILES raises the limit.)")
+        if held + more > max_session:
+            return (f"This session's uploads would pass {max_session // MB:,} MB, the most one session may hold: "
+                    "remove some first. (Administrators: EVALCORE_SESSION_UPLOAD_MB raises the limit.)")
+        if everyone + more > max_all:
+            return (f"The server holds or is receiving {everyone // MB:,} MB of uploads for all sessions, near its "
+                    f"limit of {max_all // MB:,} MB: try again later. (Administrators: EVALCORE_UPLOADS_MB raises "
+                    "the limit.)")
+        reservation.bytes += more
+        _RESERVED.add(reservation)
     return None
+
+
+def release(reservation: Reservation) -> None:
+    """The request of ``reservation`` has ended: its bytes are no longer reserved (what the upload manager kept of
+    it counts there)."""
+    with _RESERVED_LOCK:
+        _RESERVED.discard(reservation)
 
 
 def end_expired_sessions() -> bool:
@@ -190,15 +225,56 @@ class RequestGuard:
             return
         upload = UPLOAD.match(path)
         if upload and scope.get("method") == "PUT":
-            try:
-                length = int(headers["content-length"]) if "content-length" in headers else None
-            except ValueError:
-                length = None
-            refusal = upload_refusal(upload.group(1), length)
-            if refusal is not None:
-                await _answer(send, 413, refusal)
-                return
+            await self._bounded_upload(upload.group(1), headers, scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _bounded_upload(self, session_id: str, headers: dict[str, str], scope, receive, send) -> None:
+        """Pass an upload on with its bytes reserved: its Content-Length before the body is read, and beyond it
+        (a chunked upload states none) each chunk as it arrives. A chunk that would pass a bound ends the body for
+        the app (as a dropped connection would) and the guard answers 413 instead of the app."""
+        try:
+            declared = max(int(headers["content-length"]), 0) if "content-length" in headers else 0
+        except ValueError:
+            declared = 0
+        reservation = Reservation(session_id)
+        refusal = upload_refusal(reservation, declared)
+        if refusal is not None:
+            await _answer(send, 413, refusal)
+            return
+        refused: list[str] = []
+        started: list[bool] = []
+        arrived = 0
+
+        async def counted_receive():
+            nonlocal arrived
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                arrived += len(message.get("body", b""))
+                if arrived > reservation.bytes:
+                    refusal = upload_refusal(reservation, arrived - reservation.bytes)
+                    if refusal is not None:
+                        refused.append(refusal)
+                        return {"type": "http.disconnect"}
+            return message
+
+        async def answering_send(message):
+            if refused and not started:
+                return  # the guard answers this request
+            started.append(True)
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, answering_send)
+        except Exception:
+            if not refused or started:
+                raise
+        finally:
+            release(reservation)
+        if refused and not started:
+            await _answer(send, 413, refused[0])
 
 
 async def _answer(send, status: int, text: str) -> None:

@@ -94,14 +94,41 @@ def test_all_sessions_together_are_bounded_too(monkeypatch, uploads):
     assert answer.status_code == 413 and "EVALCORE_UPLOADS_MB" in answer.text
 
 
-def test_an_upload_without_a_length_counts_as_the_largest(monkeypatch, uploads):
-    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_MB", "100")  # below server.maxUploadSize (200 MB)
+def test_an_upload_without_a_length_is_counted_as_its_chunks_arrive(monkeypatch, uploads):
+    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_MB", "2")
     anyone = client(monkeypatch, configured=False)
+    uploads["s1"] = {"a": Rec(b"x" * MB)}
 
-    def chunks():
-        yield b"x"
+    def chunks(n_chunks: int):
+        for _ in range(n_chunks):
+            yield b"x" * (MB // 4)
 
-    assert anyone.put("/_stcore/upload_file/s1/a", content=chunks()).status_code == 413
+    answer = anyone.put("/_stcore/upload_file/s1/b", content=chunks(5))  # 1 MB held + 1.25 MB > 2 MB
+    assert answer.status_code == 413 and "2 MB" in answer.text and "EVALCORE_SESSION_UPLOAD_MB" in answer.text
+    assert anyone.reached == []  # the app never answered it
+    assert anyone.put("/_stcore/upload_file/s1/b", content=chunks(3)).status_code == 200  # 1.75 MB: fits
+    assert not guard._RESERVED  # both requests ended: nothing stays reserved
+
+
+def test_uploads_in_flight_together_share_the_bounds(monkeypatch, uploads):
+    """Ten reservations made before any body arrives: only those that fit together are accepted, and every one
+    is released when its request ends."""
+    monkeypatch.setenv("EVALCORE_SESSION_UPLOAD_MB", "10")
+    monkeypatch.setenv("EVALCORE_UPLOADS_MB", "15")
+    s1 = [guard.Reservation("s1") for _ in range(10)]
+    verdicts = [guard.upload_refusal(r, 3 * MB) for r in s1]
+    assert [v is None for v in verdicts] == [True] * 3 + [False] * 7  # 9 MB reserved; a fourth would make 12
+    assert all("10 MB" in v and "EVALCORE_SESSION_UPLOAD_MB" in v for v in verdicts[3:])
+    s2 = [guard.Reservation("s2") for _ in range(3)]
+    verdicts = [guard.upload_refusal(r, 3 * MB) for r in s2]
+    assert [v is None for v in verdicts] == [True, True, False]  # 15 MB in flight for all sessions
+    assert "15 MB" in verdicts[2] and "EVALCORE_UPLOADS_MB" in verdicts[2]
+    for reservation in s1 + s2:
+        guard.release(reservation)
+    assert not guard._RESERVED
+    later = guard.Reservation("s2")
+    assert guard.upload_refusal(later, 9 * MB) is None
+    guard.release(later)
 
 
 def test_a_forged_or_missing_cookie_is_no_session():
