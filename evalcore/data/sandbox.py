@@ -7,7 +7,10 @@ shared server it runs in a short-lived child interpreter (``python -c`` of :func
 * an address-space limit (``RLIMIT_AS``) of ``memory_bytes`` above what the child holds once it has imported
   evalcore's reader: an allocation beyond it fails inside the child, which reports it;
 * a deadline of ``seconds``: the child is killed when it passes;
-* at most ``workers`` such children at once in the process (further callers wait for a slot, within the deadline).
+* at most ``workers`` such children at once in the process, counted once for every caller whatever limits it
+  passes (further callers wait for a slot, within the deadline): several loads at once together hold at most
+  ``workers`` times ``memory_bytes``. Slots were kept per value of ``workers``, so callers passing different limits
+  did not share them.
 
 The child is a fresh interpreter, not a fork or a ``multiprocessing`` child: those re-run the caller's main script
 in the child (under Streamlit that is the dashboard's ``app.py``, which fails outside a script run, for instance
@@ -65,17 +68,31 @@ class WorkLimits:
                    workers=env_number("EVALCORE_WORKERS", 2))
 
 
-_slots_lock = threading.Lock()
-_slots: dict[int, threading.BoundedSemaphore] = {}
+#: the children running in this process, whoever started them; read and changed under the condition's lock only
+_running = 0
+_slot_freed = threading.Condition()
 #: how a native library that aborts instead of raising says it ran out of memory (Arrow's CSV parser does)
 _OUT_OF_MEMORY = re.compile(r"out of memory|MemoryError|bad_alloc|Cannot allocate memory", re.IGNORECASE)
 #: what the child imports before its memory is capped (the reader and its libraries), so the cap counts the work
 _PRELOAD = "evalcore.data.validation"
 
 
-def _slots_for(workers: int) -> threading.BoundedSemaphore:
-    with _slots_lock:
-        return _slots.setdefault(workers, threading.BoundedSemaphore(workers))
+def _take_slot(workers: int, seconds: float) -> bool:
+    """Count one more child running in this process once fewer than ``workers`` run, waiting at most ``seconds``;
+    whether it was counted."""
+    global _running
+    with _slot_freed:
+        if not _slot_freed.wait_for(lambda: _running < workers, timeout=seconds):
+            return False
+        _running += 1
+    return True
+
+
+def _give_slot() -> None:
+    global _running
+    with _slot_freed:
+        _running -= 1
+        _slot_freed.notify_all()  # waiters may allow different numbers of workers
 
 
 def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = None,
@@ -85,9 +102,8 @@ def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = 
     ``fn`` and ``args`` must be picklable (``fn`` a module-level function). ``what`` names the work in messages.
     """
     limits = limits or WorkLimits.from_env()
-    slots = _slots_for(limits.workers)
     start = time.monotonic()
-    if not slots.acquire(timeout=limits.seconds):
+    if not _take_slot(limits.workers, limits.seconds):
         raise EvalDataError(
             f"{what} could not start: the server is busy with {limits.workers} other files for longer than "
             f"{limits.seconds:g} s. Try again in a minute. (Administrators: EVALCORE_WORKERS sets how many files "
@@ -95,7 +111,7 @@ def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = 
     try:
         return _run_child(fn, args, limits, what, limits.seconds - (time.monotonic() - start))
     finally:
-        slots.release()
+        _give_slot()
 
 
 def _run_child(fn, args, limits: WorkLimits, what: str, seconds: float) -> Any:

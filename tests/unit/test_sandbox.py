@@ -67,6 +67,26 @@ def test_at_most_the_configured_number_of_workers_run_at_once():
     assert sorted(finished)[1] - start >= 2.0  # the second waited for the first
 
 
+def test_callers_with_different_limits_share_the_slots():
+    """One count of running children per process: a caller allowing one worker waits while another caller's
+    child runs, whatever limits that caller passed (slots kept per ``workers`` value let both run)."""
+    started: list[float] = []
+
+    def one(limits: WorkLimits, delay: float) -> None:
+        time.sleep(delay)
+        run_bounded(time.sleep, 1.5, limits=limits)
+        started.append(time.monotonic())
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=one, args=(WorkLimits(seconds=30, workers=2), 0.0)),
+               threading.Thread(target=one, args=(WorkLimits(seconds=30, workers=1), 0.3))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(started)[1] - start >= 3.0  # the second waited for the first
+
+
 def test_environment_configures_the_bounds(monkeypatch):
     monkeypatch.setenv("EVALCORE_WORKER_MEMORY_MB", "100")
     monkeypatch.setenv("EVALCORE_WORKER_SECONDS", "7")
