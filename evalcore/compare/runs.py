@@ -4,50 +4,23 @@
 ``model`` is "gpt-4o-jan" or "gpt-4o-feb", so ``compare_runs(combined, "gpt-4o-jan", "gpt-4o-feb")`` compares the
 two runs example by example. A run's name is its file's name without folders and extensions (".jsonl.gz" counts
 as one), made unique by a suffix " (2)", " (3)" ... where two files share a name. A log that holds several models
-keeps them apart as "run / model" (an addition to the contract, where each log is one model).
+keeps them apart as "run / model" (an addition to the contract, where each log is one model). The names are
+those the Data page's upload gives two files of one model (:func:`evalcore.importers.combine.run_name`), so the
+dashboard and ``evalcore compare BASE NEW`` name (and compare) the same runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import PurePath
 
 import pandas as pd
 
 from evalcore.data.schema import LOG_ROLES
 from evalcore.data.validation import validate
 from evalcore.errors import EvalDataError
+from evalcore.importers.combine import run_name, unique_names
 
-#: extensions dropped from a file's name to name its run (compression first)
-COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
-
-
-def run_name(name: str) -> str:
-    """'runs/gpt-4o-feb.jsonl.gz' -> 'gpt-4o-feb' (the name itself if nothing is left)."""
-    stem = PurePath(str(name).replace("\\", "/")).name
-    for ext in COMPRESSION:
-        if stem.lower().endswith(ext):
-            stem = stem[: -len(ext)]
-            break
-    if "." in stem.strip("."):
-        stem = stem.rsplit(".", 1)[0]
-    return stem or str(name)
-
-
-def unique_names(names: list[str]) -> list[str]:
-    """Each name, with " (2)", " (3)" ... added to the second and later uses of a name."""
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        k = seen.get(name, 0) + 1
-        seen[name] = k
-        candidate = name if k == 1 else f"{name} ({k})"
-        while candidate in out:
-            k += 1
-            seen[name] = k
-            candidate = f"{name} ({k})"
-        out.append(candidate)
-    return out
+__all__ = ["run_name", "runs_from_logs", "scan_runs", "unique_names"]
 
 
 def runs_from_logs(logs: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

@@ -80,6 +80,15 @@ class ValidationReport:
     #: how the labels were made when they come from a labeling campaign's design (one sentence the report and every
     #: page say: :meth:`evalcore.labeling.campaign.Campaign.summary`); empty otherwise
     design: str = ""
+    #: files of one model uploaded together that became runs named after them (:mod:`evalcore.importers.combine`):
+    #: their model names, the base (the oldest, else the first file) first; empty otherwise
+    runs: tuple[str, ...] = ()
+
+    @property
+    def tasks_are_categories(self) -> bool:
+        """Whether the log's tasks are its categories: it has a category column and no task column, so that each
+        category is treated as one task (:func:`_validate_log`); counts of its tasks then say "categories"."""
+        return "task" not in self.mapping and "category" in self.mapping
 
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:
@@ -90,7 +99,8 @@ def report_of(frame: pd.DataFrame) -> ValidationReport:
     return ValidationReport(**{**report, "features": tuple(report["features"]), "notes": tuple(report["notes"]),
                                "warnings": tuple(report.get("warnings", ())),
                                "files": tuple(report.get("files", ())),
-                               "tools": tuple(report.get("tools", ()))})
+                               "tools": tuple(report.get("tools", ())),
+                               "runs": tuple(report.get("runs", ()))})
 
 
 def load_eval_log(
@@ -139,6 +149,7 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
                                            if not (unrelated and w.startswith(COVERAGE_WARNING))))
     report["files"] = tuple(raw.files)
     report["tools"] = tuple(raw.tools)
+    report["runs"] = tuple(raw.runs)
     return frame
 
 

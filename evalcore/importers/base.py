@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import pandas as pd
 
 from evalcore.errors import EvalDataError
+from evalcore.data import bounded_json
 from evalcore.data.limits import Budget, ReadLimits
 from evalcore.data.reading import refuse_long_lines
 
@@ -65,6 +66,7 @@ class Imported:
     notes: list[str] = field(default_factory=list)
     judges: tuple[str, ...] = ()   # the AI judges whose verdicts the table holds (battles), by name
     run: str = ""                  # the id of the run that wrote it, where the tool records one (Inspect's eval_id)
+    when: str = ""                 # when that run ran, where the tool records it (ISO 8601 text: sorts as time)
 
 
 #: how many folders above a file given by path are kept in :attr:`LogFile.parents`
@@ -79,7 +81,9 @@ def parents_of(path: PurePosixPath | "os.PathLike[str]") -> str:
 
 
 def parse_json(file: LogFile) -> Any:
-    """The JSON document in ``file``; a truncated or corrupt file raises :class:`EvalDataError` naming it."""
+    """The JSON document in ``file``, its values counted against the load's budget before they are built
+    (:mod:`evalcore.data.bounded_json`); a truncated or corrupt file raises :class:`EvalDataError` naming it."""
+    bounded_json.spend(file.data, file.name, file.budget)
     try:
         return json.loads(file.data)
     except UnicodeDecodeError as exc:
@@ -92,14 +96,15 @@ def parse_json(file: LogFile) -> Any:
 
 def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of a JSON Lines file; a line longer than the limit
-    ``max_line_bytes`` is refused before any line is parsed, and a bad line raises :class:`EvalDataError` naming
-    the file and the line."""
+    ``max_line_bytes``, or more JSON values in all the lines than the load's budget has room for, are refused
+    before any line is parsed, and a bad line raises :class:`EvalDataError` naming the file and the line."""
     refuse_long_lines_of(file)
+    bounded_json.spend(file.data, file.name, file.budget)
     for number, line in enumerate(file.data.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, json.loads(line)  # counted with the others above
         except UnicodeDecodeError as exc:
             raise EvalDataError(f"{file.name}, line {number}: not UTF-8 text.") from exc
         except (ValueError, RecursionError) as exc:

@@ -5,14 +5,22 @@ returned exactly as read, so that its columns can still be mapped onto roles by 
 come back with their columns named after the roles. Files of different shapes (a per-example log and pairwise
 battles) are refused together, naming the files of each shape. A row that two files both hold — the same
 (model, task, example, repeat) — is counted once when the files agree on its values (the same file uploaded twice;
-its text may differ, the first file's is kept) and refused, with its ids and the two files, when they do not. Files
-that share no example id and no task with each other (two different benchmarks uploaded together) are combined too,
-with a warning naming them.
+its text may differ, the first file's is kept). When they do not, the files are runs of one model: per-example logs
+that each hold one model and score a shared example differently (``base.csv`` and ``new.csv``, both of model ``m``)
+become runs named after their files (:func:`run_name`, made unique: "base" and "new", as ``evalcore compare BASE NEW``
+names them), ordered by when they ran where the tool records it (lm-evaluation-harness's time stamps), else in the
+order given; :attr:`RawLog.runs` lists them, the base first. Files of one model that share no example (one run split
+into files by task) stay one model; separate runs that a tool numbers (Inspect's eval ids) are further repeats
+(:func:`_separate_runs`). A conflict is refused, with the row's ids and the two files, where a file in it holds
+several models (which of its models is which run cannot be told: upload one file per run) or the files are
+leaderboard summaries. Files that share no example id and no task with each other (two different benchmarks uploaded
+together) are combined too, with a warning naming them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Iterable
 
 import pandas as pd
@@ -30,6 +38,38 @@ KEYS = {LOG: ("model", "task", "example_id", "repeat"), SUMMARY: ("model", "task
 _FILE = "__file__"
 
 
+#: extensions dropped from a file's name to name its run (compression first)
+COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+def run_name(name: str) -> str:
+    """'runs/gpt-4o-feb.jsonl.gz' -> 'gpt-4o-feb' (the name itself if nothing is left)."""
+    stem = PurePath(str(name).replace("\\", "/")).name
+    for ext in COMPRESSION:
+        if stem.lower().endswith(ext):
+            stem = stem[: -len(ext)]
+            break
+    if "." in stem.strip("."):
+        stem = stem.rsplit(".", 1)[0]
+    return stem or str(name)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Each name, with " (2)", " (3)" ... added to the second and later uses of a name."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        k = seen.get(name, 0) + 1
+        seen[name] = k
+        candidate = name if k == 1 else f"{name} ({k})"
+        while candidate in out:
+            k += 1
+            seen[name] = k
+            candidate = f"{name} ({k})"
+        out.append(candidate)
+    return out
+
+
 @dataclass
 class RawLog:
     """The raw table of some files: its shape when a tool said it (None for one plain table), the files, and what
@@ -42,6 +82,7 @@ class RawLog:
     mapped: bool = True  # columns already named after roles (False: one plain table, mapped by validate)
     warnings: list[str] = field(default_factory=list)  # files left out, files that share no example and no task
     tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
+    runs: tuple[str, ...] = ()  # the runs made of files of one model (module docstring), the base (oldest) first
 
 
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
@@ -75,9 +116,9 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
     warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else mixed_judges(imported))
-    frame = _stack(imported, kind, notes)
+    frame, runs = _stack(imported, kind, notes)
     files_read = tuple(name for item in imported for name in item.files)
-    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools)
+    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs)
 
 
 def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:
@@ -187,21 +228,30 @@ def _name_roles(item: Imported, mapping: dict[str, str | None] | None) -> None:
     item.kind = detect_kind(roles.values())
 
 
-def _stack(imported: list[Imported], kind: str, notes: list[str]) -> pd.DataFrame:
-    """The tables one under the other; shared rows counted once when identical, refused when they conflict."""
+def _stack(imported: list[Imported], kind: str, notes: list[str]) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The tables one under the other, and the runs made of files of one model (module docstring); shared rows
+    counted once when identical, refused when they conflict otherwise."""
     if kind == LOG:
         _one_sample_without_repeat(imported, notes)
         _separate_runs(imported, notes)
-    parts = [item.frame.assign(**{_FILE: " + ".join(item.files)}) for item in imported]
+    parts = [item.frame.assign(**{_FILE: _label(item)}) for item in imported]
     frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
         _separate_task_ids(frame, notes)
     if len(parts) == 1:
-        return frame.drop(columns=_FILE)
+        return frame.drop(columns=_FILE), ()
     keys = [k for k in KEYS.get(kind, ()) if k in frame]
-    if kind != BATTLES and {"model"} < set(keys):
-        frame = _shared_rows(frame, keys, notes)
-    return frame.drop(columns=_FILE)
+    if kind == BATTLES or not {"model"} < set(keys):
+        return frame.drop(columns=_FILE), ()
+    found = _disagreements(frame, keys)
+    runs = _runs_of_one_model(frame, found[1], imported, notes) if kind == LOG else ()
+    frame = _shared_rows(frame, keys, notes, _disagreements(frame, keys) if runs else found, kind)
+    return frame.drop(columns=_FILE), runs
+
+
+def _label(item: Imported) -> str:
+    """How the rows of ``item`` are marked while files are stacked: its files' names."""
+    return " + ".join(item.files)
 
 
 def _one_sample_without_repeat(imported: list[Imported], notes: list[str]) -> None:
@@ -259,26 +309,73 @@ def _separate_task_ids(frame: pd.DataFrame, notes: list[str]) -> None:
                      "several metrics, each a task): they are written 'task/id' so that each is one example.")
 
 
-def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str]) -> pd.DataFrame:
-    """Rows whose keys appear in several files: counted once when the files agree on every value, refused (with
-    the first such row's ids and files) when they do not. Repeats within one file are left to validation."""
+def _disagreements(frame: pd.DataFrame, keys: list[str]) -> tuple[pd.Series, pd.DataFrame]:
+    """Each row's key (a hash of its ``keys``) and the rows whose key several files hold with different values
+    (the example's text aside): key, file and value hash, in row order."""
     key_code = pd.Series(pd.util.hash_pandas_object(frame[keys].astype(str), index=False).to_numpy(),
                          index=frame.index)
     shared = key_code.duplicated(keep=False).to_numpy()
     if not shared.any():
-        return frame
+        return key_code, pd.DataFrame({"key": [], "file": [], "value": []})
     values = [c for c in frame.columns if c not in keys and c != _FILE and c not in EXAMPLE_TEXT_ROLES]
     rows = pd.DataFrame({"key": key_code[shared], "file": frame.loc[shared, _FILE],
                          "value": pd.util.hash_pandas_object(frame.loc[shared, values].astype(str), index=False)
                          .to_numpy()})
     per_key = rows.groupby("key", sort=False).agg(files=("file", "nunique"), values=("value", "nunique"))
-    conflict = per_key[(per_key["files"] > 1) & (per_key["values"] > 1)]
-    if len(conflict):
-        first = rows.index[rows["key"] == conflict.index[0]]
+    conflict = per_key.index[(per_key["files"] > 1) & (per_key["values"] > 1)]
+    return key_code, rows[rows["key"].isin(conflict)]
+
+
+def _runs_of_one_model(frame: pd.DataFrame, conflicts: pd.DataFrame, imported: list[Imported],
+                       notes: list[str]) -> tuple[str, ...]:
+    """The rule of the module docstring: the files of ``conflicts`` (:func:`_disagreements`), when each holds one
+    model, become runs named after their (first) file, renamed in ``frame`` in place; their names, oldest first
+    (by the items' ``when`` where every run has one, else in the order given). Nothing is renamed where a file in
+    a conflict holds several models: :func:`_shared_rows` then refuses the conflict."""
+    if conflicts.empty:
+        return ()
+    labels = set(conflicts["file"])
+    models = frame.loc[frame[_FILE].isin(labels)].groupby(_FILE, sort=False)["model"].nunique()
+    if (models > 1).any():
+        return ()
+    items = [item for item in imported if _label(item) in labels]
+    if all(item.when for item in items):
+        items = sorted(items, key=lambda item: item.when)  # stable: the order given among runs of one time
+    is_run = frame[_FILE].isin(labels)
+    taken = sorted(set(frame.loc[~is_run, "model"].astype(str)))  # models of other files keep their names
+    names = unique_names([*taken, *(run_name(item.files[0]) for item in items)])[len(taken):]
+    model = {_label(item): str(frame.loc[frame[_FILE] == _label(item), "model"].iloc[0]) for item in items}
+    frame.loc[is_run, "model"] = frame.loc[is_run, _FILE].map(dict(zip(map(_label, items), names)))
+    described = [f"'{name}' is {_label(item)}" for name, item in zip(names, items)]
+    same = sorted(set(model.values()))
+    notes.append(f"{listed([_label(item) for item in items], 6)} score the same examples of model"
+                 f"{'s' if len(same) > 1 else ''} {listed([repr(m) for m in same], 6)} differently: each file is a "
+                 f"run of its own, named after it ({'; '.join(described)}), as evalcore compare BASE NEW names them. "
+                 f"The first, '{names[0]}', is the base on the Compare page"
+                 + (" (the oldest run, by when each ran)." if all(item.when for item in items) else
+                    " (the first file given)."))
+    return tuple(names)
+
+
+def _shared_rows(frame: pd.DataFrame, keys: list[str], notes: list[str],
+                 found: tuple[pd.Series, pd.DataFrame], kind: str) -> pd.DataFrame:
+    """Rows whose keys appear in several files: counted once when the files agree on every value, refused (with
+    the first such row's ids and files) when they do not (files of one model that differ are runs by then:
+    :func:`_runs_of_one_model`). ``found``: :func:`_disagreements` of ``frame``. Repeats within one file are left
+    to validation."""
+    key_code, conflicts = found
+    if len(conflicts):
+        first = conflicts.index[conflicts["key"] == conflicts["key"].iloc[0]]
+        files = list(frame.loc[first, _FILE].unique()[:2])
         ids = ", ".join(f"{k}={str(v)!r}" for k, v in zip(keys, frame.loc[first[0], keys]))
-        raise EvalDataError(f"The files disagree on the same row ({ids}): "
-                            f"{' and '.join(frame.loc[first, _FILE].unique()[:2])} give it different values. Remove "
-                            "one of the files or fix the row.")
+        several = [f for f in files if frame.loc[frame[_FILE] == f, "model"].nunique() > 1] if kind == LOG else []
+        why = (f" (Two files of one model that differ become two runs named after the files, but {listed(several)} "
+               f"hold{'s' if len(several) == 1 else ''} several models: to compare runs, upload one file per run, "
+               "each of one model, or name the runs in the model column.)" if several else "")
+        raise EvalDataError(f"The files disagree on the same row ({ids}): {' and '.join(files)} give it different "
+                            f"values. Remove one of the files or fix the row.{why}")
+    if not key_code.duplicated(keep=False).any():
+        return frame
     across = key_code.duplicated(keep="first") & ~frame.duplicated([*keys, _FILE], keep=False)
     n = int(across.sum())
     if n:

@@ -220,7 +220,7 @@ def _run(parts: list[tuple[pd.DataFrame, list[str], LogFile]], result: tuple[Log
                          f"(group_subtasks) {'are' if several else 'is'} the category of "
                          f"{'their' if several else 'its'} tasks{rest}")
     files = (*(file.name for _, _, file in parts), *([result[0].name] if result is not None else []))
-    return Imported(frame, "log", TOOL, files, notes)
+    return Imported(frame, "log", TOOL, files, notes, when=_stamp(parts[0][2]) or "")  # when the run ran
 
 
 def _categories(doc: Any) -> dict[str, str]:

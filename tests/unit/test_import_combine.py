@@ -50,8 +50,12 @@ def test_the_same_file_twice_is_counted_once_with_a_note():
 
 
 def test_conflicting_rows_are_refused_with_their_ids_and_files():
-    with pytest.raises(EvalDataError, match=r"model='a'.*example_id='0'.*a\.csv and b\.csv"):
-        load_eval_logs([("a.csv", _csv(_model_log("a"))), ("b.csv", _csv(_model_log("a", offset=1)))])
+    """A file of two models disagreeing with another file on a row of model a: which of its models is which run
+    cannot be told (two files of one model each become runs: tests/unit/test_combine_runs37.py)."""
+    both = pd.concat([_model_log("a"), _model_log("b")])
+    with pytest.raises(EvalDataError, match=r"model='a'.*example_id='0'.*a\.csv and b\.csv give it different "
+                                            r"values.*but a\.csv holds several models"):
+        load_eval_logs([("a.csv", _csv(both)), ("b.csv", _csv(_model_log("a", offset=1)))])
 
 
 def test_ids_numbered_within_tasks_are_made_unique_across_tasks():
