@@ -1,8 +1,15 @@
-"""Compare page (issue 28): is the new model (or run) worse than the base, overall or on some slice? Two models
-of the log are paired example by example (:func:`evalcore.compare.compare_runs`): the verdict sentence first, then
-the forest plot of the slices' differences (worst first, flagged slices marked), the 2x2 table of paired outcomes
-and a browser of the examples where the two models differ, with their text shown literally. A log of one model,
-or two models without shared examples, gets a plain explanation."""
+"""Compare page (issues 28 and 37): is the new model (or run) worse than the base, overall or on some slice? Two
+models of the log are paired example by example (:func:`evalcore.compare.compare_runs`): the verdict sentence first,
+right under the title (the settings below it), then the forest plot of the slices' differences (worst first, flagged
+slices marked), the 2x2 table of paired outcomes and a browser of the examples where the two models differ (flagged
+slices largest change first), with their text shown literally. A log of one model, or two models without shared
+examples, gets a plain explanation in the verdict's place.
+
+The default pair: files of one model uploaded together are runs named after their files (the Data page's upload,
+:mod:`evalcore.importers.combine`; the validation report's ``runs``), and the first run (the oldest where the log
+says when it ran, else the first file) is the base, the next the new — as ``evalcore compare BASE NEW`` does, so
+page and CLI give the same verdict on the same pair. Otherwise the two best models of the log by their mean, the
+better the base."""
 
 from __future__ import annotations
 
@@ -37,6 +44,7 @@ TERMS = glossary.TERMS
 FDR_HELP = f"{TERMS['false discovery rate']}\n\n{TERMS['Benjamini-Hochberg']} ({glossary.PAPERS['benjamini-hochberg']})"
 
 st.title("Compare")
+answer_box = st.container()  # the verdict sentence first, under the title; filled once the settings below are read
 st.caption("Is the new model (or run) worse than the base, overall or on some slice of the examples? The two are "
            "paired on the examples both scored: each example's difference, new − base, with an interval for the "
            "overall difference and for every slice (task, category, group and the columns you choose), slices "
@@ -47,6 +55,13 @@ def _drop_stale(key: str, options: list) -> None:
     """Forget a widget's stored value that is no longer an option (other data, a restored analysis)."""
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
+
+
+def _explain(text: str) -> None:
+    """Why there is no verdict, said in its place (under the title), and the page stops."""
+    with answer_box:
+        st.info(text, icon=":material/info:")
+    st.stop()
 
 
 def _source(data: ds.ActiveData, sel: selection.Selection, rows):
@@ -68,38 +83,41 @@ data = ds.try_active_data()
 if data is None:
     st.stop()
 if data.report.kind != LOG:
-    st.info("Compare needs a per-example log: one row per (model, example) with `correct` (0/1) or `score`. "
-            "This data is a leaderboard summary or battles. Load the synthetic demo or upload such a log on the "
-            "Data page.", icon=":material/info:")
-    st.stop()
+    _explain("Compare needs a per-example log: one row per (model, example) with `correct` (0/1) or `score`. "
+             "This data is a leaderboard summary or battles. Load the synthetic demo or upload such a log on the "
+             "Data page.")
 sel = selection.current(data)
 models = list(selection.options(data).models)
 if len(models) < 2:
-    st.info(f"This log holds one model, {literal(models[0]) if models else 'none'}, so there is nothing to compare. "
-            "Compare pairs two models (or two runs of one model) on the examples both scored: on the Data page, "
-            "upload the second log together with this one (choose both files at once).", icon=":material/info:")
-    st.stop()
+    _explain(f"This log holds one model, {literal(models[0]) if models else 'none'}, so there is nothing to "
+             "compare. Compare pairs two models (or two runs of one model) on the examples both scored: on the Data "
+             "page, upload the second log together with this one (choose both files at once); two files of one "
+             "model become two runs named after their files.")
 metric = sel.metric if sel.metric in ("correct", "score") else None
 if metric is None:
-    st.info("Compare needs per-example `correct` (0/1) or `score` values: this log has neither.",
-            icon=":material/info:")
-    st.stop()
+    _explain("Compare needs per-example `correct` (0/1) or `score` values: this log has neither.")
 rows = data.log.restrict(task=sel.tasks, group=sel.groups)  # both models, whatever the Models page chose
 if rows.n_rows == 0:
     selection.require(sel, rows)
 data_key = (data.key, sel.tasks, sel.groups)
-means = cc.model_means(data_key, metric, rows)
-ranked = [m for m in means["model"] if m in models] + [m for m in models if m not in set(means["model"])]
+runs = [run for run in data.report.runs if run in models]
+if len(runs) >= 2:  # files of one model: the first run (the oldest where the log says when it ran) is the base
+    default, default_help = runs[:2], "By default the first two runs, in the order of their files (the older first " \
+                                      "where the log says when each ran), as evalcore compare BASE NEW."
+else:  # models of one log: the two best by their mean
+    means = cc.model_means(data_key, metric, rows)
+    default = ([m for m in means["model"] if m in models] + [m for m in models if m not in set(means["model"])])[:2]
+    default_help = f"By default the two best models of the log, by their mean {metric}: the better is the base."
 
 points = metric == "correct"  # a 0/1 metric's differences are shown in points (percentage points)
 scale, unit = (100.0, "points") if points else (1.0, "")
 c1, c2, c3 = st.columns([2, 2, 3])
 _drop_stale("cp_base", models)
 _drop_stale("cp_new", models)
-base = c1.selectbox("Base (the reference)", models, index=models.index(ranked[0]), key="cp_base",
-                    help="The model or run the new one is checked against: differences are new − base.")
-new = c2.selectbox("New (the candidate)", models, index=models.index(ranked[1]), key="cp_new",
-                   help="By default the two best models of the log, by their mean " + metric + ".")
+base = c1.selectbox("Base (the reference)", models, index=models.index(default[0]), key="cp_base",
+                    help="The model or run the new one is checked against: differences are new − base. "
+                         + default_help)
+new = c2.selectbox("New (the candidate)", models, index=models.index(default[1]), key="cp_new", help=default_help)
 extra = [c for c in data.frame.columns if c not in LOG_ROLES and c != N_REPEATS]
 st.session_state["cp_by"] = [c for c in st.session_state.get("cp_by", []) if c in extra]
 by = c3.multiselect("Also slice by (columns of the log)", extra, key="cp_by",
@@ -121,22 +139,18 @@ pairs_of_slices = d4.toggle("Pairs of slices", False, key="cp_pairs",
                             help="Also search every pair of two columns' values, e.g. category=law & group=y.")
 d1.caption(f"Metric: {metric} (the Models page's) · confidence level: {percent(sel.level)} (the sidebar's).")
 if base == new:
-    st.info("Choose two different models: base and new are the same.", icon=":material/info:")
-    st.stop()
+    _explain("Choose two different models: base and new are the same.")
 margin = margin_in / scale
-answer_box = st.container()
 
 key = (data_key, base, new, tuple(by), sel.level, margin, fdr, metric, min_slice, pairs_of_slices, 0)
 try:
     comparison = cc.comparison(*key, _source(data, sel, rows))
 except EvalDataError as exc:  # e.g. no example both models scored: said plainly
-    st.info(literal(exc), icon=":material/info:")
-    st.stop()
+    _explain(literal(exc))
 overall = comparison.overall.iloc[0]
 if not overall["n"]:
-    st.info(f"{literal(base)} and {literal(new)} share no scored example (same task and example id), so they "
-            "cannot be paired: compare two models that answered the same examples.", icon=":material/info:")
-    st.stop()
+    _explain(f"{literal(base)} and {literal(new)} share no scored example (same task and example id), so they "
+             "cannot be paired: compare two models that answered the same examples.")
 with answer_box:
     render.answer(comparison.sentence)
 
