@@ -19,6 +19,7 @@ from evalcore.ppi.curves import ALL_MODELS, default_grid
 from evalcore.data.schema import BATTLES, LOG
 from pages.common import autoeval_cache as ac
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
@@ -33,6 +34,21 @@ WORDS = {"PPI": "prediction-powered inference", "PPI++": "PPI++ (tuned weight)",
          "ESS": "effective sample size"}
 #: the method whose estimate the answer gives, best first
 ANSWER_METHODS = (METHOD_NAMES["stratified ppi++"], METHOD_NAMES["ppi++"])
+
+
+def pooled_note(table: pd.DataFrame, metric: str, rows) -> None:
+    """Beside the answer: its number is pooled over the examples (labels and judge together), with the leader's
+    overall number of the other pages (the mean over tasks) where the selection has several tasks."""
+    method = next((m for m in ANSWER_METHODS if (table["method"] == m).any()), None)
+    if method is None:
+        return
+    top = table[table["method"] == method].sort_values("estimate", ascending=False, kind="stable").iloc[0]
+    examples = int(top["n"]) + (int(top["N"]) if pd.notna(top.get("N")) else 0) if "n" in top else None
+    pooled = "pooled over its examples" if examples is None else f"pooled over its {headline.count(examples)} examples"
+    whole = oc.overall((data.key, sel.models, sel.tasks, sel.groups), metric, level, rows)
+    note = headline.beside_overall(str(top["model"]), pooled, whole, level, WHAT.get(metric, metric))
+    if note:
+        st.caption(note)
 
 
 def words_row(*extra: str) -> None:
@@ -159,6 +175,7 @@ if examples is None:  # beyond the memory bound: estimates from moments and per-
             n_labels = int(table["n"].max()) if "n" in table else 0
             with answer_box:
                 render.answer(lead(table, WHAT.get(sel.metric, sel.metric), n_labels))
+                pooled_note(table, sel.metric, rows)
             with chart_box:
                 render.chart(ppi_figures.estimates_figure(
                     table, f"{WHAT.get(sel.metric, sel.metric).capitalize()} with and without the judge, best first",
@@ -415,6 +432,8 @@ with tabs["Estimates"]:
     table = ranked(as_counts(table, "ess", "ess_low", "ess_high", "ess_plugin"))
     with answer_box:
         render.answer(lead(table, what, mats.n))
+        if task == "all tasks":
+            pooled_note(table, metric, rows)
     with chart_box:
         render.chart(ppi_figures.estimates_figure(
             table, f"{WHAT[metric].capitalize()} with and without the judge, best first", METRICS[metric],

@@ -10,6 +10,7 @@ from evalcore.data.schema import LOG
 from evalcore.stats.glossary import PAPERS, TERMS
 from pages.common import calibration_cache as cc
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
@@ -75,6 +76,8 @@ st.subheader("Reliability diagrams", anchor=False, help=TERMS["reliability diagr
 st.caption(f"Accuracy against mean confidence per bin; bands are {figures.percent(sel.level)} Wilson intervals; bars "
            "count the examples per bin. Empty bins are listed in the table, not drawn.")
 models = list(reliability)
+first = oc.leader(key, "correct", sel.level, rows, models)  # the tabs open on the selection's leader, as the report
+models = [first, *[m for m in models if m != first]]
 for tab, model in zip(st.tabs([literal(m) for m in models], key="cal_model_tab", on_change="rerun"), models):
     if not tab.open:  # only the open tab's diagram is built and sent to the browser
         continue

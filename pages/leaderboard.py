@@ -13,7 +13,9 @@ from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 from evalcore.leaderboard.mcmc import ESS_MIN, RHAT_MAX, convergence_problems
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
+from evalcore.stats.overall import with_overall
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import leaderboard_cache as lc
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
@@ -29,13 +31,16 @@ TERMS = glossary.TERMS
 st.title("Leaderboard")
 answer_box, chart_box = st.container(), st.container()  # the answer and the overall chart first, filled below
 st.caption("Which differences between models are real, and how stable is the ranking? Scores per task, per "
-           f"category and overall (the mean over tasks), with bootstrap intervals, after {PAPER}.",
+           f"category and overall (the mean over tasks), with bootstrap intervals, after {PAPER}; the overall "
+           "accuracy's interval is the one every page shows for it.",
            help=TERMS["bootstrap"])
 
 
 def one_model(model: str) -> None:
     """A log of one model: its overall and per-task accuracy with their intervals, and what comparing needs."""
-    whole, per_task = lc.single_model((data.key, sel.models, sel.tasks, sel.groups), sel.level, kind == SUMMARY, rows)
+    key = (data.key, sel.models, sel.tasks, sel.groups)
+    whole = oc.overall(key, "correct", sel.level, rows, summary=kind == SUMMARY)
+    per_task = lc.per_task(key, sel.level, kind == SUMMARY, rows)
     pct = figures.percent(sel.level)
     with answer_box:
         render.answer(headline.lead_sentence(whole, sel.level, "overall accuracy"))
@@ -113,8 +118,19 @@ normalized = norm != "raw"
 level = COMPARISON_LEVEL if compare else sel.level
 
 source = rows
+
+
+def scored(at: float) -> pd.DataFrame:
+    """The board at level ``at``; with raw accuracies its overall rows are the overall number of every page, the
+    report and the CLI (:func:`evalcore.stats.overall.with_overall`), the tasks and categories bootstrap intervals."""
+    board = lc.board(key, at, n_boot, seed, norm, bounds, source)
+    if normalized:
+        return board
+    return with_overall(board, oc.overall(key, "correct", at, source, summary=kind == SUMMARY))
+
+
 try:
-    table = lc.board(key, level, n_boot, seed, norm, bounds, source)
+    table = scored(level)
 except EvalDataError as exc:
     st.error(literal(exc))
     st.stop()
@@ -125,8 +141,11 @@ if table.attrs.get("paired"):
 else:
     note = table.attrs.get("bootstrap_note", "")
     how = "binomial resampling of each (model, task) count" + (f" ({literal(note)})" if note else "")
-st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals, {how}; {n_boot:,} replicates, "
-           f"seed {seed}. Scores: {lc.NORMALIZATIONS[norm]}."
+overall_words = ("the overall score (normalized) too" if normalized else
+                 "the overall accuracy (the mean over tasks) has the one interval every page, the report and the "
+                 "command line show for it: normal, joined with Wilson's at the effective number of examples")
+st.caption(f"Intervals: {figures.percent(level)} bootstrap percentile intervals per task and category, {how}; "
+           f"{n_boot:,} replicates, seed {seed}; {overall_words}. Scores: {lc.NORMALIZATIONS[norm]}."
            + (f" Comparison intervals ({figures.percent(level)}, not the chosen {figures.percent(sel.level)}): two "
               "models whose intervals do not overlap differ at about the 5% level." if compare else ""),
            help=TERMS["83.4%"] if compare else TERMS["bootstrap"])
@@ -135,14 +154,14 @@ overall = table[table["scope"] == "overall"].sort_values(["estimate", "model"], 
 every = lc.differences(key, sel.level, n_boot, seed, source)
 # the answer at the sidebar's level (the chart may show the 83.4% comparison intervals); the differences are of raw
 # accuracies, so they speak of the leader only when the scores are raw
-at_level = overall if not compare else lc.board(key, sel.level, n_boot, seed, norm, bounds, source).query(
-    "scope == 'overall'")
+at_level = overall if not compare else scored(sel.level).query("scope == 'overall'")
 with answer_box:
     render.answer(lead_answer(at_level, sel.level, every if norm == "raw" else None,
                               "overall accuracy" if norm == "raw" else "overall normalized score"))
 with chart_box:
     render.chart(figures.interval_dots(overall.assign(label=overall["model"]), "label", "Overall score, best first",
-                                       "score", f"{figures.percent(level)} bootstrap intervals"
+                                       "score", f"{figures.percent(level)} "
+                                       + ("bootstrap intervals" if normalized else "intervals (normal/Wilson)")
                                        + (" (comparison)" if compare else "") + " · mean over tasks"),
                  "overall score")
 # one row per model, best overall first; the overall column first, then the categories in the board's order

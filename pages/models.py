@@ -10,6 +10,7 @@ from evalcore.data.schema import BATTLES, SUMMARY
 from evalcore.stats import headline, overall
 from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
 
@@ -67,7 +68,8 @@ else:
                     + (" (default)" if o == overall.DEFAULT else ""), horizontal=True, key="w_over",
                     help="Mean over tasks: each task weighs the same, as on the Leaderboard and in the report. "
                          "Pooled over examples: every example weighs the same, so large tasks count more.")
-    table = overall.overall_table(rows, metric, sel.alpha, over, summary=kind == SUMMARY)
+    table = oc.overall((data.key, sel.models, sel.tasks, sel.groups), metric, sel.level, rows, over,
+                       summary=kind == SUMMARY)
     several = bool((table["n_tasks"] > 1).any())
     interval = "Wilson" if metric == "correct" else "Student-t"
     if over == "tasks" and several:

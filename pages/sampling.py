@@ -15,6 +15,7 @@ from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 from evalcore.data.schema import LOG
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import render, selection
 from pages.common import sampling_cache as sc
 from pages.common.subgroups_cache import feature_screen
@@ -41,6 +42,15 @@ st.caption("A large pool with the model's predictions and labels for only some e
            f"estimate of accuracy needs, which examples to label, and the estimate once the labels are back. Method: "
            f"{PAPERS['sampling']}.")
 
+OPENS_ON = "The page opens on the selection's leading model (the best overall accuracy), as the report does."
+
+
+def opening(models: list[str], rows) -> int:
+    """Where the model picker opens: the selection's leader among ``models`` (the report's labeling section plans
+    for the same model)."""
+    return models.index(oc.leader((data.key, sel.models, sel.tasks, sel.groups), "correct", sel.level, rows, models))
+
+
 data = ds.try_active_data()
 if data is None:
     st.stop()
@@ -58,7 +68,8 @@ examples = selection.examples(rows, "Drawing the sample to label, uploading the 
                               (data.key, sel.models, sel.tasks, sel.groups))
 if examples is None:  # beyond the memory bound: the designs' predicted efficiency from a proxy histogram
     c1, c2, c3 = st.columns(3)
-    model = c1.selectbox("Model", list(sel.models), key="sp_model")
+    model = c1.selectbox("Model", list(sel.models), index=opening(list(sel.models), rows), key="sp_model",
+                         help=OPENS_ON)
     source = c2.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
     n_strata = c3.slider("Strata", 1, 20, 10, key="sp_strata")
     try:
@@ -86,7 +97,8 @@ if "confidence" in sources:
     sources.append("calibrated")
 rows = examples
 c1, c2, c3 = st.columns(3)
-model = c1.selectbox("Model", [m for m in sel.models if (rows["model"] == m).any()], key="sp_model")
+present = [m for m in sel.models if (rows["model"] == m).any()]
+model = c1.selectbox("Model", present, index=opening(present, rows), key="sp_model", help=OPENS_ON)
 tasks = sorted(rows.loc[rows["model"] == model, "task"].astype(str).unique())
 task = c2.selectbox("Task", ["all tasks", *tasks], key="sp_task") if len(tasks) > 1 else "all tasks"
 source = c3.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")

@@ -17,6 +17,7 @@ from evalcore.data.schema import LOG
 from evalcore.subgroups.estimates import REGRESSORS, fit_summary
 from evalcore.stats.overall import NAMES as OVERALL_NAMES
 from pages.common import data_source as ds
+from pages.common import overall_cache as oc
 from pages.common import render, selection
 from pages.common import subgroup_summary
 from pages.common import subgroups_cache as sc
@@ -94,8 +95,7 @@ DIRECT_INTERVAL = "Wilson" if sel.metric == "correct" else "Student-t"
 
 def leading(key: tuple, rows, models) -> str:
     """The model with the best overall number (mean over tasks) among ``models``: the one the page opens on."""
-    best = [m for m in sc.overall(key, sel.metric, sel.level, rows)["model"] if m in set(models)]
-    return best[0] if best else sorted(models)[0]
+    return oc.leader(key, sel.metric, sel.level, rows, sorted(models))
 
 
 def direct_only(key: tuple, rows, why: str) -> None:
@@ -154,7 +154,7 @@ def forest(table: pd.DataFrame, key: tuple, rows, filters: bool, truth_of=None) 
         page = (st.number_input(f"Page (of {pages}, {PAGE_SIZE} subgroups each)", 1, pages, 1, key="sg_page")
                 if pages > 1 and filters else 1)
         shown = one.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-        whole = sc.overall(key, sel.metric, sel.level, rows).set_index("model").loc[model]
+        whole = oc.overall(key, sel.metric, sel.level, rows).set_index("model").loc[model]
         st.caption(f"{literal(model)}: overall {what} ({OVERALL_NAMES['tasks']}) "
                    f"{render.ci(whole['estimate'], whole['ci_low'], whole['ci_high'])} ({level} interval; dotted "
                    f"line). {len(one)} subgroups match"

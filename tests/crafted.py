@@ -14,10 +14,12 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import threading
 import time
 import zipfile
 import zlib
+from pathlib import Path
 from typing import Callable
 
 import pyarrow as pa
@@ -373,3 +375,14 @@ def zstd_zip(members: dict[str, bytes]) -> bytes:
     return raw_zip([(name, zstandard.ZstdCompressor().compress(data), len(data), zlib.crc32(data))
                     for name, data in members.items()], method=93)
 
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300, **env_vars: str) -> subprocess.CompletedProcess:
+    """``python -m evalcore ARGS`` from another folder (the package found through PYTHONPATH, as when installed;
+    ``make test`` does not install it)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_vars}
+    return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout)

@@ -31,8 +31,7 @@ from evalcore.engine import ExamplesTooLarge, fetch
 from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from evalcore.subgroups.estimates import empirical_bayes
-from evalcore.stats.summaries import mean_table
-from evalcore.stats.overall import DEFAULT as DEFAULT_OVER, NAMES as overall_names, overall_table
+from evalcore.stats.overall import DEFAULT as DEFAULT_OVER, NAMES as overall_names, overall_table, with_overall
 
 #: subgroups drawn in the forest plot (the largest ones); the table keeps every subgroup
 FOREST_GROUPS = 30
@@ -148,17 +147,19 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
     if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and metric_of(log) != "correct"):
         return None
     rep, notes = _quietly(aggregate.bootstrap_replicates, log, n_boot=s.n_boot, seed=s.seed)
-    board = aggregate.leaderboard(rep, level=s.level)
+    board = with_overall(aggregate.leaderboard(rep, level=s.level),
+                         overall_table(log, "correct", s.alpha, summary=kind == SUMMARY))
     ranks = aggregate.rank_intervals(rep, method="mean", level=s.level, seed=s.seed)
     diffs = aggregate.pairwise_differences(rep, level=s.level)
-    overall = board[board["scope"] == "overall"].sort_values("estimate", ascending=False, ignore_index=True)
+    overall = board[board["scope"] == "overall"].sort_values(["estimate", "model"], ascending=[False, True],
+                                                             ignore_index=True)  # the accuracy section's order
     categories = board[board["scope"] == "category"]
     separated = (diffs["ci_low"] > 0) | (diffs["ci_high"] < 0)
     top = str(overall["model"].iloc[0])
     tied = diffs[((diffs["model_a"] == top) | (diffs["model_b"] == top)) & ~separated]
     tied_with = sorted((set(tied["model_a"].astype(str)) | set(tied["model_b"].astype(str))) - {top})
     fig = figures.interval_dots(overall.assign(label=overall["model"].astype(str)), "label", "Overall accuracy",
-                                "accuracy (mean over tasks)", f"{percent(s.level)} bootstrap intervals")
+                                "accuracy (mean over tasks)", f"{percent(s.level)} intervals (normal/Wilson)")
     tables = {"overall": overall[["model", "estimate", "ci_low", "ci_high"]],
               "rank intervals": ranks.sort_values("rank", ignore_index=True),
               "pairwise differences": diffs}
@@ -168,8 +169,9 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
                                  .sort_values(["category", "estimate"], ascending=[True, False], ignore_index=True))
     return Section(
         "leaderboard", "Leaderboard",
-        "Overall accuracy (the mean over tasks) with bootstrap intervals, the rank of each model with its interval, "
+        "Overall accuracy (the mean over tasks) with its interval, the rank of each model with its interval, "
         "and which pairs of models differ.",
+        "Overall accuracy: the interval of the accuracy section above. Categories, pairwise differences and ranks: "
         f"{percent(s.level)} bootstrap percentile intervals ({s.n_boot:,} replicates, seed {s.seed}; "
         + ("examples resampled jointly for all models" if kind == LOG else "binomial resampling of each task's "
            "counts") + "); the intervals of the pairwise differences hold all together "
@@ -192,7 +194,7 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
     table, notes = _quietly(empirical_bayes, log, metric=metric, regressor=s.regressor, alpha=s.alpha, seed=s.seed)
     model = top if top in set(table["model"].astype(str)) else str(table["model"].iloc[0])
     mine = table[table["model"].astype(str) == model].sort_values("n", ascending=False, ignore_index=True)
-    means = mean_table(log, ["model"], metric, s.alpha)
+    means = overall_table(log, metric, s.alpha)  # the forest plot's reference line: the model's overall number
     overall = float(means.loc[means["model"].astype(str) == model, "estimate"].iloc[0])
     fig = subgroups_figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=overall,
                               title=f"{model}: subgroups (the {min(FOREST_GROUPS, len(mine))} largest)",

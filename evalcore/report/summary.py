@@ -28,8 +28,7 @@ def sentences(sections: dict[str, Section], s: Settings) -> list[str]:
     board, acc = sections.get("leaderboard"), sections.get("accuracy")
     if board is not None:
         f = board.facts
-        out.append(f"Top model: {f['top']}, overall accuracy ({NAMES[DEFAULT]}) {_ci(f)} ({level} bootstrap "
-                   "interval).")
+        out.append(f"Top model: {f['top']}, overall accuracy ({NAMES[DEFAULT]}) {_ci(f)} ({level} interval).")
         if f["tied_with"]:
             out.append(f"{f['top']} is not distinguishable from {_names(f['tied_with'])}; {f['separated']} of the "
                        f"{f['pairs']} pairs of models differ ({level} simultaneous intervals, all pairs together).")

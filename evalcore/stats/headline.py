@@ -64,3 +64,18 @@ def lead_sentence(table: pd.DataFrame, level: float, what: str = "accuracy", nam
 
 def _plural(k: int, noun: str) -> str:
     return noun if k == 1 else noun + "s"
+
+
+def beside_overall(model: str, pooled: str, overall: pd.DataFrame, level: float, what: str = "accuracy") -> str:
+    """What a number pooled some other way is, said beside it, with ``model``'s overall number from ``overall``
+    (:func:`evalcore.stats.overall.overall_table`, the mean over tasks) when that differs in kind: "This accuracy
+    is pooled over the 4,000 examples; atlas-l's overall accuracy (Models, Leaderboard, report) is the mean over 3
+    tasks, 0.788 (95% interval 0.771–0.804)." Empty when ``overall`` has no row for ``model`` or the model has one
+    task (then the two are the same estimand)."""
+    row = overall[overall["model"].astype(str) == str(model)]
+    if row.empty or int(row["n_tasks"].iloc[0]) < 2:
+        return ""
+    r = row.iloc[0]
+    return (f"This {what} is {pooled}; {model}'s overall {what} (Models, Leaderboard, report) is the mean over "
+            f"{count(r['n_tasks'])} tasks, {interval(r['estimate'], r['ci_low'], r['ci_high'])} at "
+            f"{percent(level)}.")

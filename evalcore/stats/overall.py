@@ -80,6 +80,23 @@ def overall_table(data, metric: str = "correct", alpha: float = DEFAULT_ALPHA, o
     return out
 
 
+def with_overall(board: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """A bootstrap leaderboard (:func:`evalcore.leaderboard.bootstrap.leaderboard` on raw accuracies) whose
+    ``scope == "overall"`` rows carry the overall number of ``table`` (:func:`overall_table` at the same level): the
+    same estimate (the mean over tasks) with the one interval every page, the report, the CLI and the API show.
+    The tasks and categories keep their bootstrap intervals; the pairwise differences and ranks are read from the
+    replicates, not from these rows. ``attrs`` are kept."""
+    bounds = table.set_index(table["model"].astype(str))[["estimate", "ci_low", "ci_high"]]
+    rows = board["scope"] == "overall"
+    models = board.loc[rows, "model"].astype(str)
+    if not models.isin(bounds.index).all():
+        raise ValueError(f"the overall table lacks models of the board: {sorted(set(models) - set(bounds.index))}")
+    out = board.copy()
+    out.loc[rows, ["estimate", "ci_low", "ci_high"]] = bounds.loc[models].to_numpy()
+    out.attrs = dict(board.attrs)
+    return out
+
+
 def _mean_interval(estimate: np.ndarray, se: np.ndarray, alpha: float, binary: bool) -> tuple[np.ndarray, np.ndarray]:
     """The mean over tasks' interval: the normal p +/- z se; for a 0/1 metric (clipped to [0, 1]) joined with
     Wilson's interval at the effective number of examples n_eff = p (1 - p) / se^2 (Korn & Graubard 1998) where

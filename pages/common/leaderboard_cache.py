@@ -48,12 +48,10 @@ def replicates(key: tuple, n_boot: int, seed: int, _data: pd.DataFrame) -> aggre
 
 
 @cached("Scoring the model per task...")
-def single_model(key: tuple, level: float, summary: bool, _rows) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A one-model log's (overall, per task) accuracy with ``level`` intervals: the overall number of
-    :func:`evalcore.stats.overall.overall_table` (mean over tasks) and each task's Wilson interval (the bootstrap
-    leaderboard compares at least two models). Per task: task, n, estimate, ci_low, ci_high, best first."""
+def per_task(key: tuple, level: float, summary: bool, _rows) -> pd.DataFrame:
+    """A one-model log's accuracy per task with its ``level`` Wilson interval (the bootstrap leaderboard compares
+    at least two models): task, n, estimate, ci_low, ci_high, best first."""
     alpha = 1 - level
-    whole = overall.overall_table(_rows, "correct", alpha, summary=summary)
     if summary:  # a summary's tasks as the "models" of a one-task overall table: each gets its Wilson interval
         tasks = overall.overall_table(_rows.assign(model=_rows["task"].astype(str)), "correct", alpha, summary=True)
         tasks = tasks.rename(columns={"model": "task"})
@@ -61,7 +59,7 @@ def single_model(key: tuple, level: float, summary: bool, _rows) -> tuple[pd.Dat
         tasks = mean_table(_rows, ["model", "task"], "correct", alpha)
         tasks = tasks[tasks["n"] > 0]
     tasks = tasks[["task", "n", "estimate", "ci_low", "ci_high"]].assign(task=lambda t: t["task"].astype(str))
-    return whole, tasks.sort_values(["estimate", "task"], ascending=[False, True], ignore_index=True)
+    return tasks.sort_values(["estimate", "task"], ascending=[False, True], ignore_index=True)
 
 
 @cached("Summarising the bootstrap...")

@@ -10,7 +10,6 @@ from evalcore.errors import EvalDataError
 from evalcore.data.features import FeatureScreen, screen_features
 from evalcore.subgroups.holdout import HoldoutResult, holdout_study
 from evalcore.subgroups.estimates import empirical_bayes
-from evalcore.stats.overall import overall_table
 from evalcore.stats.summaries import mean_table
 
 from .data_source import read_upload
@@ -30,13 +29,6 @@ def grouped(key: tuple, features: tuple[str, ...], seed: int, rows: pd.DataFrame
     groups = compute_with_progress((key, features, seed), "Forming subgroups by k-means on the feature columns...",
                                    [("auto_groups", job)])[0]
     return rows.assign(group=groups.astype(str))
-
-
-@cached("Scoring each model overall...")
-def overall(key: tuple, metric: str, level: float, _rows) -> pd.DataFrame:
-    """Each model's overall ``metric`` (:func:`evalcore.stats.overall.overall_table`, the mean over tasks) with its
-    ``level`` interval, best first: the forest plot opens on the first (the leading model)."""
-    return overall_table(_rows, metric, 1 - level)
 
 
 @cached("Estimating each subgroup directly...")

@@ -96,7 +96,7 @@ def test_calibration_opens_with_the_answer_then_the_chart_best_first():
     # details in named expanders, method names with their glossary line
     labels = [e.label for e in at.expander]
     assert any(label.startswith("ECE table by model") for label in labels)
-    assert any(label.startswith("Bins of boastful") for label in labels)  # the open tab: the first model
+    assert any(label.startswith("Bins of steady") for label in labels)  # the open tab: the leader (30 of 40 right)
     helps = {h.value: h.proto.help for h in at.subheader}
     assert "Expected calibration error" in helps["Calibration error by model"]
     assert "diagonal" in helps["Reliability diagrams"]

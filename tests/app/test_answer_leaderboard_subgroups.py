@@ -15,7 +15,6 @@ import math
 import pandas as pd
 import pytest
 
-from evalcore.leaderboard import bootstrap
 from evalcore.leaderboard.answer import lead_answer
 from evalcore.data.validation import validate
 from evalcore.stats import glossary
@@ -109,18 +108,23 @@ def three_model_log() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def alpha_overall(z: float) -> dict:
+    """alpha's overall number as every page shows it, by hand: se = sqrt(0.9 * 0.1 / 50 + 0.8 * 0.2 / 100) / 2 =
+    0.0292, the normal interval 0.85 -/+ z se joined with Wilson's at n_eff = 0.85 * 0.15 / se^2 = 150."""
+    se = math.sqrt(0.9 * 0.1 / 50 + 0.8 * 0.2 / 100) / 2
+    n_eff = 0.85 * 0.15 / se**2
+    assert n_eff == pytest.approx(150.0)
+    low, high = wilson(round(0.85 * n_eff, 12), n_eff, z)
+    return {"ci_low": min(low, 0.85 - z * se), "ci_high": max(high, 0.85 + z * se)}
+
+
 def test_leaderboard_opens_with_the_leader_its_interval_and_the_models_told_apart():
     log = three_model_log()
     at = open_app()
     upload(at, "three.csv", csv_bytes(log))
     goto(at, "leaderboard")
     assert not texts(at.error) and not texts(at.warning)
-    # the same bootstrap as the page (seed 0, 2,000 replicates, paired over the questions of each task)
-    board = bootstrap.leaderboard(validate(log), level=0.95, n_boot=2000, seed=0)
-    top = board[(board["scope"] == "overall") & (board["model"] == "alpha")].iloc[0]
-    assert top["estimate"] == pytest.approx(0.85)
-    # normal approximation by hand: se = sqrt(0.9 * 0.1 / 50 + 0.8 * 0.2 / 100) / 2 = 0.0292, 0.85 -/+ 0.0571
-    assert top["ci_low"] == pytest.approx(0.793, abs=0.012) and top["ci_high"] == pytest.approx(0.907, abs=0.012)
+    top = alpha_overall(Z95)
     assert answer(at) == (
         f"alpha leads on overall accuracy at 0.850 (95% interval {top['ci_low']:.3f}–{top['ci_high']:.3f}); 1 other "
         "model is within its interval; the simultaneous 95% intervals of all pairwise differences tell it apart "
@@ -149,14 +153,13 @@ def test_leaderboard_opens_with_the_leader_its_interval_and_the_models_told_apar
     at.run()
     assert_no_exception(at)
     assert "(95% interval" in answer(at) and "83.4%" not in answer(at)
-    assert "83.4% bootstrap intervals" in first_chart(at)["layout"]["title"]["subtitle"]["text"]
+    assert "83.4% intervals (normal/Wilson) (comparison)" in first_chart(at)["layout"]["title"]["subtitle"]["text"]
 
     # the sidebar's level is the answer's level
     at.toggle(key="lb_compare").set_value(False)
     set_level(at, 0.9)
     goto(at, "leaderboard")
-    at90 = bootstrap.leaderboard(validate(log), level=0.9, n_boot=2000, seed=0)
-    top90 = at90[(at90["scope"] == "overall") & (at90["model"] == "alpha")].iloc[0]
+    top90 = alpha_overall(1.6448536269514722)
     assert answer(at).startswith(f"alpha leads on overall accuracy at 0.850 (90% interval {top90['ci_low']:.3f}–"
                                  f"{top90['ci_high']:.3f})")
     assert "simultaneous 90% intervals" in answer(at)

@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,19 +15,13 @@ import pandas as pd
 import pytest
 
 import crafted
+from crafted import evalcore
 from evalcore import __version__
 from evalcore.leaderboard import bootstrap as aggregate
 from evalcore.data.validation import load_eval_log
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
-
-
-def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300, **env_vars: str) -> subprocess.CompletedProcess:
-    """``python -m evalcore ARGS`` from another folder (the package found through PYTHONPATH, as when installed)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_vars}
-    return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=timeout)
 
 
 def log_csv(tmp_path: Path, name: str = "run.csv", n: int = 60, seed: int = 1) -> Path:

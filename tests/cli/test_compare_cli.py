@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
-from test_commands import evalcore
+from crafted import evalcore
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)

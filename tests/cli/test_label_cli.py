@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.labeling.campaign import Campaign
-from test_commands import evalcore
+from crafted import evalcore
 from evalcore.workspace import Workspace
 
 N = 500

@@ -3,7 +3,7 @@ warning (exit 0), and ``--strict`` refuses instead (exit 1)."""
 
 from __future__ import annotations
 
-from test_commands import evalcore
+from crafted import evalcore
 
 
 def test_validate_names_the_tool_of_every_file_and_strict_refuses_a_bad_one(tmp_path, shared_file):

@@ -36,3 +36,13 @@ def test_every_term_has_one_line_and_an_unknown_term_is_refused():
     assert glossary.explain("ESS").startswith("Effective sample size")
     with pytest.raises(KeyError):
         glossary.explain("no such term")
+
+
+def test_beside_overall_names_the_pooled_number_and_gives_the_overall_one():
+    overall = pd.DataFrame({"model": ["atlas-l", "solo"], "n_tasks": [9, 1], "estimate": [0.7881, 0.6],
+                            "ci_low": [0.7712, 0.5], "ci_high": [0.80449, 0.7]})
+    assert headline.beside_overall("atlas-l", "pooled over its 8,700 examples", overall, 0.95) == (
+        "This accuracy is pooled over its 8,700 examples; atlas-l's overall accuracy (Models, Leaderboard, report) "
+        "is the mean over 9 tasks, 0.788 (0.771\u20130.804) at 95%.")
+    assert headline.beside_overall("solo", "pooled", overall, 0.95) == ""  # one task: the same estimand
+    assert headline.beside_overall("absent", "pooled", overall, 0.95) == ""

@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.stats.intervals import wilson_interval
-from evalcore.stats.overall import overall_table
+from evalcore.stats.overall import overall_table, with_overall
 
 
 def _log() -> pd.DataFrame:
@@ -74,3 +74,17 @@ def test_a_high_accuracy_interval_joins_normal_and_wilson_at_the_effective_n():
     assert row.ci_low == pytest.approx(wilson_low) and row.ci_low == pytest.approx(0.7718, abs=5e-4)
     assert row.ci_high == pytest.approx(0.9 + z * se)  # the normal one reaches higher: 0.992
     assert row.ci_low < 0.9 - z * se
+
+
+def test_with_overall_puts_the_one_overall_interval_on_the_boards_overall_rows_only():
+    board = pd.DataFrame({"model": ["a", "a", "b", "b"], "scope": ["task", "overall", "task", "overall"],
+                          "name": ["t", "overall", "t", "overall"], "estimate": [0.5, 0.5, 0.7, 0.7],
+                          "ci_low": [0.4, 0.41, 0.6, 0.61], "ci_high": [0.6, 0.59, 0.8, 0.79]})
+    board.attrs["paired"] = True
+    table = pd.DataFrame({"model": ["b", "a"], "estimate": [0.7, 0.5], "ci_low": [0.62, 0.42],
+                          "ci_high": [0.78, 0.58]})
+    out = with_overall(board, table)
+    assert out["ci_low"].tolist() == [0.4, 0.42, 0.6, 0.62] and out["ci_high"].tolist() == [0.6, 0.58, 0.8, 0.78]
+    assert out.attrs == {"paired": True} and board["ci_low"].tolist() == [0.4, 0.41, 0.6, 0.61]  # a copy
+    with pytest.raises(ValueError, match=r"lacks models of the board: \['a'\]"):
+        with_overall(board, table.iloc[:1])
