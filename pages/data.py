@@ -96,11 +96,14 @@ with st.expander("Accepted formats and an example"):
     render.table(EXAMPLE, "example log")
 
 
-def mapping_editor(columns: list[str]) -> None:
-    """Selectboxes mapping the upload's columns onto roles; the result goes to session state.
+def mapping_editor(columns: list[str], suggested: dict[str, str] | None) -> None:
+    """Selectboxes mapping the upload's columns onto roles, starting from ``suggested`` (the mapping the upload was
+    validated under, with a group suggested from the values; by names alone where it does not validate); the result
+    goes to session state.
 
     A column named after a role that is not chosen for it is left out explicitly (``{column: None}``): otherwise
-    validation would map it to its namesake role anyway."""
+    validation would map it to its namesake role anyway. So is the group shown when no group is chosen (otherwise
+    validation would suggest it again), and a column left out stays out until it is chosen for a role."""
     kinds = ["auto", *KINDS]
     kind_choice = st.selectbox("Data shape", kinds, key="kind_choice",
                                index=kinds.index(st.session_state.get(ds.KIND) or "auto"),
@@ -110,7 +113,7 @@ def mapping_editor(columns: list[str]) -> None:
         st.session_state[ds.KIND] = kind
         st.session_state.pop(ds.MAPPING, None)
         st.rerun()  # the sidebar, drawn before this page, describes the data under the old shape
-    mapping = st.session_state.get(ds.MAPPING) or suggest_mapping(columns, kind)
+    mapping = st.session_state.get(ds.MAPPING) or suggested or suggest_mapping(columns, kind)
     roles = ROLES[kind or detect_kind(mapping.values())]
     by_role = {role: col for col, role in mapping.items()}
     picks: dict[str, str] = {}
@@ -130,6 +133,9 @@ def mapping_editor(columns: list[str]) -> None:
         st.stop()
     chosen = {c: r for r, c in picks.items()}
     chosen.update({c: None for c in columns if c in roles and c not in chosen and c not in picks})
+    if "group" not in picks and by_role.get("group") not in (None, *chosen):
+        chosen[by_role["group"]] = None
+    chosen.update({c: None for c, r in mapping.items() if r is None and c not in chosen})  # left out: stays out
     if chosen != mapping:
         st.session_state[ds.MAPPING] = chosen
         st.rerun()
@@ -149,7 +155,7 @@ if src["type"] == "upload":
         st.stop()
     st.caption(f"{table.n_rows:,} rows, {len(table.columns)} columns. Choose which column plays which role; "
                "suggestions come from the column names.")
-    mapping_editor(list(table.columns))
+    mapping_editor(list(table.columns), table.mapping)
 
 data = ds.try_active_data(link=False)
 if data is None:

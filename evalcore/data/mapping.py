@@ -1,7 +1,9 @@
 """Column-role mapping: which of the user's columns plays which role, and which data shape that makes.
 
 A mapping is a dict ``{user column: role}``. :func:`suggest_mapping` proposes one from the column names
-(exact synonyms first, then names that start with a synonym, e.g. ``n_correct_inferred``).
+(exact synonyms first, then names that start with a synonym, e.g. ``n_correct_inferred``). :func:`suggest_group`
+completes the automatic mapping of a per-example log without a group column from the values (issue 37): a text
+column that splits the examples into 2 to 200 subgroups, such as ImageNet-X's ``metaclass_name`` (100 values).
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+import pandas as pd
+
+from evalcore.data.features import _label_words, _words
 from evalcore.data.reading import EvalDataError
 from evalcore.data.schema import BATTLES, KINDS, LOG, LOG_VALUE_ROLES, ROLES, SUMMARY
 
@@ -127,6 +132,74 @@ def with_overrides(columns: Iterable[object], overrides: dict[str, str | None] |
     taken = set(given.values())
     suggested = suggest_mapping(columns, kind)
     return {**{c: r for c, r in suggested.items() if r not in taken and c not in given}, **given}
+
+
+#: the distinct values a text column takes to be suggested as the group: at least two subgroups, and at most as many
+#: as a forest plot and empirical Bayes over subgroups read well
+GROUP_VALUES = (2, 200)
+#: rows counted at a time while counting a column's distinct values: the count stops once it passes GROUP_VALUES
+_CHUNK_ROWS = 50_000
+#: the first rows on which a candidate must hold one value per example (a bounded check of a property of examples)
+_EXAMPLE_ROWS = 200_000
+#: last words of a name that make a text column an identifier or a place, not a subgroup
+_ID_WORDS = frozenset({"id", "ids", "uid", "uuid", "guid", "key", "hash", "idx", "index", "path", "file", "url",
+                       "uri"})
+#: words of a name that make a text column a model's answer, not a property of the example
+_ANSWER_WORDS = frozenset({"pred", "preds", "prediction", "predicted", "output", "response", "completion"})
+
+
+def suggest_group(frame: pd.DataFrame, mapping: dict[str, str | None]) -> tuple[str, int] | None:
+    """The column to suggest as the ``group`` of a per-example log whose ``mapping`` has none, with its number of
+    values; None when no column qualifies. A candidate is a text column (not numeric, boolean or a date)
+
+    - not mapped to a role, and not named after one (a role's column the mapping leaves out stays out);
+    - not named like an identifier or a place (last word id, uid, uuid, key, hash, index, path, file, url; qid) and
+      not like a label or a model's answer (evalcore.data.features' label words: answer, label, target, correct ...;
+      pred, prediction, output, response, completion);
+    - with 2 to 200 distinct values (:data:`GROUP_VALUES`), counted :data:`_CHUNK_ROWS` rows at a time and stopped
+      once past 200, so a column of many values (an id, free text) costs one chunk;
+    - a property of the example, not an id: on the first :data:`_EXAMPLE_ROWS` rows each example (``example_id``)
+      has one value (a model's answer varies between models) and there are at most half as many values as examples
+      (as many as rows without an example column), so a subgroup holds two examples on average.
+
+    Of the candidates, the one with the most values (the finest subgroups; empirical Bayes borrows strength across
+    many of them), the first in the table on a tie."""
+    if "group" in mapping.values():
+        return None
+    roles = {column for column, role in mapping.items() if role is not None}
+    example = next((column for column, role in mapping.items() if role == "example_id"), None)
+    low, high = GROUP_VALUES
+    best: tuple[str, int] | None = None
+    for column in frame.columns:
+        name, values = str(column), frame[column]
+        words = _words(name)
+        if column in roles or normalize(name) in SYNONYMS or not words or _label_words(words) \
+                or words[-1] in _ID_WORDS or (words[-1].endswith("id") and len(words[-1]) <= 3) \
+                or _ANSWER_WORDS & set(words) or pd.api.types.is_numeric_dtype(values) \
+                or pd.api.types.is_bool_dtype(values) or pd.api.types.is_datetime64_any_dtype(values):
+            continue
+        n = _distinct_up_to(values, high)
+        if not low <= n <= high or (best is not None and n <= best[1]):
+            continue
+        head = frame[[example, column] if example is not None else [column]].iloc[:_EXAMPLE_ROWS].dropna()
+        units = head[example].nunique() if example is not None else len(head)
+        if example is not None and head.drop_duplicates()[example].duplicated().any():
+            continue  # one example, several values: about the model's answer, not the example
+        if 2 * head[column].nunique() > units:
+            continue  # about one example per value: an identifier
+        best = (name, n)
+    return best
+
+
+def _distinct_up_to(values: pd.Series, cap: int) -> int:
+    """The distinct non-missing values of ``values``, counted :data:`_CHUNK_ROWS` rows at a time; ``cap + 1`` as soon
+    as there are more than ``cap``."""
+    seen: set = set()
+    for start in range(0, len(values), _CHUNK_ROWS):
+        seen.update(pd.unique(values.iloc[start:start + _CHUNK_ROWS].dropna()))
+        if len(seen) > cap:
+            return cap + 1
+    return len(seen)
 
 
 def detect_kind(roles: Iterable[str]) -> str:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.data.features import screen_features
-from evalcore.data.mapping import check_mapping, detect_kind, suggest_mapping
+from evalcore.data.mapping import GROUP_VALUES, check_mapping, detect_kind, suggest_group, suggest_mapping
 from evalcore.importers import RawLog, read_logs
 from evalcore.importers.combine import UNRELATED
 from evalcore.importers.detect import NamedSource
@@ -138,9 +138,12 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
     and no task)."""
     if raw.mapped:  # role-named columns: the mapping's entries for them (a remap), else each to its namesake role
         roles = ROLES[kind or raw.kind or LOG]
-        mapping = {column: role for column, role in (mapping or {}).items() if column in raw.frame.columns} or {
-            column: column for column in raw.frame.columns if column in roles}
-    frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models, limits=limits)
+        given = {column: role for column, role in (mapping or {}).items() if column in raw.frame.columns}
+        mapping, automatic = given or {column: column for column in raw.frame.columns if column in roles}, not given
+    else:  # the suggestion from the names (what evalcore's commands pass without --mapping) is the automatic one
+        automatic = mapping is None or mapping == suggest_mapping(raw.frame.columns, kind)
+    frame = validate(raw.frame, mapping=mapping, kind=kind or raw.kind, min_models=min_models, limits=limits,
+                     group_from_values=automatic)
     report = frame.attrs["report"]
     report["notes"] = (*raw.notes, *report["notes"])
     # files that are different benchmarks: the warning naming them says why their models' tasks differ
@@ -161,6 +164,9 @@ class LoadedTable:
     n_rows: int
     frame: pd.DataFrame | None
     problem: str | None = None
+    #: the mapping ``{column: role}`` the frame was validated under (with the group suggested from the values,
+    #: :func:`evalcore.data.mapping.suggest_group`): what the Data page's column mapping shows; None without a frame
+    mapping: dict[str, str] | None = None
 
 
 def read_and_validate(sources: Source | NamedSource | list, mapping: dict[str, str | None] | None = None,
@@ -171,9 +177,11 @@ def read_and_validate(sources: Source | NamedSource | list, mapping: dict[str, s
     raw = read_logs(sources if isinstance(sources, list) else [sources], mapping, limits)
     columns = tuple(str(c) for c in raw.frame.columns)
     try:
-        return LoadedTable(columns, len(raw.frame), validate_raw_log(raw, mapping, kind, None, limits))
+        frame = validate_raw_log(raw, mapping, kind, None, limits)
     except EvalDataError as exc:
         return LoadedTable(columns, len(raw.frame), None, str(exc))
+    used = {column: role for role, column in frame.attrs["report"]["mapping"].items() if column in columns}
+    return LoadedTable(columns, len(raw.frame), frame, mapping=used)
 
 
 def validate(
@@ -182,11 +190,14 @@ def validate(
     kind: str | None = None,
     min_models: int | None = None,
     limits: ReadLimits | None = None,
+    group_from_values: bool | None = None,
 ) -> pd.DataFrame:
     """Map ``raw``'s columns onto roles and check every value; return the canonical frame.
 
     ``mapping`` is ``{user column: role}``; ``None`` uses :func:`suggest_mapping`. Columns already named after
-    a role that the mapping leaves out map to themselves. ``kind`` (log / summary / battles) is detected from the
+    a role that the mapping leaves out map to themselves. ``group_from_values`` (default: when ``mapping`` is None,
+    the automatic mapping) gives a per-example log without a group column the text column
+    :func:`evalcore.data.mapping.suggest_group` finds, with a note saying so. ``kind`` (log / summary / battles) is detected from the
     mapped roles when ``None``. ``min_models`` defaults to 1: one model's log, summary or battles load, and the
     views that compare models say that they need two. ``limits`` (None: :meth:`ReadLimits.from_env`) bounds the
     distinct models, tasks and groups. Raises :class:`EvalDataError` with an actionable message.
@@ -202,13 +213,24 @@ def validate(
     raw = raw.reset_index(drop=True)
     raw.columns = [str(c) for c in raw.columns]
     _refuse_duplicate_columns(raw.columns)
+    mapping_given = mapping
     mapping = dict(suggest_mapping(raw.columns, kind) if mapping is None else mapping)
     raw, left_out = _leave_out(raw, mapping)
     kind = kind or detect_kind(mapping.values())
     _add_identity_roles(mapping, raw.columns, kind)
+    group = suggest_group(raw, mapping) if kind == LOG and (
+        mapping_given is None if group_from_values is None else group_from_values) else None
+    if group is not None:
+        mapping[group[0]] = "group"
     check_mapping(mapping, raw.columns, kind)
     builder = {LOG: _validate_log, SUMMARY: _validate_summary, BATTLES: _validate_battles}[kind]
     frame, features, notes = builder(raw, mapping, limits or ReadLimits.from_env())
+    if group is not None:
+        notes.insert(0, f"No group column: '{group[0]}' ({group[1]} values) is the group, the subgroups of the "
+                        "Subgroups page and of Compare's slices. It is the text column with the most values, "
+                        f"{GROUP_VALUES[0]} to {GROUP_VALUES[1]}, that holds one value per example, is no id and "
+                        "plays no other role; choose another group, or none, in the column mapping (evalcore: "
+                        f"--mapping COLUMN=group, or --mapping '{group[0]}=' for none).")
     if left_out:
         notes.append(f"Columns left out by the column mapping: {listed(left_out, 10, repr)}.")
     warnings = _lookalike_warnings(frame, mapping, kind) + _coverage_warnings(frame, kind)

@@ -325,18 +325,21 @@ def data_name(files: tuple[tuple[str, bytes], ...] | None = None) -> str:
 
 
 def loaded_sentence(data: ActiveData) -> str:
-    """One plain sentence about what was loaded, e.g. "mmlu_pro_per_question.csv.gz: 29 models, 14 tasks, 12,032
-    examples; 2 notes" (counts as integers, :func:`evalcore.stats.headline.count`)."""
+    """One plain sentence about what was loaded, e.g. "mmlu_pro_per_question.csv.gz: 29 models, 14 categories,
+    12,032 examples; 2 notes" (counts as integers, :func:`evalcore.stats.headline.count`); a log whose tasks are its
+    categories (a category column and no task column: :attr:`ValidationReport.tasks_are_categories`) counts
+    categories."""
     from evalcore.stats.headline import count
 
-    def n(k: int, noun: str) -> str:
-        return f"{count(k)} {noun}{'' if k == 1 else 's'}"
+    def n(k: int, noun: str, nouns: str | None = None) -> str:
+        return f"{count(k)} {noun if k == 1 else nouns or noun + 's'}"
 
     report = data.report
     counts = _counts(data.key, data.log)
     parts = [n(report.n_models, "model")]
     if "tasks" in counts:
-        parts.append(n(counts["tasks"], "task"))
+        parts.append(n(counts["tasks"], "category", "categories") if report.tasks_are_categories
+                     else n(counts["tasks"], "task"))
     if "examples" in counts:
         parts.append(n(counts["examples"], "example"))
     if "battles" in counts:

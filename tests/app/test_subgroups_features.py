@@ -15,16 +15,25 @@ def imagenet_x(shared_file) -> bytes:
     return shared_file("imagenet_x_predictions.csv.gz").read_bytes()
 
 
-def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
-    at = open_app()
+def upload_without_group(at, imagenet_x: bytes):
+    """ImageNet-X with its suggested group (metaclass_name, issue 37) set to none on the Data page: one group."""
     upload(at, "imagenet_x_predictions.csv.gz", imagenet_x, "application/gzip")
+    assert at.selectbox(key="role_group").value == "metaclass_name"
+    at.selectbox(key="role_group").set_value("(not in the file)").run()
+    assert not at.exception and not texts(at.error)
+    assert at.selectbox(key="role_group").value == "(not in the file)"
+    return at
+
+
+def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
+    at = upload_without_group(open_app(), imagenet_x)
     notes = [n for n in texts(at.info) if n.startswith("Columns set aside as features by default")]
     assert len(notes) == 1
     for column in SET_ASIDE:
         assert f"{column} (" in notes[0]
     assert "correct_real (label-derived" in notes[0] and "label (identifier-like" in notes[0]
 
-    goto(at, "subgroups")  # the single group "all": no EB forest plot, the automatic-subgroups offer instead
+    goto(at, "subgroups")  # the group left out, the single group "all": no EB forest plot, the automatic-subgroups offer instead
     assert not at.exception and not texts(at.error) and not texts(at.warning)
     [single] = [n for n in texts(at.info) if n.startswith("The selection has a single group")]
     assert "tick 'Form subgroups automatically' to form subgroups" in single
@@ -38,8 +47,7 @@ def test_imagenet_x_subgroups_render_with_sensible_default_features(imagenet_x):
 
 def test_automatic_subgroups_on_a_feature_with_missing_values(imagenet_x):
     """correct_real has no value on 6% of the images: chosen by hand, automatic subgroups still form."""
-    at = open_app()
-    upload(at, "imagenet_x_predictions.csv.gz", imagenet_x, "application/gzip")
+    at = upload_without_group(open_app(), imagenet_x)
     goto(at, "subgroups")
     at.selectbox(key="sg_reg").set_value("mean")
     at.multiselect(key="sg_features").set_value(["correct_real"])
