@@ -28,12 +28,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import numpy as np
-
-from evalcore.cli import _level, _log_arguments, _one_line, _positive, load
+from evalcore.cli import _level, _log_arguments, _one_line, _positive, load, load_each
 from evalcore.errors import EvalDataError, listed
-from evalcore.stats.figures import percent
-from evalcore.stats.headline import count, number
 
 #: the exit status when the comparison finds a regression
 REGRESSION = 3
@@ -121,8 +117,7 @@ def runs(args: argparse.Namespace):
     from evalcore.compare import runs_from_logs
 
     logs = []
-    for path in args.logs:
-        log = load([path], args.mapping, args.engine, args.strict)
+    for path, log in zip(args.logs, load_each(args.logs, args.mapping, args.engine, args.strict)):
         if not hasattr(log, "attrs"):  # a log in the engine (above EVALCORE_ENGINE_MB): runs are made in memory
             raise EvalDataError(f"{path.name}: this log is read in the engine (--engine, or larger than "
                                 "EVALCORE_ENGINE_MB), but two logs become two runs in memory: use --engine never, or "
@@ -178,6 +173,8 @@ def _write(path: Path, text: str, what: str) -> None:
 
 def finite(value):
     """``value`` with numpy scalars as Python values and NaN or infinity as None, so that any JSON parser reads it."""
+    import numpy as np
+
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, dict):
@@ -217,6 +214,9 @@ def flagged_rows(result) -> list[dict]:
 
 def flagged_text(result) -> str:
     """The flagged slices as a small aligned table, or one line saying none is."""
+    from evalcore.stats.figures import percent
+    from evalcore.stats.headline import count, number
+
     rows = flagged_rows(result)
     searched = f"{count(result.n_searched)} slices searched, {percent(result.fdr)} false discovery rate"
     if result.n_skipped_small:
@@ -259,6 +259,9 @@ def junit_xml(result) -> str:
     """A JUnit XML report of ``result``: a testsuite with one testcase for the overall comparison (a failure when
     NEW is worse beyond the margin) and one per flagged slice (a failure when the slice is worse); the verdict
     sentence in ``system-out``; the settings as properties. Names from the data are escaped by ElementTree."""
+    from evalcore.stats.figures import percent
+    from evalcore.stats.headline import count, number
+
     overall = result.overall.iloc[0]
     rows = flagged_rows(result)
     worse = [row for row in rows if row["direction"] == "worse"]

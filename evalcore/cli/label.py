@@ -20,7 +20,7 @@ from evalcore.cli import _level, _positive, workspace_folder
 
 def add_parser(commands) -> None:
     """The ``label`` command and its actions on ``commands`` (the subparsers of :func:`evalcore.cli._parser`)."""
-    from evalcore.labeling.queue import DESIGNS
+    from evalcore.labeling.designs import DESIGNS
 
     label = commands.add_parser("label", help="labeling campaigns: create, export, import, status",
                                 description="Labeling campaigns run by statistics (the dashboard's Label page).")

@@ -35,12 +35,9 @@ import pandas as pd
 from scipy.stats import norm
 
 from evalcore.errors import EvalDataError
+from evalcore.labeling.designs import DESIGN_NAMES, DESIGNS  # noqa: F401 - defined there, used through here
 from evalcore.sampling.designs import allocate_budget, kmeans_strata, stratum_spread
 
-DESIGNS = ("srs", "proportional", "neyman", "active", "ppi")
-DESIGN_NAMES = {"srs": "simple random sample", "proportional": "stratified, proportional allocation",
-                "neyman": "stratified, Neyman allocation", "active": "active sampling (by the proxy's uncertainty)",
-                "ppi": "simple random sample with PPI++ (AI judge)"}
 #: strata of the stratified designs (as the Labeling budget page's default)
 N_STRATA = 10
 #: weight of the uniform in the active design's sampling probabilities

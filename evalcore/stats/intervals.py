@@ -8,11 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-#: the confidence level of every interval unless the user chooses another (dashboard sidebar, ``evalcore report
-#: --level``, :class:`evalcore.report.sections.Settings`)
-DEFAULT_LEVEL = 0.95
-#: ``1 - DEFAULT_LEVEL`` for the functions that take ``alpha`` (rounded: ``1 - 0.95`` is 0.050000000000000044 in floats)
-DEFAULT_ALPHA = round(1 - DEFAULT_LEVEL, 12)
+from evalcore.stats.level import DEFAULT_ALPHA, DEFAULT_LEVEL  # noqa: F401 - defined there, used through here
 
 
 def wilson_interval(successes, n, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
