@@ -23,11 +23,18 @@ variable                       bound                                            
                                output, explanation): longer ones are cut, and counted
 ``EVALCORE_MAX_TEXT_MB``       bytes of the text roles of a log together: text beyond  100
                                it is left out (rows in order), and counted
+``EVALCORE_MAX_JSON_VALUES``   JSON values (objects, lists, keys and items) parsed     one per 16
+                               from all the JSON and JSON Lines of one load together   bytes of
+                                                                                       the above
 =============================  ======================================================  =========
 
 200 MB is the dashboard's upload limit (``server.maxUploadSize``): a compressed upload may not expand beyond what
 an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
-larger logs belong in an engine that reduces them where they are stored. Text is kept to show people which example
+larger logs belong in an engine that reduces them where they are stored. A JSON value takes 30 to 64 bytes of
+memory however short it is in the file (``{}`` is two bytes, a dict 64), so bytes alone do not bound JSON: 200 MB
+of ``[{},{},...]``, a few kilobytes compressed, made 5 GB of objects (issue 38). One value per 16 bytes of the byte
+limit keeps the objects of one load within about four times that limit (13 million values, under 1 GB, for
+200 MB); evaluation logs hold one per 10 to 65 bytes (measured on the logs of the tools evalcore reads). Text is kept to show people which example
 it was, not to analyse: 4 KB holds a long question and its answer, and 100 MB of it is 25,000 such examples at
 the cut, or a million of 100 bytes. A thousand models is ten times the largest
 public leaderboards; beyond it the model column is usually an id column mapped by mistake.
@@ -42,6 +49,8 @@ from evalcore.errors import EvalDataError
 
 MB = 2**20
 KB = 2**10
+#: bytes of the byte limit per JSON value allowed by default (see above)
+BYTES_PER_JSON_VALUE = 16
 
 
 def env_number(name: str, default: int) -> int:
@@ -56,8 +65,9 @@ def env_number(name: str, default: int) -> int:
 @dataclass(frozen=True)
 class ReadLimits:
     """Bounds on one load: ``max_bytes`` after decompression, ``max_rows``, ``max_columns``, ``max_line_bytes``,
-    the distinct ``max_models``, ``max_tasks`` and ``max_groups``, and the text roles' ``max_text_value_bytes``
-    (one value) and ``max_text_bytes`` (all together)."""
+    the distinct ``max_models``, ``max_tasks`` and ``max_groups``, the text roles' ``max_text_value_bytes``
+    (one value) and ``max_text_bytes`` (all together), and ``max_json_values`` (None: one per
+    :data:`BYTES_PER_JSON_VALUE` bytes of ``max_bytes``)."""
 
     max_bytes: int = 200 * MB
     max_rows: int = 10_000_000
@@ -68,11 +78,17 @@ class ReadLimits:
     max_groups: int = 10_000
     max_text_value_bytes: int = 4 * KB
     max_text_bytes: int = 100 * MB
+    max_json_values: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_json_values is None:
+            object.__setattr__(self, "max_json_values", self.max_bytes // BYTES_PER_JSON_VALUE)
 
     @classmethod
     def from_env(cls) -> "ReadLimits":
         """The limits configured by the environment variables above."""
-        return cls(max_bytes=env_number("EVALCORE_MAX_FILE_MB", 200) * MB,
+        max_bytes = env_number("EVALCORE_MAX_FILE_MB", 200) * MB
+        return cls(max_bytes=max_bytes,
                    max_rows=env_number("EVALCORE_MAX_ROWS", 10_000_000),
                    max_columns=env_number("EVALCORE_MAX_COLUMNS", 2000),
                    max_line_bytes=env_number("EVALCORE_MAX_LINE_KB", 1024) * KB,
@@ -80,11 +96,12 @@ class ReadLimits:
                    max_tasks=env_number("EVALCORE_MAX_TASKS", 10_000),
                    max_groups=env_number("EVALCORE_MAX_GROUPS", 10_000),
                    max_text_value_bytes=env_number("EVALCORE_MAX_TEXT_KB", 4) * KB,
-                   max_text_bytes=env_number("EVALCORE_MAX_TEXT_MB", 100) * MB)
+                   max_text_bytes=env_number("EVALCORE_MAX_TEXT_MB", 100) * MB,
+                   max_json_values=env_number("EVALCORE_MAX_JSON_VALUES", max_bytes // BYTES_PER_JSON_VALUE))
 
     def raise_hint(self, what: str) -> str:
         """How to raise the limit called ``what`` (``bytes``, ``rows``, ``columns``, ``line``, ``models``,
-        ``tasks``, ``groups``, ``text value`` or ``text``)."""
+        ``tasks``, ``groups``, ``text value``, ``text`` or ``json values``)."""
         variable, field = {"bytes": ("EVALCORE_MAX_FILE_MB", "max_bytes"),
                            "rows": ("EVALCORE_MAX_ROWS", "max_rows"),
                            "columns": ("EVALCORE_MAX_COLUMNS", "max_columns"),
@@ -93,7 +110,8 @@ class ReadLimits:
                            "tasks": ("EVALCORE_MAX_TASKS", "max_tasks"),
                            "groups": ("EVALCORE_MAX_GROUPS", "max_groups"),
                            "text value": ("EVALCORE_MAX_TEXT_KB", "max_text_value_bytes"),
-                           "text": ("EVALCORE_MAX_TEXT_MB", "max_text_bytes")}[what]
+                           "text": ("EVALCORE_MAX_TEXT_MB", "max_text_bytes"),
+                           "json values": ("EVALCORE_MAX_JSON_VALUES", "max_json_values")}[what]
         return (f"To allow more, set the environment variable {variable} where evalcore runs (or pass "
                 f"limits=ReadLimits({field}=...) to read_table / load_eval_log).")
 
@@ -120,12 +138,14 @@ class Budget:
     decompression of the load together, counted on the bytes actually produced (never on sizes a file declares).
 
     Readers ask :attr:`room` before they expand anything and expand at most that much; :meth:`spend` counts what
-    they kept.
+    they kept. The JSON values parsed for the load are counted the same way (:attr:`json_values`,
+    :meth:`spend_json_values`, within ``limits.max_json_values``) before they are built.
     """
 
     def __init__(self, limits: ReadLimits) -> None:
         self.limits = limits
         self.used = 0
+        self.json_values = 0
 
     @property
     def room(self) -> int:
@@ -147,3 +167,20 @@ class Budget:
             f"evalcore reads into memory for one load (the limit max_bytes applies to all its files, archive "
             f"members and compressed layers together). Upload fewer or smaller files, or a sample. "
             f"{self.limits.raise_hint('bytes')}")
+
+    @property
+    def json_room(self) -> int:
+        """JSON values that may still be parsed."""
+        return self.limits.max_json_values - self.json_values
+
+    def spend_json_values(self, n_values: int, name: str) -> None:
+        """Count ``n_values`` JSON values about to be parsed from ``name`` (named in the message); refuse them when
+        they pass ``limits.max_json_values``."""
+        if n_values > self.json_room:
+            others = f" (with the {self.json_values:,} of the files before it)" if self.json_values else ""
+            raise EvalDataError(
+                f"{name} holds {n_values:,} JSON values (objects, lists, keys and items){others}, more than the "
+                f"{self.limits.max_json_values:,} evalcore parses for one load: each takes 30 to 64 bytes of memory "
+                f"however few bytes it has in the file. Upload fewer or smaller files, or a sample. "
+                f"{self.limits.raise_hint('json values')}")
+        self.json_values += n_values

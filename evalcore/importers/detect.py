@@ -10,12 +10,12 @@ Every tool module has ``TOOL`` (its name), ``sniff(file) -> bool`` and ``convert
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Iterable, Union
 
 
+from evalcore.data import bounded_json
 from evalcore.data.compression import decompress
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import Budget, ReadLimits
@@ -107,7 +107,7 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
             out.extend(_convert(module, claimed[module.TOOL], strict or len(files) == 1, left_out))
     for file in claimed.get(TABLE, []):
         try:
-            frame = read_table(file.data, limits)
+            frame = read_table(file.data, limits, file.budget)
         except EvalDataError as exc:
             error = _unrecognised(file, exc)
             if len(files) == 1 and error is exc:
@@ -126,12 +126,16 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
 def _convert(module: ModuleType, files: list[LogFile], strict: bool,
              left_out: list[tuple[str, EvalDataError]]) -> list[Imported]:
     """``module.convert(files)``; a refusal that names one of the files leaves that file out (appended to
-    ``left_out``) and the others are converted again; a refusal that names none leaves them all out."""
+    ``left_out``) and the others are converted again; a refusal that names none leaves them all out. The JSON
+    values a failed conversion counted are given back to the budget (what it built is gone), so that converting
+    the others again does not count theirs twice."""
     files = list(files)
     while files:
+        budget, counted = files[0].budget, files[0].budget.json_values
         try:
             return module.convert(files)
         except EvalDataError as exc:
+            budget.json_values = counted
             if strict:
                 raise
             named = [f for f in files if str(exc).startswith(f.name)] or [f for f in files if f.name in str(exc)]
@@ -160,13 +164,17 @@ def _unrecognised(file: LogFile, error: EvalDataError) -> EvalDataError:
     lines = [line for line in file.data.splitlines()[:2] if line.strip()]
     if head == b"{" and len(lines) > 1:
         try:
-            json.loads(lines[0])
+            bounded_json.loads_alone(lines[0], file.name, file.budget.limits)
             return error  # JSON Lines whose first line is a complete object: the table reader's message stands
+        except EvalDataError as exc:
+            return exc
         except ValueError:
             pass
     try:
-        json.loads(file.data)
+        bounded_json.loads_alone(file.data, file.name, file.budget.limits)
         broken = ""
+    except EvalDataError as exc:
+        return exc
     except (ValueError, RecursionError) as exc:
         broken = f" It is not complete JSON either ({exc}): truncated?"
     return EvalDataError(f"{file.name}: this JSON is not a log evalcore recognises; it reads: "

@@ -56,6 +56,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from evalcore.data import bounded_json
 from evalcore.data import parquet_bounds as bounds
 from evalcore.data.limits import size_text
 from evalcore.data.schema import LOG_ROLES
@@ -299,23 +300,25 @@ def _new_row(row: dict, schema: tuple[str, ...]) -> dict:
 
 
 def _old_row(row: dict, file: LogFile, number: int) -> dict:
-    metrics = _as_dict(_literal(row.get("metrics")))
+    metrics = _as_dict(_literal(row.get("metrics"), file))
     if metrics is None:
         raise EvalDataError(f"{file.name}, row {number + 1}: the column 'metrics' holds no {{metric: value}} object "
                             f"({str(row.get('metrics'))[:80]!r}); this file does not look like lighteval details.")
-    choices = _strings(_literal(row.get("choices")))
-    gold = _strings(_literal(row.get("gold")))
-    target = "\n".join(gold) if gold else _gold(choices, _literal(row.get("gold_index")))
-    predictions = _literal(row.get("predictions"))
+    choices = _strings(_literal(row.get("choices"), file))
+    gold = _strings(_literal(row.get("gold"), file))
+    target = "\n".join(gold) if gold else _gold(choices, _literal(row.get("gold_index"), file))
+    predictions = _literal(row.get("predictions"), file)
     output = _text(predictions) or _argmax_choice(predictions, choices)
     return {"id": None, "metrics": metrics, "input": _text(row.get("example")) or _text(row.get("full_prompt")),
             "target": target, "output": output, "explanation": _judgement(metrics)}
 
 
-def _literal(value: Any) -> Any:
-    """A value v0.3 wrote as text (``str(v)`` of a list or dict: JSON or Python repr) as the value; else as it is."""
+def _literal(value: Any, file: LogFile) -> Any:
+    """A value v0.3 wrote as text (``str(v)`` of a list or dict: JSON or Python repr) as the value; else as it is.
+    Its values are counted against the load's budget first (:mod:`evalcore.data.bounded_json`): they are kept."""
     if not isinstance(value, str) or len(value) > _MAX_LITERAL or not value.lstrip().startswith(("[", "{", "(")):
         return value
+    bounded_json.spend(value, file.name, file.budget)
     for parse in (json.loads, ast.literal_eval):
         try:
             return parse(value)

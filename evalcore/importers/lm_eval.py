@@ -70,7 +70,6 @@ paired results file that no samples file gives, are named in the notes.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import PurePosixPath
@@ -79,6 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.data import bounded_json
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, field_of, json_lines, as_number, left_out_note, optional, parse_json
 
@@ -120,7 +120,7 @@ def _old_results(file: LogFile) -> bool:
     ``results``."""
     if len(file.data) > 1 << 20 or b'"versions"' not in file.data:
         return False
-    doc = json.loads(file.data)
+    doc = bounded_json.loads_alone(file.data, file.name, file.budget.limits)
     results, versions = doc.get("results"), doc.get("versions")
     return (isinstance(results, dict) and isinstance(versions, dict) and bool(results)
             and set(versions) <= set(results)

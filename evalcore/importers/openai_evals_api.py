@@ -39,13 +39,13 @@ Mapping to roles:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
 import pandas as pd
 
+from evalcore.data import bounded_json
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import Imported, LogFile, as_number, json_lines, left_out_note, parse_json
 from evalcore.importers.chat_text import content_text, joined, messages_text, text_of, with_text_columns
@@ -104,7 +104,9 @@ def _objects(file: LogFile) -> list[dict]:
     lines = bool(rest.strip()) and first.rstrip().endswith(b"}")
     if lines:
         try:
-            json.loads(first)
+            bounded_json.loads_alone(first, file.name, file.budget.limits)
+        except EvalDataError:
+            raise
         except ValueError:
             lines = False
     values = [v for _, v in json_lines(file)] if lines else [parse_json(file)]

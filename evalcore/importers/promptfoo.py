@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.data import bounded_json
 from evalcore.errors import EvalDataError
 from evalcore.importers.base import (
     Imported, LogFile, as_number, field_of, json_lines, left_out_note, parse_json, refuse_long_lines_of,
@@ -162,7 +163,9 @@ def _results(file: LogFile) -> tuple[list, dict, dict]:
     if rest.strip() and first.rstrip().endswith(b"}"):  # JSON Lines, one result a line
         refuse_long_lines_of(file)
         try:
-            one = json.loads(first)
+            one = bounded_json.loads_alone(first, file.name, file.budget.limits)
+        except EvalDataError:
+            raise
         except ValueError:
             one = None
         if _is_result(one):
@@ -234,19 +237,23 @@ def _record(result: Any, i: int, file: LogFile, prompts: list) -> dict:
         "correct": np.nan if success is None else float(bool(success)),
         "score": as_number(result.get("score", grading.get("score") if grading else None), booleans=False),
         "_judge": judge, "_checked": checked, "_graders": graders, "_crashed": crashed, "_error": error,
-        **_texts(result, prompt, test_case, grading),
+        **_texts(result, prompt, test_case, grading, file),
     }
 
 
-def _texts(result: dict, prompt: dict, test_case: dict | None, grading: dict | None) -> dict[str, str | None]:
-    """The text roles of a result (see the module's docstring)."""
+def _texts(result: dict, prompt: dict, test_case: dict | None, grading: dict | None,
+           file: LogFile) -> dict[str, str | None]:
+    """The text roles of a result (see the module's docstring); a chat prompt written as JSON text is parsed
+    within the limits of ``file``'s load (and dropped once read as text)."""
     variables = result.get("vars") if isinstance(result.get("vars"), dict) else (test_case or {}).get("vars")
     variables = variables if isinstance(variables, dict) else {}
     raw = prompt.get("raw")
     prompt_text = None
     if isinstance(raw, str) and raw.lstrip().startswith("["):
         try:
-            messages = json.loads(raw)
+            messages = bounded_json.loads_alone(raw, file.name, file.budget.limits)
+        except EvalDataError:
+            raise
         except ValueError:
             messages = None
         if isinstance(messages, list) and messages and all(isinstance(m, dict) and "role" in m for m in messages):
