@@ -65,3 +65,25 @@ def test_promptfoo_export_compared_without_an_error(page: Page, shared_data: Pat
     expect(page.locator(ERROR_ALERT)).to_have_count(0)
     answer = page.locator("[data-testid='stText']").filter(has_text=re.compile(r"^An echo\.$"))
     expect(answer).to_have_count(1)  # gpt-5's output (the base: tied at 0, first by name)
+
+
+def test_two_files_of_one_model_are_two_runs_with_the_verdict_above_the_settings(page: Page, tmp_path: Path):
+    """base.csv (right on 3 of 4 examples) and new.csv (1 of 4) of one model m, chosen together (issue 37): two runs
+    named after the files, base the first; new is worse by 50 points (4 shared examples), and the sentence sits
+    above the settings."""
+    files = []
+    for name, right in (("base.csv", "1,1,1,0"), ("new.csv", "1,0,0,0")):
+        path = tmp_path / name
+        path.write_text("model,example_id,correct\n" + "".join(f"m,{i},{c}\n" for i, c in enumerate(right.split(","))))
+        files.append(str(path))
+    open_app(page)
+    page.locator(UPLOADER).set_input_files(files)
+    wait_idle(page)
+    expect(page.locator(ERROR_ALERT)).to_have_count(0)
+    goto_page(page, "Compare")
+    answer = page.locator(ANSWER).first
+    expect(answer).to_contain_text("new is worse than base by 50.0 points")
+    expect(answer).to_contain_text("4 shared examples")
+    base = page.get_by_text("Base (the reference)", exact=True).first
+    assert answer.bounding_box()["y"] < base.bounding_box()["y"]
+    screenshot(page, "compare-two-runs")
