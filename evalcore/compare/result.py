@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from evalcore.compare.paired import (BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, paired_estimates,
                                      paired_table, pairs_table, pick_metric)
+from evalcore.compare.power import POWER, detectable
 from evalcore.compare.slices import cell_counts, cell_sums, profile, search_columns, slice_table
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
 from evalcore.engine.examples import fetch
@@ -37,7 +38,8 @@ from evalcore.stats.figures import percent
 from evalcore.stats.headline import count, number
 from evalcore.stats.intervals import DEFAULT_LEVEL
 
-OVERALL_COLUMNS = ("base", "new", "n", "difference", "ci_low", "ci_high", "p_value", "method")
+OVERALL_COLUMNS = ("base", "new", "n", "difference", "ci_low", "ci_high", "p_value", "method",
+                   "minimum_detectable_difference")
 EXAMPLE_COLUMNS = ("task", "example_id", "category", "group", "base_value", "new_value")
 #: text columns of :meth:`Comparison.examples`, in order, where the log has the role
 TEXT_COLUMNS = ("input", "target", "base_output", "new_output", "base_explanation", "new_explanation")
@@ -143,6 +145,17 @@ class Comparison:
             chosen = chosen.semi_join(ibis.memtable({"example_id": ids}), "example_id")
         return log.run(chosen.select("model", "task", "example_id", *text))
 
+    def detectable_sentence(self) -> str:
+        """What this comparison could see: "With 1,200 shared examples this comparison could see changes of 2.1
+        points or more (80% power, 95% level)." (:mod:`evalcore.compare.power`)."""
+        row = self.overall.iloc[0]
+        mdd, n = float(row["minimum_detectable_difference"]), int(row["n"])
+        if not np.isfinite(mdd):
+            return f"With {count(n)} shared example{'' if n == 1 else 's'} this comparison cannot detect a change."
+        size = f"{number(100 * mdd)} points" if self.metric == "correct" else number(mdd)
+        return (f"With {count(n)} shared examples this comparison could see changes of {size} or more "
+                f"({percent(POWER)} power, {percent(self.level)} level).")
+
     def to_dict(self) -> dict:
         """JSON-able: settings, overall (one record), slices and pairs (records), counts, verdict, sentence."""
         def records(frame):
@@ -153,7 +166,7 @@ class Comparison:
                              "by": list(self.by), "pairs_of_slices": self.pairs_of_slices},
                 "overall": records(self.overall)[0], "slices": records(self.slices), "pairs": records(self.pairs),
                 "n_searched": self.n_searched, "n_skipped_small": self.n_skipped_small, "verdict": self.verdict,
-                "sentence": self.sentence, "notes": list(self.notes)}
+                "sentence": self.sentence, "detectable": self.detectable_sentence(), "notes": list(self.notes)}
 
 
 def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: float | None = None,
@@ -195,6 +208,7 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
     binary = metric == "correct" and int(total["nonbinary"]) == 0
     overall = paired_estimates(total.to_frame().T, binary, level)
     overall["method"] = BINARY_METHOD if binary else T_METHOD
+    overall["minimum_detectable_difference"] = detectable(total, binary, level)
     overall = overall[list(OVERALL_COLUMNS)].reset_index(drop=True)
     if int(total["repeated"]):
         notes.append(f"{int(total['repeated']):,} of {n:,} shared examples have several samples in a run: each "

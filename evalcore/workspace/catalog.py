@@ -10,7 +10,7 @@ disk refuses raises :class:`~evalcore.errors.EvalDataError` saying what happened
 
 The schema version is SQLite's ``user_version``, one migration step per version (:data:`STEPS`): version 1 stores
 every owner in its canonical form (:func:`.access.canonical`); version 2 adds labeling campaigns (their queues,
-labels and claims). An older catalog is brought up to date once, when a writer first opens it.
+labels and claims); version 3 series of runs. An older catalog is brought up to date once, when a writer first opens it.
 """
 
 from __future__ import annotations
@@ -66,6 +66,20 @@ CAMPAIGNS = (
 )
 
 
+#: version 3: series of runs (:mod:`evalcore.history`). A series is named once; ``baseline`` is its pinned run (a
+#: dataset) or NULL (the latest run before the one compared); ``series_runs`` lists its datasets with when each
+#: ran, free metadata (JSON) and the summary kept for the trend (:func:`evalcore.history.run_summary`, JSON)
+SERIES = (
+    """CREATE TABLE IF NOT EXISTS series (
+    name TEXT PRIMARY KEY, owner TEXT, created TEXT NOT NULL, baseline TEXT REFERENCES datasets(id))""",
+    """CREATE TABLE IF NOT EXISTS series_runs (
+    series TEXT NOT NULL REFERENCES series(name) ON DELETE CASCADE,
+    dataset_id TEXT NOT NULL REFERENCES datasets(id), run_time TEXT NOT NULL, meta TEXT NOT NULL,
+    summary TEXT NOT NULL, PRIMARY KEY (series, dataset_id))""",
+    "CREATE INDEX IF NOT EXISTS series_runs_time ON series_runs(series, run_time)",
+)
+
+
 def _step_1(connection: sqlite3.Connection) -> None:
     """Version 1: the datasets and analyses, every owner in its canonical form."""
     for statement in SCHEMA:
@@ -82,8 +96,14 @@ def _step_2(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _step_3(connection: sqlite3.Connection) -> None:
+    """Version 3: series of runs."""
+    for statement in SERIES:
+        connection.execute(statement)
+
+
 #: the migrations, one step per version: a catalog at version v runs the steps after v, in order
-STEPS = (_step_1, _step_2)
+STEPS = (_step_1, _step_2, _step_3)
 SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)

@@ -62,6 +62,28 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _iso(text: str) -> str:
+    """A run time as ISO 8601 in UTC (a time without a zone is taken as UTC); EvalDataError naming the format."""
+    try:
+        when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise EvalDataError(f"The run time {text!r} is not a date and time: give ISO 8601, e.g. "
+                            "2026-11-28T09:30:00Z.") from exc
+    when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class SeriesRun:
+    """A run of a series: the dataset, its name, when it ran, its metadata and the summary kept for the trend."""
+    series: str
+    dataset_id: str
+    name: str
+    run_time: str
+    meta: dict
+    summary: dict
+
+
 @dataclass(frozen=True)
 class DatasetUse:
     """The saved analyses that use a dataset: ``own``, how many of its owner's (deleted with it, after a warning),
@@ -246,6 +268,8 @@ class Workspace:
                 raise EvalDataError(f"{use.own} saved analyses of its owner use this dataset: delete them too "
                                     "(with_analyses=True) or keep the dataset.")
             db.execute("DELETE FROM analyses WHERE dataset_id = ?", (item_id,))
+            db.execute("DELETE FROM series_runs WHERE dataset_id = ?", (item_id,))  # the run leaves its series
+            db.execute("UPDATE series SET baseline = NULL WHERE baseline = ?", (item_id,))
             db.execute("DELETE FROM datasets WHERE id = ?", (item_id,))
             if not db.execute("SELECT 1 FROM datasets WHERE digest = ?", (row["digest"],)).fetchone():
                 storage.remove(self.root, row["digest"])
@@ -280,6 +304,61 @@ class Workspace:
 
     def analysis(self, analysis_id: str, viewer: str | None = None) -> AnalysisRecord:
         return _analysis(self._row("analyses", "analysis", analysis_id, viewer))
+
+    # ------------------------------------------------------------------------------------------- series
+    def add_to_series(self, dataset_id: str, series: str, run_time: str | None = None, meta: dict | None = None,
+                      viewer: str | None = None) -> SeriesRun:
+        """Add a dataset ``viewer`` may see to the series named ``series`` (created with ``viewer`` as its owner
+        when new) as a run of ``run_time`` (ISO 8601; default the dataset's save time) with free ``meta`` (commit,
+        config, note). The run's summary for the trend is computed now, once (:func:`evalcore.history.run_summary`)."""
+        from evalcore.history import run_summary
+
+        name = str(series).strip()
+        if not name:
+            raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
+        record = self.dataset_record(dataset_id, viewer)
+        when = _iso(run_time) if run_time else record.created
+        summary = run_summary(self.dataset(dataset_id, viewer))
+        meta = {str(k): str(v) for k, v in (meta or {}).items()}
+        with catalog.transaction(self.catalog) as db:
+            db.execute("INSERT OR IGNORE INTO series (name, owner, created) VALUES (?,?,?)",
+                       (name, canonical(viewer), _now()))
+            db.execute("INSERT OR REPLACE INTO series_runs VALUES (?,?,?,?,?)",
+                       (name, dataset_id, when, json.dumps(meta), json.dumps(summary)))
+        return SeriesRun(name, dataset_id, record.name, when, meta, summary)
+
+    def series(self, viewer: str | None = None) -> list[tuple[str, int, str]]:
+        """(name, runs, latest run time) of every series with a run ``viewer`` may see, most recent first."""
+        out = {}
+        for run in self._series_rows(None, viewer):
+            n, latest = out.get(run["series"], (0, ""))
+            out[run["series"]] = (n + 1, max(latest, run["run_time"]))
+        return sorted(((k, n, t) for k, (n, t) in out.items()), key=lambda x: x[2], reverse=True)
+
+    def series_runs(self, series: str, viewer: str | None = None) -> list[SeriesRun]:
+        """The runs of ``series`` that ``viewer`` may see, oldest first (by run time, then when saved)."""
+        return [SeriesRun(r["series"], r["dataset_id"], r["name"], r["run_time"], json.loads(r["meta"]),
+                          json.loads(r["summary"])) for r in self._series_rows(series, viewer)]
+
+    def series_baseline(self, series: str) -> str | None:
+        """The dataset id of the series' pinned baseline run, None when none is pinned."""
+        found = catalog.rows(self.catalog, "SELECT baseline FROM series WHERE name = ?", (str(series),))
+        return found[0]["baseline"] if found else None
+
+    def pin_baseline(self, series: str, dataset_id: str | None, viewer: str | None = None) -> None:
+        """Pin a run of the series as its baseline (None: unpin; the latest earlier run is then the baseline)."""
+        with catalog.transaction(self.catalog) as db:
+            if dataset_id is not None and not db.execute(
+                    "SELECT 1 FROM series_runs WHERE series = ? AND dataset_id = ?", (series, dataset_id)).fetchone():
+                raise LookupError(f"No run {dataset_id!r} in the series {series!r}.")
+            db.execute("UPDATE series SET baseline = ? WHERE name = ?", (dataset_id, series))
+
+    def _series_rows(self, series: str | None, viewer: str | None) -> list:
+        where, params = ("WHERE r.series = ?", (str(series),)) if series is not None else ("", ())
+        found = catalog.rows(self.catalog, "SELECT r.*, d.name AS name, d.owner AS owner, d.shared AS shared "
+                                           "FROM series_runs r JOIN datasets d ON d.id = r.dataset_id "
+                                           f"{where} ORDER BY r.run_time, d.created, d.rowid", params)
+        return [r for r in found if access.visible(r["owner"], bool(r["shared"]), viewer)]
 
     # ------------------------------------------------------------------------------------------- helpers
     def _row(self, table: str, kind: str, item_id: str, viewer: str | None):
