@@ -29,6 +29,6 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=40s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"]
 
-# pages/common/server.py serves app.py behind evalcore's request guard (sign-in for uploads, downloads and metrics).
+# `streamlit run app.py` serves app.py behind evalcore's request guard (sign-in for uploads, downloads and metrics).
 # EVALCORE_ALLOW_ANONYMOUS_CHANGES=1 lets anyone who reaches an instance without sign-in change saved items.
-CMD ["streamlit", "run", "pages/common/server.py", "--server.address=0.0.0.0", "--server.port=8501"]
+CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -29,7 +29,7 @@ $(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
 	touch $@
 
 run: $(VENV)/.project-installed
-	$(BIN)/streamlit run pages/common/server.py --server.address $(ADDRESS) --server.port $(PORT)
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(VENV)/.test-installed
 	bash tests/ensure_chromium.sh

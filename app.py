@@ -1,13 +1,16 @@
-"""evalcore dashboard: entry point and navigation (`streamlit run app.py`)."""
+"""evalcore dashboard: entry point and navigation. Start it with ``streamlit run app.py``.
+
+Streamlit reads this file in two ways. ``streamlit run app.py`` finds the ``st.App`` at the end and imports the file
+as a module to serve it: every request passes :class:`pages.common.guard.RequestGuard` first (sign-in for uploads,
+downloads and metrics; upload bounds), the same server as ``pages/common/server.py``. Each script run of a session
+then executes the file as ``__main__``: sign-in, navigation, the sidebar and the page.
+"""
 
 import streamlit as st
 
 from pages.common import data_source, hosting, render, run_slots, saved_analysis, selection, session_link, sign_in
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
-
-# An emoji icon: Streamlit draws it as an inline SVG, where a ":material/...:" favicon is fetched from Google's servers.
-st.set_page_config(page_title="evalcore", page_icon="📊", layout="wide")
 
 PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/upload_file:", default=True),
@@ -62,6 +65,14 @@ def main() -> None:
     session_link.publish()  # what the page changed (a page that stops early changes nothing it has not rerun for)
 
 
-# a few script runs compute at once (pages.common.run_slots): the server keeps answering however many sessions open
-with run_slots.slot(lambda: st.spinner("Many people are using the dashboard: waiting for a turn...")):
-    main()
+if __name__ == "__main__":  # a session's script run
+    # An emoji icon: Streamlit draws it as an inline SVG, where a ":material/...:" favicon is fetched from Google's
+    # servers.
+    st.set_page_config(page_title="evalcore", page_icon="📊", layout="wide")
+    # a few script runs compute at once (pages.common.run_slots): the server keeps answering however many sessions open
+    with run_slots.slot(lambda: st.spinner("Many people are using the dashboard: waiting for a turn...")):
+        main()
+else:  # imported by `streamlit run app.py`: the guarded server of this script
+    from pages.common.server import MIDDLEWARE
+
+    app = st.App(__file__, middleware=MIDDLEWARE)

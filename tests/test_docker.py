@@ -133,7 +133,7 @@ def test_exposes_port_8501(dockerfile):
 
 def test_cmd_serves_streamlit_on_all_interfaces_port_8501(dockerfile):
     cmd = exec_form(only(dockerfile, "CMD").args)
-    launcher = "pages/common/server.py"  # app.py behind evalcore's request guard
+    launcher = "app.py"  # served behind evalcore's request guard (app.py's st.App)
     streamlit_run = cmd[:3] == ["streamlit", "run", launcher] or cmd[1:5] == ["-m", "streamlit", "run", launcher]
     assert streamlit_run, f"CMD does not run `streamlit run {launcher}`: {cmd}"
     opts = options(cmd)

@@ -1,6 +1,10 @@
-"""The dashboard's server: ``streamlit run pages/common/server.py`` serves ``app.py`` as an ``st.App`` whose
-requests pass :class:`pages.common.guard.RequestGuard` first (sign-in for uploads, downloads and metrics; upload
-bounds). ``make run``, the Docker image, ``evalcore serve`` and the browser tests all start this file."""
+"""The dashboard's server: ``app.py`` as an ``st.App`` whose requests pass :class:`pages.common.guard.RequestGuard`
+first (sign-in for uploads, downloads and metrics; upload bounds), the page imports warmed in the background and
+Streamlit's "missing ScriptRunContext" warning dropped.
+
+``streamlit run app.py`` is the command: it imports ``app.py``, whose ``st.App`` takes :data:`MIDDLEWARE` from here
+(importing this module sets up the rest). ``streamlit run pages/common/server.py`` serves the same guarded app; the
+installed ``evalcore serve`` starts it (the installed dashboard is a package, this file its fixed path)."""
 
 import ast
 import importlib.util
@@ -58,4 +62,6 @@ def _warm_imports() -> None:
 
 
 threading.Thread(target=_warm_imports, name="evalcore-warm-imports", daemon=True).start()
-app = st.App(ROOT / "app.py", middleware=[Middleware(RequestGuard)])
+#: what stands in front of Streamlit's routes, for ``app.py``'s ``st.App`` and this file's
+MIDDLEWARE = [Middleware(RequestGuard)]
+app = st.App(ROOT / "app.py", middleware=MIDDLEWARE)
