@@ -113,6 +113,8 @@ def store_table(root: Path, table) -> tuple[str, int]:
     """Write an engine's table (an Ibis expression) to Parquet through the engine, streamed, then store the file
     under the sha256 of its bytes (once); (digest, size in bytes). Written to a temporary name and renamed, as
     :func:`write_atomic` does."""
+    import duckdb
+
     from evalcore.engine.connection import write_parquet
 
     folder = root / "data"
@@ -138,7 +140,21 @@ def store_table(root: Path, table) -> tuple[str, int]:
             raise
     except OSError as exc:
         raise EvalDataError(storage_problem(folder, exc)) from exc
+    except duckdb.IOException as exc:  # the engine's own write: its message, not an OSError, says what the disk did
+        cause = engine_write_cause(exc, folder)
+        if cause is None:
+            raise
+        raise EvalDataError(storage_problem(folder, cause)) from exc
     return key, size
+
+
+def engine_write_cause(exc: Exception, folder: Path) -> OSError | None:
+    """The disk's refusal behind an engine's failed write (DuckDB says "IO Error: ... No space left on device"): the
+    error its message names, else what a probe write in ``folder`` gets now; None when the disk takes writes."""
+    for code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+        if os.strerror(code) in str(exc):
+            return OSError(code, os.strerror(code))
+    return probe(folder)
 
 
 def path_of(root: Path, key: str) -> Path:

@@ -163,6 +163,37 @@ def test_a_full_disk_gets_a_clear_message(tmp_path, monkeypatch):
     assert ws.datasets() == [] and not list((tmp_path / "data").glob("*"))
 
 
+def test_a_full_disk_under_the_engine_gets_the_same_message(tmp_path, monkeypatch):
+    """``workspace add --engine always``: DuckDB's write fails with its own IOException (issue 38: it reached the
+    user as "internal error: IOException ... No space left on device"); the message is the in-memory path's."""
+    import duckdb
+
+    from evalcore.engine import connection
+
+    (tmp_path / "log.csv").write_bytes(CSV)
+    ws = Workspace(tmp_path / "ws")
+
+    def full(table, path, **options):
+        open(path, "wb").write(b"PAR1")  # a partial file, as a write cut short leaves it
+        raise duckdb.IOException(f'IO Error: Could not write file "{path}": No space left on device')
+
+    monkeypatch.setattr(connection, "write_parquet", full)
+    with pytest.raises(EvalDataError) as refused:
+        ws.add_log(str(tmp_path / "log.csv"), "big")
+    folder = tmp_path / "ws" / "data"
+    assert str(refused.value) == (f"The disk holding the workspace folder {folder} is full (ENOSPC: No space left on "
+                                  "device): free space on it, or set EVALCORE_WORKSPACE to a folder on another disk.")
+    assert str(refused.value) == storage.storage_problem(folder, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    assert ws.datasets() == [] and not list(folder.glob("*"))
+
+    def broken(table, path, **options):  # an engine failure the disk does not explain stays what it is
+        raise duckdb.IOException("IO Error: something else")
+
+    monkeypatch.setattr(connection, "write_parquet", broken)
+    with pytest.raises(duckdb.IOException, match="something else"):
+        ws.add_log(str(tmp_path / "log.csv"), "big")
+
+
 # ----------------------------------------------------------------------------------------- sharing and deleting
 ALICE, BOB = "alice@team.org", "bob@team.org"
 
