@@ -48,7 +48,7 @@ def pooled_note(table: pd.DataFrame, metric: str, rows) -> None:
     whole = oc.overall((data.key, sel.models, sel.tasks, sel.groups), metric, level, rows)
     note = headline.beside_overall(str(top["model"]), pooled, whole, level, WHAT.get(metric, metric))
     if note:
-        st.caption(note)
+        st.caption(literal(note))
 
 
 def words_row(*extra: str) -> None:

@@ -19,6 +19,7 @@ from crafted import evalcore
 from evalcore import __version__
 from evalcore.leaderboard import bootstrap as aggregate
 from evalcore.data.validation import load_eval_log
+from evalcore.stats.overall import overall_table
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBERS = re.compile(r'<script type="application/json" id="evalcore-numbers">(.*?)</script>', re.S)
@@ -188,12 +189,14 @@ def test_report_writes_the_api_numbers_with_provenance(tmp_path):
     numbers = embedded(html)
     log = load_eval_log(path, mapping={"model": "model", "item": "example_id", "acc": "correct",
                                        "conf": "confidence", "topic": None})
-    board = aggregate.leaderboard(log, level=0.9, n_boot=300, seed=7)
-    overall = board[board["scope"] == "overall"].set_index("model")
+    overall = overall_table(log, "correct", 0.1).set_index("model")  # the one overall interval of every surface
     shown = {row["model"]: row for row in numbers["sections"]["leaderboard"]["tables"]["overall"]}
+    differences = aggregate.pairwise_differences(aggregate.bootstrap_replicates(log, n_boot=300, seed=7), level=0.9)
     for model in ("model-a", "model-b"):
         for column in ("estimate", "ci_low", "ci_high"):
             assert shown[model][column] == pytest.approx(overall.loc[model, column], abs=1e-12)
+    reported = numbers["sections"]["leaderboard"]["tables"]["pairwise differences"][0]  # the seeded bootstrap's
+    assert reported["ci_low"] == pytest.approx(float(differences["ci_low"].iloc[0]), abs=1e-12)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert digest in html and "run.csv" in html and "seed = 7" in html and f"evalcore {__version__}" in html
     assert "level = 0.9" in html
