@@ -78,11 +78,12 @@ def _refuse_size(n_bytes: int, limits: ReadLimits) -> None:
             f"Upload a smaller file or a sample. {limits.raise_hint('bytes')}")
 
 
-def read_table(source: Source, limits: ReadLimits | None = None, budget: Budget | None = None) -> pd.DataFrame:
+def read_table(source: Source, limits: ReadLimits | None = None, budget: Budget | None = None,
+               name: str = "The file") -> pd.DataFrame:
     """Read ``source`` into a raw DataFrame (column names and values as in the file), within ``limits``.
 
     ``limits`` None takes :meth:`ReadLimits.from_env`. The values of a JSON table are counted against ``budget``
-    (the load's, when the table is one of its files; one of its own when None).
+    (the load's, when the table is one of its files; one of its own when None), under ``name`` in messages.
     """
     limits = limits or ReadLimits.from_env()
     data = read_bytes(source, limits)
@@ -95,7 +96,7 @@ def read_table(source: Source, limits: ReadLimits | None = None, budget: Budget 
         text = _to_utf8(data)
         if _blank(text):
             raise EvalDataError("The file is empty: expected a header row and at least one data row.")
-        frame = (_read_json(text, limits, budget or Budget(limits)) if _JSON_START.match(text)
+        frame = (_read_json(text, limits, budget or Budget(limits), name) if _JSON_START.match(text)
                  else _read_text(text, limits))
     if frame.shape[1] == 0:
         raise EvalDataError("The file has no columns: expected a header row naming the columns.")
@@ -108,14 +109,14 @@ def read_table(source: Source, limits: ReadLimits | None = None, budget: Budget 
 _JSON_START = re.compile(rb"\s*(\{|\[\s*[{\]])")  # a JSON object, or a list of objects (or an empty list)
 
 
-def _read_json(data: bytes, limits: ReadLimits, budget: Budget) -> pd.DataFrame:
+def _read_json(data: bytes, limits: ReadLimits, budget: Budget, name: str) -> pd.DataFrame:
     """JSON Lines (one object per line) or a JSON list of objects: one row per object, one column per field, its
     values counted against ``budget`` before any is built (:mod:`evalcore.data.bounded_json`).
 
     Every value must be a single value (text, number, true/false or null): nested objects and lists are what the
     logs of evaluation tools hold, not a table, and are refused with a message saying so.
     """
-    spend_json(data, "The file", budget)
+    spend_json(data, name, budget)
     if data.lstrip().startswith(b"["):
         try:
             records = json.loads(data)

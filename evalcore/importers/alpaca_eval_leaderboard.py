@@ -96,7 +96,7 @@ def convert(files: list[LogFile]) -> list[Imported]:
 
 def _one(file: LogFile) -> tuple[pd.DataFrame, list[str]]:
     try:
-        raw = read_table(file.data, file.budget.limits, file.budget)
+        raw = read_table(file.data, file.budget.limits, file.budget, file.name)
     except EvalDataError as exc:
         raise EvalDataError(f"{file.name}: {exc}") from exc
     columns = {str(c).strip().lower(): c for c in raw.columns}

@@ -76,7 +76,7 @@ def _records(file: LogFile) -> tuple[list, str]:
     for one of them in a message."""
     if not file.head(1).startswith((b"[", b"{")):
         try:
-            table = read_table(file.data, file.budget.limits, file.budget)
+            table = read_table(file.data, file.budget.limits, file.budget, file.name)
         except EvalDataError as exc:
             raise EvalDataError(f"{file.name}: {exc}") from exc
         table.columns = [str(c).strip().lower() for c in table.columns]

@@ -107,7 +107,7 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
             out.extend(_convert(module, claimed[module.TOOL], strict or len(files) == 1, left_out))
     for file in claimed.get(TABLE, []):
         try:
-            frame = read_table(file.data, limits, file.budget)
+            frame = read_table(file.data, limits, file.budget, file.name)
         except EvalDataError as exc:
             error = _unrecognised(file, exc)
             if len(files) == 1 and error is exc:
