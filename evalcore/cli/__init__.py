@@ -33,7 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     found a regression)."""
     args = _parser().parse_args(argv)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # a reader that went away (``| head -1``) shows here, not in the flush at exit
+        return status
+    except BrokenPipeError:
+        return _stdout_closed()
     except EvalDataError as exc:
         if args.debug:
             raise
@@ -48,6 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: internal error: {type(exc).__name__}: {_one_line(str(exc))} (--debug shows the traceback)",
               file=sys.stderr)
         return 1
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout went away (``evalcore validate FILE | head -1``): end quietly, as Python's documentation
+    advises: stdout onto /dev/null, so that nothing more is written, not even by the flush at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 def _parser() -> argparse.ArgumentParser:
