@@ -19,6 +19,7 @@ PAGES = [
     st.Page("pages/subgroups.py", title="Subgroups", icon=":material/account_tree:"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("pages/history.py", title="History", icon=":material/timeline:"),
     st.Page("pages/sampling.py", title="Labeling budget", icon=":material/checklist:"),
     st.Page("pages/label.py", title="Label", icon=":material/label:"),
     st.Page("pages/autoeval.py", title="AI-assisted evaluation", icon=":material/smart_toy:"),

@@ -123,6 +123,18 @@ else:
            None if analysis.dataset_id in dataset_names else
            "Its dataset is another member's and private: its owner must share the dataset first.")
 
+# ------------------------------------------------------------------------------------------------------- series
+st.subheader("Series of runs")
+series = ws.series(viewer)
+if not series:
+    st.caption("No series yet: runs of one model saved with `evalcore workspace add LOG --name NAME --series SERIES` "
+               "(e.g. from CI) make one, shown over time on the History page.")
+else:
+    render.table(pd.DataFrame(series, columns=["series", "runs", "latest run"]), "series of runs")
+    for name, runs, _ in series[:20]:
+        st.page_link("pages/history.py", label=f"History of {literal(name)} ({headline.count(runs)} runs)",
+                     icon=":material/timeline:", query_params={"series": name})
+
 # ------------------------------------------------------------------------------------------------------- datasets
 st.subheader("Saved datasets")
 if not datasets:

@@ -23,13 +23,14 @@ from evalcore.importers.combine import run_name, unique_names
 __all__ = ["run_name", "runs_from_logs", "scan_runs", "unique_names"]
 
 
-def runs_from_logs(logs: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+def runs_from_logs(logs: list[tuple[str, pd.DataFrame]], named: bool = False) -> pd.DataFrame:
     """One validated log of the (file name, validated per-example log) pairs ``logs``, its ``model`` the run name
-    (module docstring); the report's notes say which file each run is. EvalDataError for fewer than two logs or a
-    log that is not a per-example log."""
+    (module docstring; ``named``: the names given are run names already, e.g. saved datasets', kept whole); the
+    report's notes say which file each run is. EvalDataError for fewer than two logs or a log that is not a
+    per-example log."""
     if len(logs) < 2:
         raise EvalDataError(f"Comparing runs needs at least two logs; got {len(logs)}.")
-    names = unique_names([run_name(name) for name, _ in logs])
+    names = unique_names([name if named else run_name(name) for name, _ in logs])
     parts, notes, features = [], [], None
     for (source, frame), run in zip(logs, names):
         report = frame.attrs.get("report")

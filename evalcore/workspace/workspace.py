@@ -62,7 +62,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _iso(text: str) -> str:
+def iso_time(text: str) -> str:
     """A run time as ISO 8601 in UTC (a time without a zone is taken as UTC); EvalDataError naming the format."""
     try:
         when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
@@ -317,7 +317,7 @@ class Workspace:
         if not name:
             raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
         record = self.dataset_record(dataset_id, viewer)
-        when = _iso(run_time) if run_time else record.created
+        when = iso_time(run_time) if run_time else record.created
         summary = run_summary(self.dataset(dataset_id, viewer))
         meta = {str(k): str(v) for k, v in (meta or {}).items()}
         with catalog.transaction(self.catalog) as db:

@@ -1,0 +1,55 @@
+"""Cached computations of the History page, keyed by the series and the ids of its runs (a saved dataset never
+changes, so the ids name the content): the runs read from the workspace, the trend (from the counts kept when each
+run was saved, :func:`evalcore.history.trend_point`), the changes against the baselines and one run's full
+comparison (:func:`evalcore.compare.compare_runs`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalcore.compare import Comparison, compare_runs
+from evalcore.compare.runs import runs_from_logs
+from evalcore.history import series_changes, trend, trend_point
+from evalcore.history.load import Series, read_series
+from evalcore.history.summary import TREND_COLUMNS
+
+from .store import cached
+
+
+@cached("Reading the series' runs...")
+def series(name: str, runs: tuple[str, ...], viewer: str | None, _workspace) -> Series:
+    """The series ``name`` whose runs are the datasets ``runs`` (read for ``viewer``)."""
+    return read_series(_workspace, name, viewer)
+
+
+@cached("Drawing the series' trend...")
+def series_trend(name: str, runs: tuple[str, ...], level: float, _series: Series) -> pd.DataFrame:
+    """Each run's overall number with its ``level`` interval, from the counts kept at save time; a run without
+    usable counts (a score, repeated samples) from its rows."""
+    points = []
+    for run, entry in zip(_series.runs, _series.entries):
+        point = trend_point(run.name, run.time, entry.summary, _series.model, level)
+        if point is None:
+            metric = entry.summary.get("metric", "correct")
+            rows = trend([run], metric, level)
+            point = rows.iloc[0].to_dict() if len(rows) else None
+        if point is not None:
+            points.append(point)
+    return pd.DataFrame(points, columns=TREND_COLUMNS)
+
+
+@cached("Comparing each run with its baseline...")
+def changes(name: str, runs: tuple[str, ...], metric: str, baseline: str | None, level: float, fdr: float,
+            slices: bool, _series: Series) -> pd.DataFrame:
+    """:func:`evalcore.history.series_changes` of the series."""
+    return series_changes(_series.runs, metric, baseline, level, fdr, slices=slices)
+
+
+@cached("Comparing the run with its baseline example by example...")
+def run_comparison(name: str, runs: tuple[str, ...], run: str, baseline: str, level: float, fdr: float,
+                   _series: Series) -> Comparison:
+    """The Compare page's comparison of ``run`` against ``baseline`` (two runs of the series)."""
+    rows = {r.name: r.rows for r in _series.runs}
+    log = runs_from_logs([(baseline, rows[baseline]), (run, rows[run])], named=True)
+    base, new = list(dict.fromkeys(log["model"].astype(str)))
+    return compare_runs(log, base, new, level=level, fdr=fdr)
