@@ -212,6 +212,15 @@ def flagged_rows(result) -> list[dict]:
     return [] if flagged is None or flagged.empty else flagged.to_dict("records")
 
 
+def _too_many(result) -> str:
+    """The slice columns left out for their many values, with their counts and the bound."""
+    from evalcore.compare.slices import MAX_VALUES
+
+    columns = ", ".join(f"'{_one_line(name)}' (about {values:,})" for name, values in result.too_many_values)
+    return (f"column{'s' if len(result.too_many_values) > 1 else ''} {columns} not searched: more than "
+            f"{MAX_VALUES:,} values (bin, or choose a column with fewer values)")
+
+
 def flagged_text(result) -> str:
     """The flagged slices as a small aligned table, or one line saying none is."""
     from evalcore.stats.figures import percent
@@ -221,10 +230,13 @@ def flagged_text(result) -> str:
     searched = f"{count(result.n_searched)} slices searched, {percent(result.fdr)} false discovery rate"
     if result.n_skipped_small:
         searched += f"; {count(result.n_skipped_small)} smaller than {result.min_slice} examples not searched"
+    if result.too_many_values:
+        searched += f"; {_too_many(result)}"
     if not result.n_searched:
-        return "no slice searched (" + (f"{count(result.n_skipped_small)} smaller than {result.min_slice} examples"
-                                        if result.n_skipped_small else "no slice column has two or more values "
-                                        "among the shared examples") + ")."
+        why = [f"{count(result.n_skipped_small)} smaller than {result.min_slice} examples"] * bool(
+            result.n_skipped_small) + [_too_many(result)] * bool(result.too_many_values)
+        return "no slice searched (" + ("; ".join(why) or "no slice column has two or more values among the "
+                                        "shared examples") + ")."
     if not rows:
         return f"no slice is flagged ({searched})."
     shown = rows[:PRINTED]

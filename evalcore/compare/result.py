@@ -72,6 +72,9 @@ class Comparison:
     by: tuple[str, ...] = ()
     pairs_of_slices: bool = False
     notes: tuple[str, ...] = ()
+    #: the slice columns not searched for holding more than :data:`evalcore.compare.slices.MAX_VALUES` values:
+    #: (column, its approximate count of values)
+    too_many_values: tuple[tuple[str, int], ...] = ()
     _log: LazyLog | None = field(default=None, repr=False)
     _paired: object = field(default=None, repr=False)
     _conditions: dict = field(default_factory=dict, repr=False)
@@ -198,7 +201,7 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
     names, numeric = search_columns(lg.table, by, lg.mapping)
     j = paired_table(lg, base, new, metric, [c for c in names if c not in ("task", "category", "group")])
     t = lg.table
-    specs, counts, notes = profile(lg, t.filter((t.model == base) & t[metric].notnull()), names, numeric)
+    specs, counts, notes, too_many = profile(lg, t.filter((t.model == base) & t[metric].notnull()), names, numeric)
     total, tables = cell_sums(lg, j, specs, counts, pairs_of_slices)
     n = int(total["n"])
     if n == 0:
@@ -224,7 +227,8 @@ def compare_runs(log, base: str, new: str, by: list[str] | None = None, level: f
                       seed=int(seed), min_slice=int(min_slice), overall=overall, slices=slices,
                       n_searched=n_searched, n_skipped_small=n_small, verdict=verdict, sentence=sentence,
                       pairs=pairs_table(total, binary), cells=CELLS if binary else SCORE_CELLS, by=by,
-                      pairs_of_slices=bool(pairs_of_slices), notes=tuple(notes), _log=lg, _paired=j,
+                      pairs_of_slices=bool(pairs_of_slices), notes=tuple(notes),
+                      too_many_values=tuple(too_many.items()), _log=lg, _paired=j,
                       _conditions=conditions, _text=text_frame, _cell_counts=cell_counts(total))
 
 

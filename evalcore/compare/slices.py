@@ -109,12 +109,14 @@ def search_columns(table, by, mapping=None) -> tuple[list[str], set[str]]:
     return names, numeric
 
 
-def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColumn], dict[str, int], list[str]]:
+def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColumn], dict[str, int], list[str],
+                                                                  dict[str, int]]:
     """One aggregate over ``j``, the base run's scored rows (a scan, cheaper than the join; the join keeps the
     base row's columns): each column's (approximate) count of values and, for numeric ones, the quartiles; the
-    columns to search (more than one value, at most :data:`MAX_VALUES`), their counts and notes."""
+    columns to search (more than one value, at most :data:`MAX_VALUES`), their counts, notes, and the columns left
+    out for more than :data:`MAX_VALUES` values with their counts."""
     if not names:
-        return [], {}, []
+        return [], {}, [], {}
     aggs = {}
     for i, name in enumerate(names):
         x = j[name]
@@ -125,7 +127,7 @@ def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColu
             for q in range(1, N_BINS):
                 aggs[f"q{i}_{q}"] = x.quantile(q / N_BINS)
     row = log.run(j.aggregate(**aggs)).iloc[0]
-    specs, counts, notes = [], {}, []
+    specs, counts, notes, too_many = [], {}, [], {}
     for i, name in enumerate(names):
         values = int(row[f"v{i}"] or 0)
         if name in numeric and values > N_BINS:  # few values (e.g. a 0/1 flag): searched by value below
@@ -141,10 +143,11 @@ def profile(log, j, names: list[str], numeric: set[str]) -> tuple[list[SliceColu
         if values > MAX_VALUES:
             notes.append(f"Column '{name}' holds about {values:,} values in the base run's rows, more than "
                          f"{MAX_VALUES:,}: not searched as slices (bin it, or choose a column with fewer values).")
+            too_many[name] = values
             continue
         specs.append(SliceColumn(name))
         counts[name] = values + 1
-    return specs, counts, notes
+    return specs, counts, notes, too_many
 
 
 def cell_sums(log, j, specs: list[SliceColumn], counts: dict[str, int], pairs: bool) -> tuple[pd.Series, dict]:

@@ -140,6 +140,26 @@ def test_by_a_numeric_column_searches_its_quartiles_with_benjamini_hochberg_over
     assert "flagged slices (3; 6 slices searched" in out.stdout
 
 
+def test_slice_columns_with_too_many_values_are_named_with_the_bound(tmp_path):
+    """category and group with 5,000 values each (one example per value), at most 1,000 are searched: neither is,
+    and the output says which columns were left out, about how many values they hold and the bound (issue 38: it
+    said "no slice column has two or more values")."""
+    n = 5000
+    path = tmp_path / "many.csv"
+    frame = pd.concat([pd.DataFrame({"model": model, "example_id": np.arange(n), "correct": np.arange(n) % 2,
+                                     "category": [f"c{i}" for i in range(n)], "group": [f"g{i}" for i in range(n)]})
+                       for model in ("base", "new")], ignore_index=True)
+    frame.to_csv(path, index=False)
+    out = evalcore("compare", str(path), "--base", "base", "--new", "new", "--json", str(tmp_path / "many.json"))
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "many.json").read_text(encoding="utf-8"))["n_searched"] == 0
+    said = re.search(r"no slice searched \(columns 'category' \(about ([\d,]+)\), 'group' \(about ([\d,]+)\) not "
+                     r"searched: more than 1,000 values \(bin, or choose a column with fewer values\)\)\.", out.stdout)
+    assert said, out.stdout
+    assert all(int(v.replace(",", "")) > 1000 for v in said.groups())  # approximate counts of 5,000 values
+    assert "no slice column has two or more values" not in out.stdout
+
+
 # ------------------------------------------------------------------------------------------------ exit 0
 def test_an_improvement_exits_0_and_its_junit_has_no_failure(tmp_path):
     base, new = two_logs(tmp_path)
