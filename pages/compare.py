@@ -153,6 +153,7 @@ if not overall["n"]:
              "cannot be paired: compare two models that answered the same examples.")
 with answer_box:
     render.answer(comparison.sentence)
+    st.caption(literal(comparison.detectable_sentence()), help=glossary.TERMS["minimum detectable difference"])
 
 slices = comparison.slices
 pct = percent(sel.level)

@@ -12,18 +12,22 @@ import none of them, and neither does the bounded reader's child beyond what rea
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from evalcore import __version__
 from evalcore.errors import EvalDataError, listed
 from evalcore.stats.level import DEFAULT_LEVEL
 
 PROG = "evalcore"
+T = TypeVar("T")
 #: the dashboard's entry point: next to this package in a checkout, or installed as ``evalcore_dashboard``
 APP = "app.py"
 
@@ -106,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="the owner's e-mail on a team instance (private unless --shared); without it the dataset "
                           "has no owner: everyone sees it, signed-in members read-only")
     add.add_argument("--shared", action="store_true", help="share the dataset with the team")
+    add.add_argument("--series", default=None, metavar="NAME",
+                     help="also add the dataset as a run of this series (e.g. 'support-bot / nightly'), for the "
+                          "History page and evalcore compare --series")
+    add.add_argument("--time", default=None, metavar="ISO",
+                     help="when the run ran (ISO 8601, e.g. 2026-11-28T09:30:00Z); default: now")
+    add.add_argument("--meta", action="append", default=[], type=_meta_entry, metavar="KEY=VALUE",
+                     help="free metadata of the run (repeatable), e.g. commit=3f2a1c0 config=prompt-v2")
     add.set_defaults(run=_workspace_add)
 
     serve = commands.add_parser("serve", help="start the dashboard",
@@ -143,6 +154,13 @@ def _mapping_entry(text: str) -> tuple[str, str | None]:
     if not sep or not column:
         raise argparse.ArgumentTypeError(f"expected COLUMN=ROLE, got {text!r}")
     return column, role or None
+
+
+def _meta_entry(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"give metadata as KEY=VALUE (e.g. commit=3f2a1c0), got {text!r}")
+    return key.strip(), value.strip()
 
 
 def _level(text: str) -> float:
@@ -277,12 +295,23 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace) -> int:
-    from evalcore.report import Settings, build_report, file_records
+def while_importing(work: Callable[[], T], *modules: str) -> T:
+    """``work()`` run in a thread while this thread imports ``modules``, what the command needs next. Reading the
+    logs is mostly waiting on the bounded reader's child process (or on DuckDB), so the imports, a second or two of
+    a command's start, use the other core meanwhile; ``work``'s exception is raised here."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalcore-read") as pool:
+        reading = pool.submit(work)
+        for module in modules:
+            importlib.import_module(module)
+        return reading.result()
 
+
+def _report(args: argparse.Namespace) -> int:
     if (args.base is None) != (args.new is None):
         args.report_parser.error("--base and --new go together: the Comparison section compares two models")
-    log = load(args.logs, args.mapping, args.engine, args.strict)
+    log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.report")
+    from evalcore.report import Settings, build_report, file_records
+
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot, base=args.base, new=args.new,
                         by=tuple(args.by), margin=args.margin, fdr=args.fdr)
     bar = None if args.quiet else ProgressBar(sys.stderr)
@@ -310,6 +339,10 @@ def _workspace_add(args: argparse.Namespace) -> int:
     from evalcore.workspace import Workspace, access
 
     folder = workspace_folder(args.workspace)
+    if args.time:  # refused before anything is saved
+        from evalcore.workspace.workspace import iso_time
+
+        iso_time(args.time)
     workspace = Workspace(folder)
     if belongs_in_engine(args.logs, args.engine):
         record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
@@ -318,6 +351,12 @@ def _workspace_add(args: argparse.Namespace) -> int:
         record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict), args.name, None, args.owner, args.shared)
     print(f"saved '{record.name}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} in {folder}")
     print(access.who(record.owner, record.shared))
+    if args.series:
+        if record.kind != "log":
+            raise EvalDataError(f"a series follows per-example logs; this is a {record.kind} table (saved, but not "
+                                f"added to the series {args.series!r}).")
+        run = workspace.add_to_series(record.id, args.series, args.time, dict(args.meta), args.owner)
+        print(f"added as a run of the series '{run.series}' ({run.run_time})")
     return 0
 
 

@@ -7,6 +7,8 @@ Two forms:
   (:func:`evalcore.compare.runs_from_logs`); BASE is the first, NEW the second.
 - ``evalcore compare LOG [LOG ...] --base A --new B``: two models of one log (several files are combined into one
   log as ``report`` and ``validate`` do).
+- ``evalcore compare --series NAME NEW``: a new log against a workspace series' baseline run (its pinned run, else
+  its latest; :mod:`evalcore.cli.series`); the JSON file gains a ``series`` object, the JUnit file its properties.
 
 The numbers are :func:`evalcore.compare.compare_runs`'s: the paired difference new - base on the examples both runs
 scored, and every slice searched with Benjamini-Hochberg at ``--fdr``. ``--margin`` is in the metric's own units:
@@ -24,17 +26,17 @@ import argparse
 import json
 import math
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from evalcore.cli import _level, _log_arguments, _one_line, _positive, load, load_each
+from evalcore.cli import _level, _log_arguments, _one_line, _positive, load, load_each, while_importing
 from evalcore.errors import EvalDataError, listed
 
 #: the exit status when the comparison finds a regression
 REGRESSION = 3
 USAGE = """evalcore compare BASE NEW [options]
-       evalcore compare LOG [LOG ...] --base MODEL --new MODEL [options]"""
+       evalcore compare LOG [LOG ...] --base MODEL --new MODEL [options]
+       evalcore compare --series NAME NEW [--workspace DIR] [options]"""
 #: flagged slices printed (the worst first); the JSON and JUnit files hold all
 PRINTED = 20
 #: characters XML 1.0 cannot hold at all (escaping does not help): replaced in the JUnit file
@@ -68,6 +70,11 @@ def add_parser(commands) -> None:
     compare.add_argument("--junit", type=Path, default=None, metavar="FILE",
                          help="write a JUnit XML report: one testcase for the overall comparison and one per "
                               "flagged slice, a failure for each regression")
+    compare.add_argument("--series", default=None, metavar="NAME",
+                         help="compare the one LOG given with this series' baseline run (its pinned run, else its "
+                              "latest) in the workspace; exit 3 on a regression")
+    compare.add_argument("--workspace", type=Path, default=None,
+                         help="the workspace folder of --series (EVALCORE_WORKSPACE)")
     compare.set_defaults(run=run, compare_parser=compare)
 
 
@@ -102,6 +109,11 @@ def _fdr(text: str) -> float:
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Usage errors argparse cannot see (exit 2): --base and --new go together; without them, exactly two logs."""
+    if args.series is not None:
+        if args.base is not None or len(args.logs) != 1:
+            parser.error("--series compares one new log with the series' baseline: give one LOG, without "
+                         "--base/--new")
+        return
     if (args.base is None) != (args.new is None):
         parser.error("--base and --new go together (two models of one log); without them give two logs, BASE NEW")
     if args.base is None and len(args.logs) != 2:
@@ -111,13 +123,21 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 def runs(args: argparse.Namespace):
-    """(log, base, new): the log to compare and the names of its two runs."""
+    """(log, base, new, series): the log to compare, the names of its two runs, and the series compared with
+    (None without --series)."""
+    if args.series is not None:
+        from evalcore.cli.series import series_comparison
+
+        [loaded] = load_each(args.logs, args.mapping, args.engine, args.strict)
+        return series_comparison(args, loaded)
     if args.base is not None:
-        return load(args.logs, args.mapping, args.engine, args.strict), args.base, args.new
+        log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
+        return log, args.base, args.new, None
+    loaded = while_importing(lambda: load_each(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
     from evalcore.compare import runs_from_logs
 
     logs = []
-    for path, log in zip(args.logs, load_each(args.logs, args.mapping, args.engine, args.strict)):
+    for path, log in zip(args.logs, loaded):
         if not hasattr(log, "attrs"):  # a log in the engine (above EVALCORE_ENGINE_MB): runs are made in memory
             raise EvalDataError(f"{path.name}: this log is read in the engine (--engine, or larger than "
                                 "EVALCORE_ENGINE_MB), but two logs become two runs in memory: use --engine never, or "
@@ -126,7 +146,7 @@ def runs(args: argparse.Namespace):
         logs.append((path.name, log))
     combined = runs_from_logs(logs)
     base, new = run_names(combined, [p.name for p in args.logs])
-    return combined, base, new
+    return combined, base, new, None
 
 
 def run_names(combined, files: list[str]) -> tuple[str, str]:
@@ -147,18 +167,23 @@ def run_names(combined, files: list[str]) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     """The command: print the verdict sentence and the flagged slices, write --json/--junit; the exit status."""
     check_arguments(args.compare_parser, args)
+    log, base, new, series = runs(args)  # imports evalcore.compare while it reads
     from evalcore.compare import compare_runs
 
-    log, base, new = runs(args)
     result = compare_runs(log, base, new, by=args.by or None, level=args.level, margin=args.margin, fdr=args.fdr,
                           seed=args.seed, pairs_of_slices=args.pairs_of_slices, min_slice=args.min_slice,
                           metric=args.metric)
     if args.json is not None:  # the files first: they are written even if the terminal goes away
-        _write(args.json, json.dumps(finite(result.to_dict()), indent=2, ensure_ascii=False, allow_nan=False,
+        data = result.to_dict() if series is None else {**result.to_dict(), "series": series}
+        _write(args.json, json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False,
                                      default=str) + "\n", "the JSON file")
     if args.junit is not None:
-        _write(args.junit, junit_xml(result), "the JUnit file")
+        _write(args.junit, junit_xml(result, series), "the JUnit file")
+    if series is not None:
+        print(f"series '{series['name']}': {new} against its "
+              f"{'pinned' if series['pinned'] else 'latest'} run {series['baseline']} ({series['baseline_time']})")
     print(result.sentence)
+    print(result.detectable_sentence())
     print(f"verdict: {result.verdict}")
     print(flagged_text(result))
     return REGRESSION if result.verdict == "regression" else 0
@@ -267,7 +292,7 @@ def overall_fails(result) -> bool:
     return not math.isnan(high) and high < -result.margin
 
 
-def junit_xml(result) -> str:
+def junit_xml(result, series: dict | None = None) -> str:
     """A JUnit XML report of ``result``: a testsuite with one testcase for the overall comparison (a failure when
     NEW is worse beyond the margin) and one per flagged slice (a failure when the slice is worse); the verdict
     sentence in ``system-out``; the settings as properties. Names from the data are escaped by ElementTree."""
@@ -286,7 +311,8 @@ def junit_xml(result) -> str:
     properties = ET.SubElement(suite, "properties")
     for key, value in (("base", result.base), ("new", result.new), ("metric", result.metric),
                        ("verdict", result.verdict), ("level", result.level), ("margin", result.margin),
-                       ("fdr", result.fdr), ("seed", result.seed), ("slices searched", result.n_searched)):
+                       ("fdr", result.fdr), ("seed", result.seed), ("slices searched", result.n_searched),
+                       *((("series", series["name"]), ("series baseline", series["baseline"])) if series else ())):
         ET.SubElement(properties, "property", name=key, value=_xml_text(value))
     case = ET.SubElement(suite, "testcase", classname="evalcore.compare",
                          name=_xml_text(f"overall: {result.new} vs {result.base}"))

@@ -84,7 +84,7 @@ def _unpaired(base: pd.DataFrame, new: pd.DataFrame, metric: str, columns: list[
         return pd.concat(parts)
 
     a, b = stats_of(base), stats_of(new)
-    both = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+    both = a.add_suffix("_a").join(b.add_suffix("_b"), how="inner")
     na, nb = both["n_a"].to_numpy(float), both["n_b"].to_numpy(float)
     pa, pb = both["s_a"].to_numpy(float) / na, both["s_b"].to_numpy(float) / nb
     diff = pb - pa

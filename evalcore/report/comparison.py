@@ -80,7 +80,7 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
         f"{c.sentence} The comparison pairs the examples both {c.base} (base) and {c.new} (new) scored: the "
         f"difference new − base in {what}, overall and per slice (each value of the task, category and group "
         "columns that have two or more" + (f", and of {', '.join(s.by)}" if s.by else "") + f"); verdict: "
-        f"{c.verdict}.",
+        f"{c.verdict}. {c.detectable_sentence()}",
         f"{str(overall['method'])[:1].upper()}{str(overall['method'])[1:]}: over repeated samples of examples the interval contains the true difference "
         f"{percent(c.level)} of the time. A slice is flagged when its q-value (Benjamini-Hochberg over all "
         f"{c.n_searched:,} slices searched) is at most {c.fdr:g}: on average at most {percent(c.fdr)} of the flagged "
@@ -93,5 +93,6 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
         {"base": c.base, "new": c.new, "metric": c.metric, "verdict": c.verdict, "sentence": c.sentence,
          "n": int(overall["n"]), "difference": float(overall["difference"]), "ci_low": float(overall["ci_low"]),
          "ci_high": float(overall["ci_high"]), "p_value": float(overall["p_value"]),
-         "n_searched": int(c.n_searched), "flagged": int(len(flagged)), "worse": int(len(worse))},
+         "n_searched": int(c.n_searched), "flagged": int(len(flagged)), "worse": int(len(worse)),
+         "minimum_detectable_difference": float(overall["minimum_detectable_difference"])},
         notes)

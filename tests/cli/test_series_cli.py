@@ -1,0 +1,77 @@
+"""``evalcore workspace add LOG --series NAME`` and ``evalcore compare --series NAME NEW`` in subprocesses (issue 40):
+a series built from the command line as CI builds it, a gate that exits 3 on a planted regression and 0 on an
+unchanged run, the JSON's series and minimum detectable difference, a pinned baseline, and the refusals."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from crafted import evalcore
+
+N = 1200
+SERIES = "bot / nightly"
+
+
+def write_runs(folder, seed: int = 1) -> list:
+    """Four runs of model "bot" on the same 1,200 examples (math: ids 0-399, chat: the rest): the truth with 4% of
+    answers flipped; run3 also loses 20% of its right answers on math."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(N) < 0.75
+    paths = []
+    for i in range(4):
+        right = truth.copy()
+        flip = rng.random(N) < 0.04
+        right[flip] = ~right[flip]
+        if i == 3:
+            right[:400] &= rng.random(400) < 0.8
+        path = folder / f"run{i}.csv"
+        pd.DataFrame({"model": "bot", "example_id": np.arange(N), "task": np.where(np.arange(N) < 400, "math", "chat"),
+                      "correct": right.astype(int)}).to_csv(path, index=False)
+        paths.append(path)
+    return paths
+
+
+def test_a_series_from_the_command_line_gates_a_new_run(tmp_path):
+    paths = write_runs(tmp_path)
+    for i in range(3):
+        out = evalcore("workspace", "add", str(paths[i]), "--name", f"nightly-{i}", "--series", SERIES,
+                       "--time", f"2026-11-1{i}T02:00:00Z", "--meta", f"commit=c{i}", "--workspace", "ws",
+                       cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert f"added as a run of the series '{SERIES}' (2026-11-1{i}T02:00:00+00:00)" in out.stdout
+    gate = evalcore("compare", "--series", SERIES, str(paths[3]), "--workspace", "ws", "--json", "gate.json",
+                    cwd=tmp_path)
+    assert gate.returncode == 3, gate.stdout + gate.stderr
+    assert f"series '{SERIES}': run3 against its latest run nightly-2" in gate.stdout
+    data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert data["series"]["name"] == SERIES and data["series"]["baseline"] == "nightly-2"
+    assert data["verdict"] == "regression"
+    # the minimum detectable difference, by hand from the 2x2 table: Connor (1987) at 95% and 80% power
+    base = pd.read_csv(paths[2])["correct"].to_numpy()
+    new = pd.read_csv(paths[3])["correct"].to_numpy()
+    psi = float((base != new).mean())
+    delta = 0.01
+    for _ in range(200):
+        delta = (1.959963984540054 * math.sqrt(psi) + 0.8416212335729143 * math.sqrt(psi - delta**2)) / math.sqrt(N)
+    assert abs(data["overall"]["minimum_detectable_difference"] - delta) < 1e-9
+    assert f"could see changes of {100 * delta:.3g} points or more" in gate.stdout
+
+    same = evalcore("compare", "--series", SERIES, str(paths[2]), "--workspace", "ws", cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr  # an unchanged run: no regression
+
+
+def test_refusals_name_what_to_do(tmp_path):
+    paths = write_runs(tmp_path)
+    missing = evalcore("compare", "--series", "nope", str(paths[0]), "--workspace", "ws", cwd=tmp_path)
+    assert missing.returncode == 1 and "No series named 'nope'" in missing.stderr and "--series" in missing.stderr
+    two = evalcore("compare", "--series", SERIES, str(paths[0]), str(paths[1]), cwd=tmp_path)
+    assert two.returncode == 2 and "give one LOG" in two.stderr
+    bad_time = evalcore("workspace", "add", str(paths[0]), "--name", "x", "--series", SERIES, "--time", "tuesday",
+                        "--workspace", "ws", cwd=tmp_path)
+    assert bad_time.returncode == 1 and "ISO 8601" in bad_time.stderr and "saved" not in bad_time.stdout
+    bad_meta = evalcore("workspace", "add", str(paths[0]), "--name", "x", "--meta", "commit", cwd=tmp_path)
+    assert bad_meta.returncode == 2 and "KEY=VALUE" in bad_meta.stderr

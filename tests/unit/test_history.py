@@ -1,0 +1,138 @@
+"""Series of runs (issue 40): the minimum detectable difference against hand computation and simulation, the
+changes of a series against known planted ones (false discovery proportion and power by seeded simulation), the
+unpaired path, the sentence, and the workspace's series (catalog version 3, an older catalog upgraded)."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from evalcore.compare.paired import mcnemar_exact_p
+from evalcore.compare.power import examples_needed, minimum_detectable_difference, minimum_detectable_shift
+from evalcore.data.validation import validate
+from evalcore.history import Run, history_sentence, series_changes, trend, trend_point
+from evalcore.history.summary import run_summary
+from evalcore.workspace import Workspace
+from evalcore.workspace.catalog import SCHEMA_VERSION
+
+Z975, Z80 = 1.959963984540054, 0.8416212335729143
+
+
+def test_minimum_detectable_difference_by_hand():
+    # n = 1,200 shared examples, 120 discordant (psi = 0.1), 95% and 80% power: delta * sqrt(n) =
+    # 1.96 sqrt(0.1) + 0.8416 sqrt(0.1 - delta^2), solved by fixed-point iteration here
+    delta = 0.02
+    for _ in range(200):
+        delta = (Z975 * math.sqrt(0.1) + Z80 * math.sqrt(0.1 - delta * delta)) / math.sqrt(1200)
+    assert minimum_detectable_difference(1200, 120, 0.95) == pytest.approx(delta, abs=1e-10)
+    assert delta == pytest.approx(0.02555, abs=1e-5)
+    assert examples_needed(0.03, 0.1, 0.95) == math.ceil((Z975 * math.sqrt(0.1) + Z80 * math.sqrt(0.1 - 0.0009)) ** 2
+                                                          / 0.0009)
+    assert math.isnan(minimum_detectable_difference(0, 0, 0.95))
+    assert minimum_detectable_difference(100, 0, 0.95) > 0  # no disagreement: half an example of it, not 0
+    t = stats.t(100)  # the paired t's quantiles with n - 1 = 100 degrees of freedom, times sd / sqrt(n) = 0.05
+    assert minimum_detectable_shift(101, 0.5, 0.9) == pytest.approx((t.ppf(0.95) + t.ppf(0.8)) * 0.5 / math.sqrt(101),
+                                                                    abs=1e-12)
+    with pytest.raises(ValueError):
+        examples_needed(0.2, 0.1, 0.95)
+
+
+def test_a_difference_of_the_mdd_is_detected_about_80_percent_of_the_time():
+    rng = np.random.default_rng(11)
+    for n, psi in ((1200, 0.1), (400, 0.25)):
+        delta = minimum_detectable_difference(n, round(n * psi), 0.95)
+        disc = rng.binomial(n, psi, 3000)
+        c = rng.binomial(disc, (1 + delta / psi) / 2)
+        power = float((mcnemar_exact_p(disc - c, c) < 0.05).mean())
+        assert 0.74 <= power <= 0.86, (n, psi, power)
+
+
+def _series(rng, n_runs: int, planted: dict[int, str], n: int = 800, drop: float = 0.35) -> list[Run]:
+    """``n_runs`` runs of one model on the same ``n`` examples in 4 tasks: each the truth with 3% of answers
+    flipped; run i in ``planted`` loses ``drop`` of its right answers on that task."""
+    truth = rng.random(n) < 0.7
+    task = np.array(["a", "b", "c", "d"])[np.arange(n) % 4]
+    runs = []
+    for i in range(n_runs):
+        right = truth.copy()
+        flip = rng.random(n) < 0.03
+        right[flip] = ~right[flip]
+        if i in planted:
+            hit = task == planted[i]
+            right[hit] &= rng.random(hit.sum()) >= drop
+        runs.append(Run(f"r{i:02d}", f"2026-11-{1 + i:02d}T00:00:00+00:00",
+                        pd.DataFrame({"model": "m", "example_id": np.arange(n), "task": task,
+                                      "correct": right.astype(float)})))
+    return runs
+
+
+def test_flagged_changes_keep_the_false_discovery_rate_over_runs_and_slices():
+    """Seeded simulation with known truth, against the pinned first run: a (run, slice) change is real when the
+    run has a planted loss there (its overall too); the false discovery proportion averages below the 10% asked and
+    the planted losses are found."""
+    rng = np.random.default_rng(7)
+    fdp, found = [], []
+    for _ in range(12):
+        planted = {3: "a", 7: "c", 8: "b"}
+        runs = _series(rng, 10, planted)
+        out = series_changes(runs, baseline="r00", fdr=0.1)
+        real = [(f"r{i:02d}", s) for i, t in planted.items() for s in ("overall", f"task={t}")]
+        flagged = out[out["flagged"]]
+        false = [(r, s) for r, s in zip(flagged["run"], flagged["slice"]) if (r, s) not in real]
+        fdp.append(len(false) / max(len(flagged), 1))
+        found.append(np.mean([((out["run"] == r) & (out["slice"] == s) & out["flagged"]).any() for r, s in real]))
+    assert np.mean(fdp) <= 0.1 and np.mean(found) >= 0.9
+
+
+def test_unpaired_runs_say_so_and_the_sentence_names_the_last_change():
+    rng = np.random.default_rng(3)
+    runs = _series(rng, 4, {3: "a"})
+    moved = runs[1].rows.assign(example_id=runs[1].rows["example_id"] + 10_000)  # no shared example with r00
+    runs[1] = Run(runs[1].name, runs[1].time, moved)
+    out = series_changes(runs)
+    assert set(out.loc[out["run"] == "r01", "method"]) == {"unpaired (no shared example)"}
+    assert set(out.loc[out["run"] == "r03", "method"]) == {"paired"}
+    assert out.loc[(out["run"] == "r03") & (out["slice"] == "task=a"), "direction"].item() == "worse"
+    line = history_sentence("m", trend(runs, "correct", 0.95), out, 0.95, 0.1)
+    assert line.startswith("m's accuracy in the latest of 4 runs, r03 (2026-11-04), is ")
+    assert "the last change flagged came with it: worse by" in line and "on task=a against r02 (paired)" in line
+
+
+def test_the_trend_from_stored_counts_is_the_trend_from_the_rows():
+    runs = _series(np.random.default_rng(5), 3, {})
+    for run in runs:
+        point = trend_point(run.name, run.time, run_summary(validate(run.rows)), "m", 0.9)
+        from_rows = trend([run], "correct", 0.9).iloc[0]
+        for column in ("estimate", "ci_low", "ci_high", "n", "n_tasks"):
+            assert point[column] == pytest.approx(from_rows[column], abs=1e-12)
+
+
+def test_workspace_series_upgrade_an_older_catalog_and_leave_with_their_dataset(tmp_path):
+    root = tmp_path / "ws"
+    Workspace(root)
+    with sqlite3.connect(root / "catalog.sqlite") as db:  # a version-2 catalog, as the previous release left it
+        db.execute("DROP TABLE series_runs")
+        db.execute("DROP TABLE series")
+        db.execute("PRAGMA user_version = 2")
+    ws = Workspace(root)
+    assert sqlite3.connect(root / "catalog.sqlite").execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    runs = _series(np.random.default_rng(2), 3, {})
+    ids = []
+    for i, run in enumerate(runs):
+        record = ws.add_dataset(validate(run.rows), run.name)
+        ids.append(record.id)
+        ws.add_to_series(record.id, "m / nightly", f"2026-11-0{3 - i}T12:00:00+02:00", {"commit": f"c{i}"})
+    assert [r.name for r in ws.series_runs("m / nightly")] == ["r02", "r01", "r00"]  # by run time, not save order
+    assert ws.series_runs("m / nightly")[0].run_time == "2026-11-01T10:00:00+00:00"  # kept in UTC
+    assert ws.series() == [("m / nightly", 3, "2026-11-03T10:00:00+00:00")]
+    ws.pin_baseline("m / nightly", ids[1])
+    assert ws.series_baseline("m / nightly") == ids[1]
+    ws.delete(ids[1])
+    assert [r.name for r in ws.series_runs("m / nightly")] == ["r02", "r00"] and ws.series_baseline("m / nightly") is None
+    with pytest.raises(Exception, match="ISO 8601"):
+        ws.add_to_series(ids[0], "m / nightly", "yesterday")
