@@ -41,11 +41,12 @@ def lock_of(backend) -> threading.RLock:
     return lock
 
 
-def execute(expr: ir.Expr) -> pd.DataFrame | pd.Series | object:
+def execute(expr: ir.Expr, arrow: bool = False) -> pd.DataFrame | pd.Series | object:
     """Run ``expr`` in its engine, holding its connection's lock (:func:`lock_of`); pandas comes back (a frame for a
-    table, a series for a column, a scalar for a scalar), as ``expr.to_pandas()`` returns it."""
+    table, a series for a column, a scalar for a scalar), as ``expr.to_pandas()`` returns it, or with ``arrow`` the
+    Arrow table ``expr.to_pyarrow()`` returns (for large results: no conversion of each text cell to Python)."""
     with lock_of(ibis.get_backend(expr)):
-        return expr.to_pandas()
+        return expr.to_pyarrow() if arrow else expr.to_pandas()
 
 
 def write_parquet(table: ir.Table, path, **options) -> None:

@@ -26,11 +26,18 @@ error of 200 replicates. With fewer examples than buckets it is the example-leve
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import threading
+
 import ibis
 import ibis.expr.types as ir
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import scipy.sparse as sparse
+from threadpoolctl import ThreadpoolController
 
 #: buckets of examples (2^13): the blocks the bootstrap resamples
 BUCKETS = 8192
@@ -60,11 +67,16 @@ def _backend(table: ir.Table) -> str | None:
 
 def bucket_sums(table: ir.Table, by: list[str], values: dict[str, ir.Value], seed: int, run,
                 buckets: int = BUCKETS) -> pd.DataFrame:
-    """Per (``by``, bucket): ``rows`` and the sum of each named value expression of ``table`` (one pass)."""
+    """Per (``by``, bucket): ``rows`` and the sum of each named value expression of ``table`` (one pass). ``run``
+    is :meth:`evalcore.engine.scan.LazyLog.run`; the result (cells x buckets rows, hundreds of thousands for a large
+    log) comes back as Arrow, its text columns as pandas categoricals (codes, each distinct text converted once)."""
     keyed = table.select(*by, bucket=example_bucket(table, seed, buckets), **values)
     sums = keyed.group_by([*by, "bucket"]).aggregate(rows=keyed.count(),
                                                      **{name: keyed[name].sum() for name in values})
-    return run(sums)
+    result = run(sums, arrow=True)
+    return pa.table([pc.dictionary_encode(column) if pa.types.is_string(column.type)
+                     or pa.types.is_large_string(column.type) else column for column in result.columns],
+                    names=result.column_names).to_pandas()
 
 
 #: buckets per block of weights
@@ -95,22 +107,75 @@ def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: li
     r"""For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
     :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), one block
     of buckets at a time."""
-    keys = pd.MultiIndex.from_frame(sums[by]) if len(by) > 1 else pd.Index(sums[by[0]])
-    cell = cells.get_indexer(keys)
+    cell = _cell_positions(sums, cells, by)
     if (cell < 0).any():
         raise ValueError("bucket sums hold a cell that is not in cells")
-    bucket = sums["bucket"].to_numpy(dtype=np.int64)
-    blocks, offset = np.divmod(bucket, BLOCK)
+    blocks, offset = np.divmod(sums["bucket"].to_numpy(dtype=np.int64), BLOCK)
+    order = np.argsort(blocks.astype(np.uint16), kind="stable")  # each block's rows together (a radix sort)
+    blocks, offset = blocks[order], offset[order]
+    cell = cell[order]
+    sums_of = {column: sums[column].to_numpy(dtype=float)[order] for column in columns}
     out = {column: np.zeros((weights.n_boot, len(cells))) for column in columns}
-    for k in np.unique(blocks):
-        rows = blocks == k
-        w = weights.block(k)
-        for column in columns:
-            values = sums[column].to_numpy(dtype=float)[rows]
-            if BLOCK * len(cells) <= DENSE_CELLS:  # a dense (BLOCK, cells) block: one BLAS product
-                flat = offset[rows] * len(cells) + cell[rows]
-                out[column] += w @ np.bincount(flat, values, BLOCK * len(cells)).reshape(BLOCK, len(cells))
-            else:
-                block = sparse.csr_matrix((values, (offset[rows], cell[rows])), shape=(BLOCK, len(cells)))
-                out[column] += np.asarray((block.T @ w.T).T)
+    starts = np.flatnonzero(np.diff(blocks, prepend=-1))
+    with _one_blas_thread():
+        for start, end in zip(starts, [*starts[1:], len(blocks)]):
+            w = weights.block(blocks[start])
+            for column, values in sums_of.items():
+                out[column] += _block_product(w, values[start:end], offset[start:end], cell[start:end], len(cells))
     return out
+
+
+def _cell_positions(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str]) -> np.ndarray:
+    """The position in ``cells`` of each row's ``by`` values (-1 where absent), looked up once per distinct cell:
+    the rows are factorized, so the index look-up is over cells, not over the cells x buckets rows."""
+    codes, uniques = zip(*(pd.factorize(sums[key], use_na_sentinel=False) for key in by))
+    sizes = np.array([len(u) for u in uniques], dtype=np.int64)
+    combined = np.ravel_multi_index(codes, sizes) if len(by) > 1 else codes[0]
+    inverse, distinct = pd.factorize(combined)
+    parts = np.unravel_index(distinct, sizes)
+    keys = [pd.Index(unique).take(part) for unique, part in zip(uniques, parts)]
+    index = pd.MultiIndex.from_arrays(keys, names=by) if len(by) > 1 else keys[0]
+    return cells.get_indexer(index)[inverse]
+
+
+def _block_product(w: np.ndarray, values: np.ndarray, offset: np.ndarray, cell: np.ndarray,
+                   n_cells: int) -> np.ndarray:
+    """The (n_boot, cells) totals of one block of buckets: its weights ``w`` times the block's bucket sums
+    (``values`` at bucket ``offset`` within the block and cell ``cell``)."""
+    if BLOCK * n_cells <= DENSE_CELLS:  # a dense (BLOCK, cells) block: one BLAS product
+        return _distinct_product(w, np.bincount(offset * n_cells + cell, values, BLOCK * n_cells)
+                                 .reshape(BLOCK, n_cells))
+    block = sparse.csr_matrix((values, (offset, cell)), shape=(BLOCK, n_cells))
+    return np.asarray((block.T @ w.T).T)
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """BLAS on one thread while the replicates are multiplied: the products are small (n_boot x BLOCK times BLOCK x
+    cells), and they run right after the engine's own threads; a second BLAS thread waiting for a core costs more
+    than it brings (several times more on a loaded 2-core machine; the results are the same). The limit is the
+    process's, so threads take turns (a lock): each restores the count it found, never another's limit."""
+    with _BLAS_LOCK, _blas().limit(limits=1, user_api="blas"):
+        yield
+
+
+def _distinct_product(w: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """``w @ block`` with each distinct column of ``block`` multiplied once: cells with the same bucket sums (the
+    row counts of models that scored the same examples of a task, the common case) share one product. Columns are
+    matched by a random projection, then compared in full (a collision falls back to the whole product)."""
+    _, first, inverse = np.unique(_PROJECTION @ block, return_index=True, return_inverse=True)
+    if len(first) > block.shape[1] // 2 or not np.array_equal(block, block[:, first[inverse]]):
+        return w @ block
+    return (w @ block[:, first])[:, inverse]
+
+
+#: the projection that matches equal columns of a block of bucket sums (:func:`_distinct_product`)
+_PROJECTION = np.random.default_rng(0).random(BLOCK)

@@ -116,10 +116,11 @@ class LazyLog:
             self._cache[("distinct", role)] = values
         return values
 
-    def run(self, expr: ir.Expr) -> pd.DataFrame:
-        """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back."""
+    def run(self, expr: ir.Expr, arrow: bool = False) -> pd.DataFrame:
+        """Execute ``expr`` (built on :attr:`table`) in the engine; a small pandas frame comes back (``arrow``: an
+        Arrow table, :func:`evalcore.engine.connection.execute`)."""
         try:
-            return execute(expr)
+            return execute(expr, arrow)
         except Exception as exc:  # the engine's own error types differ (duckdb, py4j, google.api_core, ...)
             raise EvalDataError(f"{self.source}: the engine failed: {_first_line(exc)}") from exc
 

@@ -1,0 +1,65 @@
+"""The replicated totals of the paired Poisson bootstrap (:func:`evalcore.engine.poisson.replicate_totals`) against
+the definition, W (n_boot x buckets) @ S (buckets x cells), on bucket sums with repeated columns (models that
+scored the same examples), text keys as strings or categoricals (as :func:`bucket_sums` returns them), cells
+absent from the sums, and on the sparse path: with whole-number sums the totals are exactly the same numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.engine import poisson
+from evalcore.engine.poisson import BLOCK, BUCKETS, bucket_weights, replicate_totals
+
+
+def _sums(seed: int = 0) -> tuple[pd.DataFrame, pd.MultiIndex]:
+    """Bucket sums of 3 models x 4 tasks (model "c" has no row in task "t3"); models a and b share their row counts."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task in ("t0", "t1", "t2", "t3"):
+        buckets = rng.choice(BUCKETS, size=300, replace=False)
+        counts = rng.integers(1, 4, size=buckets.size)
+        for model in ("a", "b", "c"):
+            if model == "c" and task == "t3":
+                continue
+            correct = rng.binomial(counts, 0.6)
+            rows.append(pd.DataFrame({"model": model, "task": task, "bucket": buckets, "rows": counts,
+                                      "correct": correct}))
+    sums = pd.concat(rows, ignore_index=True).sample(frac=1, random_state=seed)  # any row order
+    cells = pd.MultiIndex.from_product([["a", "b", "c", "d"], ["t0", "t1", "t2", "t3"]], names=["model", "task"])
+    return sums, cells
+
+
+def _definition(sums: pd.DataFrame, cells: pd.MultiIndex, n_boot: int, seed: int) -> dict[str, np.ndarray]:
+    weights = bucket_weights(n_boot, seed)
+    w = np.hstack([weights.block(k) for k in range(BUCKETS // BLOCK)])
+    cell = cells.get_indexer(pd.MultiIndex.from_frame(sums[["model", "task"]]))
+    out = {}
+    for column in ("rows", "correct"):
+        s = np.zeros((BUCKETS, len(cells)))
+        np.add.at(s, (sums["bucket"].to_numpy(), cell), sums[column].to_numpy(dtype=float))
+        out[column] = w @ s
+    return out
+
+
+@pytest.mark.parametrize("keys", ["text", "categorical"])
+@pytest.mark.parametrize("dense", [True, False])
+def test_replicate_totals_are_the_definition(keys, dense, monkeypatch):
+    sums, cells = _sums()
+    if keys == "categorical":
+        sums = sums.astype({"model": "category", "task": "category"})
+    if not dense:
+        monkeypatch.setattr(poisson, "DENSE_CELLS", 0)
+    got = replicate_totals(sums, cells, ["model", "task"], ["rows", "correct"], bucket_weights(40, 3))
+    expected = _definition(sums, cells, 40, 3)
+    for column in ("rows", "correct"):
+        assert np.array_equal(got[column], expected[column])
+    assert not got["rows"][:, cells.get_loc(("c", "t3"))].any() and not got["rows"][:, cells.get_loc(("d", "t0"))].any()
+
+
+def test_a_cell_missing_from_the_cells_is_refused():
+    sums, cells = _sums()
+    with pytest.raises(ValueError, match="not in cells"):
+        replicate_totals(sums, cells[cells.get_level_values("model") != "b"], ["model", "task"], ["rows"],
+                         bucket_weights(5, 0))
