@@ -8,8 +8,8 @@ approximation ("Sample size for testing differences in proportions for the paire
 
 .. math:: n = \frac{\left(z_{1-\alpha/2} \sqrt{\psi} + z_{\text{power}} \sqrt{\psi - \delta^2}\right)^2}{\delta^2},
 
-so the minimum detectable difference (MDD) is the :math:`\delta` solving it for the given :math:`n` (the equation
-is monotone in :math:`\delta`; solved by Brent's method) and :func:`examples_needed` is the formula itself. A
+so the minimum detectable difference (MDD) is the :math:`\delta` solving it for the given :math:`n` (squared, a
+quadratic in :math:`\delta`: its larger root) and :func:`examples_needed` is the formula itself. A
 comparison with no discordant example has :math:`\psi = 0` and would claim to see any change: there
 :math:`\psi` is taken as :math:`(1/2)/(n + 1)` (half an example of disagreement, the Jeffreys-style floor used for
 proportions elsewhere in evalcore). When even a difference as large as :math:`\sqrt{\psi}` is not detectable the
@@ -27,31 +27,28 @@ McNemar test about 80% of the time.
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
 #: the power at which the minimum detectable difference is stated
 POWER = 0.8
 
 
-def _discordance(n: float, discordant: float) -> float:
-    return discordant / n if discordant > 0 else 0.5 / (n + 1)
-
-
-def minimum_detectable_difference(n: int, discordant: int, level: float, power: float = POWER) -> float:
+def minimum_detectable_difference(n, discordant, level: float, power: float = POWER):
     """The smallest difference of two 0/1 runs (a fraction: 0.021 = 2.1 points) that ``n`` shared examples with
-    ``discordant`` disagreements detect at ``level`` with probability ``power`` (module docstring); NaN for n = 0."""
-    if n <= 0:
-        return float("nan")
-    psi = _discordance(float(n), float(discordant))
-    za, zb = stats.norm.ppf(1 - (1 - level) / 2), stats.norm.ppf(power)
-
-    def gap(delta: float) -> float:
-        return delta * np.sqrt(n) - za * np.sqrt(psi) - zb * np.sqrt(max(psi - delta * delta, 0.0))
-
-    top = min(np.sqrt(psi), 1.0)
-    if gap(top) < 0:
-        return float((za + zb) * np.sqrt(psi / n))
-    return float(optimize.brentq(gap, 0.0, top, xtol=1e-12))
+    ``discordant`` disagreements detect at ``level`` with probability ``power`` (module docstring); NaN for n = 0.
+    Vectorised: arrays of ``n`` and ``discordant`` give an array."""
+    n, k = np.asarray(n, dtype=float), np.asarray(discordant, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        psi = np.where(k > 0, k / n, 0.5 / (n + 1))
+        za, zb = stats.norm.ppf(1 - (1 - level) / 2), stats.norm.ppf(power)
+        # delta sqrt(n) - a = zb sqrt(psi - delta^2), a = za sqrt(psi): squared, (n + zb^2) delta^2 - 2 a sqrt(n)
+        # delta + a^2 - zb^2 psi = 0, whose larger root is the one with delta sqrt(n) >= a (the unsquared one's)
+        a, m = za * np.sqrt(psi), n + zb * zb
+        delta = (a * np.sqrt(n) + np.sqrt(np.maximum(a * a * n - m * (a * a - zb * zb * psi), 0.0))) / m
+        # even a change as large as the disagreement allows is not detectable: the approximation without delta^2
+        out = np.where(delta > np.sqrt(psi), (za + zb) * np.sqrt(psi / n), delta)
+    out = np.where(n > 0, out, np.nan)
+    return float(out) if out.ndim == 0 else out
 
 
 def minimum_detectable_shift(n: int, sd: float, level: float, power: float = POWER) -> float:
@@ -74,14 +71,17 @@ def examples_needed(difference: float, discordance: float, level: float, power: 
     return int(np.ceil((za * np.sqrt(psi) + zb * np.sqrt(psi - delta * delta)) ** 2 / delta**2))
 
 
-def detectable(sums, binary: bool, level: float, power: float = POWER) -> float:
-    """The minimum detectable difference of a comparison from its sums (:data:`evalcore.compare.paired.SUMS`):
-    Connor's for a 0/1 metric, the paired t's for a score."""
-    n = int(sums["n"])
+def detectable(sums, binary: bool, level: float, power: float = POWER):
+    """The minimum detectable difference of comparisons from their sums (:data:`evalcore.compare.paired.SUMS`; a
+    row, or a frame of rows for an array): Connor's for a 0/1 metric, the paired t's for a score."""
+    n = np.asarray(sums["n"], dtype=float)
     if binary:
-        return minimum_detectable_difference(n, int(sums["b"]) + int(sums["c"]), level, power)
-    if n < 2:
-        return float("nan")
-    mean = float(sums["sum_d"]) / n
-    sd = np.sqrt(max(float(sums["sum_dd"]) - n * mean * mean, 0.0) / (n - 1))
-    return minimum_detectable_shift(n, sd, level, power)
+        return minimum_detectable_difference(n, np.asarray(sums["b"], float) + np.asarray(sums["c"], float), level,
+                                             power)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.asarray(sums["sum_d"], dtype=float) / n
+        sd = np.sqrt(np.maximum(np.asarray(sums["sum_dd"], dtype=float) - n * mean * mean, 0.0) / (n - 1))
+        df = np.maximum(n - 1, 1)
+        out = np.where(n >= 2, (stats.t.ppf(1 - (1 - level) / 2, df) + stats.t.ppf(power, df)) * sd / np.sqrt(n),
+                       np.nan)
+    return float(out) if out.ndim == 0 else out

@@ -3,6 +3,6 @@ against its baseline, with the false discovery rate controlled over runs and sli
 
 from evalcore.history.answer import history_sentence
 from evalcore.history.changes import COLUMNS, Run, series_changes, trend
-from evalcore.history.summary import run_summary, trend_point
+from evalcore.history.summary import run_summary, stored_trend
 
-__all__ = ["COLUMNS", "Run", "history_sentence", "run_summary", "series_changes", "trend", "trend_point"]
+__all__ = ["COLUMNS", "Run", "history_sentence", "run_summary", "series_changes", "stored_trend", "trend"]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalcore.compare.paired import paired_estimates
+from evalcore.compare.paired import SUMS, paired_estimates
 from evalcore.compare.power import detectable
 from evalcore.compare.slices import bh_qvalues
 from evalcore.stats.intervals import wilson_interval
@@ -48,26 +48,39 @@ def _examples(rows: pd.DataFrame, metric: str) -> pd.DataFrame:
     """One row per example (repeated samples averaged: the example is the unit), labeled rows only."""
     rows = rows[rows[metric].notna()]
     slices = [c for c in SLICE_COLUMNS if c in rows and c != "task"]
-    agg = {metric: "mean", **{c: "first" for c in slices}}
-    return rows.groupby(KEYS, observed=True, sort=False, as_index=False).agg(agg)
+    if rows.duplicated(KEYS).any():  # several samples of an example: their mean
+        agg = {metric: "mean", **{c: "first" for c in slices}}
+        rows = rows.groupby(KEYS, observed=True, sort=False, as_index=False).agg(agg)
+    return rows[[*KEYS, metric, *slices]].reset_index(drop=True)
+
+
+def _same_examples(base: pd.DataFrame, new: pd.DataFrame) -> bool:
+    """Whether two runs hold the same examples in the same order (the common case of a series: no join needed)."""
+    return len(base) == len(new) and all(bool((base[k].to_numpy() == new[k].to_numpy()).all()) for k in KEYS)
 
 
 def _paired_sums(base: pd.DataFrame, new: pd.DataFrame, metric: str, columns: list[str]) -> pd.DataFrame:
-    """The sums of :data:`evalcore.compare.paired.SUMS` over the shared examples, overall and per slice value."""
-    j = base.merge(new[[*KEYS, metric]], on=KEYS, suffixes=("_base", "_new"))
-    bv, nv = j[f"{metric}_base"].to_numpy(float), j[f"{metric}_new"].to_numpy(float)
+    """The sums of :data:`evalcore.compare.paired.SUMS` over the shared examples, overall and per slice value
+    (numpy: one pass per slice column with ``bincount``, the series' many comparisons stay fast)."""
+    if _same_examples(base, new):
+        j, bv, nv = base, base[metric].to_numpy(float), new[metric].to_numpy(float)
+    else:
+        j = base.merge(new[[*KEYS, metric]], on=KEYS, suffixes=("_base", "_new"))
+        bv, nv = j[f"{metric}_base"].to_numpy(float), j[f"{metric}_new"].to_numpy(float)
     d = nv - bv
-    cells = pd.DataFrame({"n": 1, "sum_base": bv, "sum_new": nv, "sum_d": d, "sum_dd": d * d,
-                          "both": (bv == 1) & (nv == 1), "b": (bv == 1) & (nv == 0), "c": (bv == 0) & (nv == 1),
-                          "neither": (bv == 0) & (nv == 0), "up": d > 0, "down": d < 0,
-                          "nonbinary": ((bv != 0) & (bv != 1)) | ((nv != 0) & (nv != 1)), "repeated": 0})
-    cells = cells.astype(float)
-    parts = [cells.sum().to_frame("overall").T]
+    values = {"n": np.ones(len(d)), "sum_base": bv, "sum_new": nv, "sum_d": d, "sum_dd": d * d,
+              "both": (bv == 1) & (nv == 1), "b": (bv == 1) & (nv == 0), "c": (bv == 0) & (nv == 1),
+              "neither": (bv == 0) & (nv == 0), "up": d > 0, "down": d < 0,
+              "nonbinary": ((bv != 0) & (bv != 1)) | ((nv != 0) & (nv != 1)), "repeated": np.zeros(len(d))}
+    cells = np.column_stack([np.asarray(values[k], dtype=float) for k in SUMS])
+    parts, names = [cells.sum(axis=0, keepdims=True)], ["overall"]
     for column in columns:
-        grouped = cells.groupby(j[column].astype(str).to_numpy(), sort=True).sum()
-        grouped.index = [f"{column}={v}" for v in grouped.index]
-        parts.append(grouped)
-    return pd.concat(parts)
+        codes, uniques = pd.factorize(j[column].astype(str), sort=True)
+        ok = codes >= 0
+        parts.append(np.column_stack([np.bincount(codes[ok], weights=cells[ok, k], minlength=len(uniques))
+                                      for k in range(len(SUMS))]))
+        names += [f"{column}={v}" for v in uniques]
+    return pd.DataFrame(np.vstack(parts), index=names, columns=list(SUMS))
 
 
 def _unpaired(base: pd.DataFrame, new: pd.DataFrame, metric: str, columns: list[str], binary: bool,
@@ -136,7 +149,7 @@ def series_changes(runs: list[Run], metric: str = "correct", baseline: str | Non
         sums = _paired_sums(base, new, metric, usable)
         if int(sums.loc["overall", "n"]) > 0:
             table = paired_estimates(sums, binary, level)
-            table["minimum_detectable_difference"] = [detectable(row, binary, level) for _, row in sums.iterrows()]
+            table["minimum_detectable_difference"] = detectable(sums, binary, level)
             method = "paired"
         else:
             table = _unpaired(base, new, metric, usable, binary, level)

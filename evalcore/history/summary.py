@@ -28,11 +28,22 @@ def run_summary(frame: pd.DataFrame) -> dict:
     return {"metric": metric, "exact": exact, "models": sorted(map(str, frame["model"].unique())), "cells": cells}
 
 
-def trend_point(run: str, time: str, summary: dict, model: str, level: float) -> dict | None:
-    """The run's overall number for ``model`` from its stored counts; None when they cannot give it (no counts of
-    that model, or ``exact`` false: then compute it from the rows)."""
-    cells = pd.DataFrame([c for c in summary.get("cells", []) if c["model"] == model])
-    if not summary.get("exact") or cells.empty:
-        return None
-    table = overall_table(cells.assign(model=run), alpha=1 - level, summary=True)
-    return {"run": run, "time": time, **table.iloc[0][TREND_COLUMNS[2:]].to_dict()}
+def stored_trend(runs: list[tuple[str, str, dict]], model: str, level: float) -> tuple[pd.DataFrame, list[str]]:
+    """The overall number of ``model`` in each (run name, time, summary) of ``runs`` from the stored counts, in one
+    :func:`~evalcore.stats.overall.overall_table` over all of them (:data:`TREND_COLUMNS`, in the order of
+    ``runs``), and the names of the runs whose counts cannot give it (compute those from their rows)."""
+    cells, missing, times = [], [], {}
+    for name, time, summary in runs:
+        mine = [c for c in summary.get("cells", []) if c["model"] == model]
+        if summary.get("exact") and mine:
+            cells.extend({**c, "model": name} for c in mine)
+            times[name] = time
+        else:
+            missing.append(name)
+    if not cells:
+        return pd.DataFrame(columns=TREND_COLUMNS), missing
+    table = overall_table(pd.DataFrame(cells), alpha=1 - level, summary=True).set_index("model")
+    order = [name for name, _, _ in runs if name in table.index]
+    out = table.loc[order, TREND_COLUMNS[2:]].rename_axis("run").reset_index()
+    out.insert(1, "time", [times[name] for name in order])
+    return out[TREND_COLUMNS], missing

@@ -1,6 +1,6 @@
 """Cached computations of the History page, keyed by the series and the ids of its runs (a saved dataset never
 changes, so the ids name the content): the runs read from the workspace, the trend (from the counts kept when each
-run was saved, :func:`evalcore.history.trend_point`), the changes against the baselines and one run's full
+run was saved, :func:`evalcore.history.stored_trend`), the changes against the baselines and one run's full
 comparison (:func:`evalcore.compare.compare_runs`)."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import pandas as pd
 
 from evalcore.compare import Comparison, compare_runs
 from evalcore.compare.runs import runs_from_logs
-from evalcore.history import series_changes, trend, trend_point
+from evalcore.history import series_changes, stored_trend, trend
 from evalcore.history.load import Series, read_series
-from evalcore.history.summary import TREND_COLUMNS
 
 from .store import cached
 
@@ -26,16 +25,15 @@ def series(name: str, runs: tuple[str, ...], viewer: str | None, _workspace) -> 
 def series_trend(name: str, runs: tuple[str, ...], level: float, _series: Series) -> pd.DataFrame:
     """Each run's overall number with its ``level`` interval, from the counts kept at save time; a run without
     usable counts (a score, repeated samples) from its rows."""
-    points = []
-    for run, entry in zip(_series.runs, _series.entries):
-        point = trend_point(run.name, run.time, entry.summary, _series.model, level)
-        if point is None:
-            metric = entry.summary.get("metric", "correct")
-            rows = trend([run], metric, level)
-            point = rows.iloc[0].to_dict() if len(rows) else None
-        if point is not None:
-            points.append(point)
-    return pd.DataFrame(points, columns=TREND_COLUMNS)
+    stored, missing = stored_trend([(r.name, r.time, e.summary) for r, e in zip(_series.runs, _series.entries)],
+                                   _series.model, level)
+    if not missing:
+        return stored
+    metric = _series.entries[-1].summary.get("metric", "correct")
+    computed = trend([r for r in _series.runs if r.name in missing], metric, level)
+    order = {r.name: i for i, r in enumerate(_series.runs)}
+    both = pd.concat([stored, computed], ignore_index=True)
+    return both.iloc[both["run"].map(order).argsort(kind="stable")].reset_index(drop=True)
 
 
 @cached("Comparing each run with its baseline...")

@@ -15,7 +15,7 @@ from scipy import stats
 from evalcore.compare.paired import mcnemar_exact_p
 from evalcore.compare.power import examples_needed, minimum_detectable_difference, minimum_detectable_shift
 from evalcore.data.validation import validate
-from evalcore.history import Run, history_sentence, series_changes, trend, trend_point
+from evalcore.history import Run, history_sentence, series_changes, stored_trend, trend
 from evalcore.history.summary import run_summary
 from evalcore.workspace import Workspace
 from evalcore.workspace.catalog import SCHEMA_VERSION
@@ -105,11 +105,13 @@ def test_unpaired_runs_say_so_and_the_sentence_names_the_last_change():
 
 def test_the_trend_from_stored_counts_is_the_trend_from_the_rows():
     runs = _series(np.random.default_rng(5), 3, {})
-    for run in runs:
-        point = trend_point(run.name, run.time, run_summary(validate(run.rows)), "m", 0.9)
-        from_rows = trend([run], "correct", 0.9).iloc[0]
-        for column in ("estimate", "ci_low", "ci_high", "n", "n_tasks"):
-            assert point[column] == pytest.approx(from_rows[column], abs=1e-12)
+    stored, missing = stored_trend([(r.name, r.time, run_summary(validate(r.rows))) for r in runs], "m", 0.9)
+    from_rows = trend(runs, "correct", 0.9)
+    assert missing == [] and list(stored["run"]) == ["r00", "r01", "r02"]
+    for column in ("estimate", "ci_low", "ci_high", "n", "n_tasks"):
+        assert stored[column].to_numpy(float) == pytest.approx(from_rows[column].to_numpy(float), abs=1e-12)
+    scored = run_summary(validate(runs[0].rows.assign(score=runs[0].rows["correct"]).drop(columns="correct")))
+    assert stored_trend([("s", "t", scored)], "m", 0.9)[1] == ["s"]  # a score: from its rows
 
 
 def test_workspace_series_upgrade_an_older_catalog_and_leave_with_their_dataset(tmp_path):

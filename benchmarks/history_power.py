@@ -1,0 +1,162 @@
+"""Runs over time (issue 40), measured: the false discovery proportion and power of the changes a series flags, the
+minimum detectable difference against simulation, and the History page's first screen on 50 runs.
+
+``python -m benchmarks.history_power [--reps N] [--only fdr mdd page]`` prints three Markdown tables:
+
+* ``fdr``: a series of 20 runs made from MMLU-Pro (../shared/data; one model's 12,032 answers are the truth, each
+  run flips 3% of them at random, and runs 5, 11 and 17 lose 15% of their right answers on one category each);
+  every run against the previous one (:func:`evalcore.history.series_changes`, 14 categories as slices): a (run,
+  slice) change is real when the run and its baseline differ in a planted loss there (the overall one too). Mean
+  false discovery proportion of the flagged changes and mean power (share of the real ones flagged) over the
+  repetitions, at the FDR asked;
+* ``mdd``: planted paired differences of exactly the minimum detectable difference
+  (:func:`evalcore.compare.power.minimum_detectable_difference`) and the share the exact McNemar test detects at
+  95% (should be about 80%);
+* ``page``: the History page's first screen (Streamlit's AppTest, the script without a browser, cold cache) on a
+  workspace series of 50 runs of 12,000 examples, with the parts timed alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalcore.compare.paired import mcnemar_exact_p
+from evalcore.compare.power import minimum_detectable_difference
+from evalcore.history import Run, series_changes
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PLANTED = {5: 0, 11: 1, 17: 2}  # run -> which of the chosen categories loses answers
+
+
+def mmlu_truth() -> pd.DataFrame:
+    frame = pd.read_csv(SHARED / "mmlu_pro_per_question.csv.gz", usecols=["model", "question_id", "category",
+                                                                          "correct"])
+    frame = frame[frame["model"] == "gpt-4o-2024-05-13"] if (frame["model"] == "gpt-4o-2024-05-13").any() else \
+        frame[frame["model"] == frame["model"].iloc[0]]
+    return frame.dropna(subset=["correct"]).reset_index(drop=True)
+
+
+def simulated_series(truth: pd.DataFrame, rng, n_runs: int = 20, drop: float = 0.15) -> tuple[list[Run], dict]:
+    categories = sorted(truth["category"].unique())
+    chosen = [categories[i] for i in rng.choice(len(categories), 3, replace=False)]
+    right = truth["correct"].to_numpy(bool)
+    runs, planted = [], {}
+    for i in range(n_runs):
+        y = right.copy()
+        flip = rng.random(len(y)) < 0.03
+        y[flip] = ~y[flip]
+        if i in PLANTED:
+            hit = (truth["category"] == chosen[PLANTED[i]]).to_numpy()
+            y[hit] &= rng.random(hit.sum()) >= drop
+            planted[f"r{i:02d}"] = chosen[PLANTED[i]]
+        runs.append(Run(f"r{i:02d}", f"2026-01-{1 + i:02d}", pd.DataFrame({
+            "model": "m", "example_id": truth["question_id"].to_numpy(), "task": truth["category"].to_numpy(),
+            "correct": y.astype(float)})))
+    return runs, planted
+
+
+def fdr_table(reps: int) -> str:
+    truth = mmlu_truth()
+    lines = ["| FDR asked | runs | slices per run | mean false discovery proportion | mean power | repetitions |",
+             "|---|---|---|---|---|---|"]
+    for fdr in (0.05, 0.10, 0.20):
+        rng = np.random.default_rng(40)
+        fdp, power = [], []
+        for _ in range(reps):
+            runs, planted = simulated_series(truth, rng)
+            out = series_changes(runs, fdr=fdr)
+            real = set()
+            for _, row in out.iterrows():
+                slices = {planted.get(row["run"]), planted.get(row["baseline"])} - {None}
+                if slices and (row["slice"] == "overall" or row["slice"].removeprefix("task=") in slices):
+                    real.add((row["run"], row["slice"]))
+            flagged = {(r, s) for r, s, f in zip(out["run"], out["slice"], out["flagged"]) if f}
+            fdp.append(len(flagged - real) / max(len(flagged), 1))
+            power.append(len(flagged & real) / len(real))
+        lines.append(f"| {fdr:.0%} | 20 | {out['slice'].nunique() - 1} + overall | {np.mean(fdp):.3f} | "
+                     f"{np.mean(power):.3f} | {reps} |")
+    return "\n".join(lines)
+
+
+def mdd_table(reps: int) -> str:
+    rng = np.random.default_rng(41)
+    lines = ["| shared examples | discordance | MDD (points) | detected at 95% | repetitions |", "|---|---|---|---|---|"]
+    for n, psi in ((300, 0.2), (1200, 0.1), (5000, 0.05), (12000, 0.1)):
+        delta = minimum_detectable_difference(n, round(n * psi), 0.95)
+        disc = rng.binomial(n, psi, reps * 100)
+        c = rng.binomial(disc, (1 + delta / psi) / 2)
+        share = float((mcnemar_exact_p(disc - c, c) < 0.05).mean())
+        lines.append(f"| {n:,} | {psi:.2f} | {100 * delta:.2f} | {share:.3f} | {reps * 100:,} |")
+    return "\n".join(lines)
+
+
+def page_table(runs: int = 50, n: int = 12000) -> str:
+    import os
+
+    from streamlit.testing.v1 import AppTest
+
+    from evalcore.data.validation import validate
+    from evalcore.history import stored_trend
+    from evalcore.history.load import read_series
+    from evalcore.workspace import Workspace
+
+    folder = Path(tempfile.mkdtemp(prefix="history-bench-"))
+    ws = Workspace(folder)
+    rng = np.random.default_rng(42)
+    truth = rng.random(n) < 0.7
+    task = np.array([f"t{i % 12}" for i in range(n)])
+    for i in range(runs):
+        y = truth.copy()
+        flip = rng.random(n) < 0.03
+        y[flip] = ~y[flip]
+        record = ws.add_dataset(validate(pd.DataFrame({"model": "bot", "example_id": np.arange(n), "task": task,
+                                                       "correct": y.astype(float)})), f"run-{i:02d}")
+        ws.add_to_series(record.id, "bot / nightly", f"2026-{1 + i // 28:02d}-{1 + i % 28:02d}T00:00:00Z")
+    parts = {}
+    start = time.perf_counter()
+    series = read_series(ws, "bot / nightly")
+    parts["read 50 runs"] = time.perf_counter() - start
+    start = time.perf_counter()
+    stored_trend([(r.name, r.time, e.summary) for r, e in zip(series.runs, series.entries)], "bot", 0.95)
+    parts["trend from stored counts"] = time.perf_counter() - start
+    start = time.perf_counter()
+    series_changes(series.runs)
+    parts["changes (49 paired comparisons x 13 slices)"] = time.perf_counter() - start
+    os.environ["EVALCORE_WORKSPACE"] = str(folder)
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=300)
+    at.switch_page("pages/history.py")
+    start = time.perf_counter()
+    at.run()
+    parts["first screen (AppTest run, cold cache)"] = time.perf_counter() - start
+    assert not at.exception, [e.message for e in at.exception]
+    start = time.perf_counter()
+    at.run()
+    parts["rerun (warm cache)"] = time.perf_counter() - start
+    lines = ["| History page, 50 runs x 12,000 examples | seconds | target |", "|---|---|---|"]
+    for name, seconds in parts.items():
+        lines.append(f"| {name} | {seconds:.2f} | {'< 2' if name.startswith('first') else ''} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--only", nargs="*", default=["fdr", "mdd", "page"])
+    args = parser.parse_args()
+    if "fdr" in args.only:
+        print(fdr_table(args.reps) if SHARED.is_dir() else "fdr: skipped (../shared/data not present)", "\n")
+    if "mdd" in args.only:
+        print(mdd_table(args.reps), "\n")
+    if "page" in args.only:
+        print(page_table())
+
+
+if __name__ == "__main__":
+    main()
