@@ -131,6 +131,9 @@ def fit_diagnostics(table: pd.DataFrame) -> None:
         render.table(fit_summary(table), "empirical Bayes fit")
         st.caption("Group difficulty learned from the other models (a feature of the synthetic regression): "
                    f"{table.attrs.get('group_difficulty', (False, 'off'))[1]}.")
+    fallback, why = table.attrs.get("direct_fallback", (0, ""))
+    if fallback:  # units without an honest EB interval keep their direct one: said where the estimates are shown
+        st.info(literal(why) + ".", icon=":material/info:")
 
 
 def forest(table: pd.DataFrame, key: tuple, rows, filters: bool, truth_of=None) -> None:
