@@ -85,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=0, help="seed of every bootstrap and fold (0)")
     report.add_argument("--n-boot", type=_positive, default=1000, help="bootstrap replicates (1000)")
     report.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    report.add_argument("--series", default=None, metavar="NAME",
+                        help="compare the one LOG with this workspace series' baseline run in a Comparison section")
+    report.add_argument("--workspace", type=Path, default=None, help="the workspace folder of --series")
     comparison_arguments(report)
     report.set_defaults(run=_report, report_parser=report)
 
@@ -309,11 +312,21 @@ def while_importing(work: Callable[[], T], *modules: str) -> T:
 def _report(args: argparse.Namespace) -> int:
     if (args.base is None) != (args.new is None):
         args.report_parser.error("--base and --new go together: the Comparison section compares two models")
+    if args.series is not None and (args.base is not None or len(args.logs) != 1):
+        args.report_parser.error("--series compares one new log with the series' baseline: give one LOG, without "
+                                 "--base/--new")
     log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.report")
     from evalcore.report import Settings, build_report, file_records
 
+    series = ""
+    if args.series is not None:  # the new log against the series' baseline run: the Comparison section
+        from evalcore.cli.series import series_comparison
+
+        log, args.base, args.new, info = series_comparison(args, log)
+        series = (f"Series '{info['name']}': {args.new} against its {'pinned' if info['pinned'] else 'latest'} run "
+                  f"{info['baseline']} ({info['baseline_time']}).")
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot, base=args.base, new=args.new,
-                        by=tuple(args.by), margin=args.margin, fdr=args.fdr)
+                        by=tuple(args.by), margin=args.margin, fdr=args.fdr, series=series)
     bar = None if args.quiet else ProgressBar(sys.stderr)
     report = build_report(log, file_records(args.logs), settings, title=args.title, progress=bar)
     if args.base is not None and not any(section.key == "comparison" for section in report.sections):

@@ -77,7 +77,7 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
     what = "accuracy" if points else f"mean {c.metric}"
     return Section(
         "comparison", "Comparison",
-        f"{c.sentence} The comparison pairs the examples both {c.base} (base) and {c.new} (new) scored: the "
+        (f"{s.series} " if s.series else "") + f"{c.sentence} The comparison pairs the examples both {c.base} (base) and {c.new} (new) scored: the "
         f"difference new − base in {what}, overall and per slice (each value of the task, category and group "
         "columns that have two or more" + (f", and of {', '.join(s.by)}" if s.by else "") + f"); verdict: "
         f"{c.verdict}. {c.detectable_sentence()}",
@@ -94,5 +94,5 @@ def comparison(log, kind: str, s: Settings) -> Section | None:
          "n": int(overall["n"]), "difference": float(overall["difference"]), "ci_low": float(overall["ci_low"]),
          "ci_high": float(overall["ci_high"]), "p_value": float(overall["p_value"]),
          "n_searched": int(c.n_searched), "flagged": int(len(flagged)), "worse": int(len(worse)),
-         "minimum_detectable_difference": float(overall["minimum_detectable_difference"])},
+         "minimum_detectable_difference": float(overall["minimum_detectable_difference"]), "series": s.series},
         notes)

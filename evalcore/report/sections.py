@@ -60,6 +60,8 @@ class Settings:
     by: tuple[str, ...] = ()
     margin: float = 0.0
     fdr: float = 0.1
+    #: the series the comparison's base comes from, as a sentence (``evalcore report NEW --series NAME``), or ""
+    series: str = ""
 
     @property
     def alpha(self) -> float:

@@ -75,3 +75,19 @@ def test_refusals_name_what_to_do(tmp_path):
     assert bad_time.returncode == 1 and "ISO 8601" in bad_time.stderr and "saved" not in bad_time.stdout
     bad_meta = evalcore("workspace", "add", str(paths[0]), "--name", "x", "--meta", "commit", cwd=tmp_path)
     assert bad_meta.returncode == 2 and "KEY=VALUE" in bad_meta.stderr
+
+
+def test_the_report_of_a_new_run_compares_it_with_the_series_baseline(tmp_path):
+    paths = write_runs(tmp_path)
+    for i in range(3):
+        assert evalcore("workspace", "add", str(paths[i]), "--name", f"nightly-{i}", "--series", SERIES, "--time",
+                        f"2026-11-1{i}T02:00:00Z", "--workspace", "ws", cwd=tmp_path).returncode == 0
+    out = evalcore("report", str(paths[3]), "--series", SERIES, "--workspace", "ws", "--out", "r.html", "--quiet",
+                   "--n-boot", "100", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    numbers = json.loads(html.split('id="evalcore-numbers">', 1)[1].split("</script>", 1)[0])
+    facts = numbers["sections"]["comparison"]["facts"]
+    assert facts["base"] == "nightly-2" and facts["new"] == "run3" and facts["verdict"] == "regression"
+    assert facts["series"] == f"Series '{SERIES}': run3 against its latest run nightly-2 (2026-11-12T02:00:00+00:00)."
+    assert facts["minimum_detectable_difference"] > 0
