@@ -1,10 +1,24 @@
 """AI-assisted evaluation: prediction-powered means (:mod:`.means`), Bradley-Terry rankings (:mod:`.bradley_terry`),
 effective-sample-size curves (:mod:`.curves`), the page's log matrices (:mod:`.autoeval`), charts (:mod:`.figures`).
+
+The names below are imported on first use (PEP 562, :mod:`evalcore.lazy`): importing one submodule does not
+import its siblings' libraries.
 """
 
-from .autoeval import (PPIData, log_matrices, estimate_table, quality_table, battle_sets, bradley_terry_table, moment_table)
-from .bradley_terry import (ppi_bradley_terry, bradley_terry_of_log, pair_estimates)
-from .curves import (default_grid, ess_curves, annotator_quality, bt_ess_curves)
-from .means import (MeanEstimate, binary_floor, classical_mean, ppi_mean, stratified_ppi_mean, simultaneous_intervals, rank_models, chi2_statistic, projected_precision, labels_needed, ess_bootstrap, as_matrix, pooled_variance, tuned_lambda, ppi_variance, ppi_mean_by_model)
+from evalcore.lazy import exports
 
-__all__ = ['MeanEstimate', 'PPIData', 'annotator_quality', 'as_matrix', 'battle_sets', 'binary_floor', 'bradley_terry_of_log', 'bradley_terry_table', 'bt_ess_curves', 'chi2_statistic', 'classical_mean', 'default_grid', 'ess_curves', 'ess_bootstrap', 'estimate_table', 'labels_needed', 'log_matrices', 'moment_table', 'pair_estimates', 'pooled_variance', 'ppi_bradley_terry', 'ppi_mean', 'ppi_mean_by_model', 'ppi_variance', 'projected_precision', 'quality_table', 'rank_models', 'simultaneous_intervals', 'stratified_ppi_mean', 'tuned_lambda']
+#: name -> the submodule that defines it
+_EXPORTS = {"PPIData": "autoeval", "log_matrices": "autoeval", "estimate_table": "autoeval",
+            "quality_table": "autoeval", "battle_sets": "autoeval", "bradley_terry_table": "autoeval",
+            "moment_table": "autoeval", "ppi_bradley_terry": "bradley_terry",
+            "bradley_terry_of_log": "bradley_terry", "pair_estimates": "bradley_terry", "default_grid": "curves",
+            "ess_curves": "curves", "annotator_quality": "curves", "bt_ess_curves": "curves",
+            "MeanEstimate": "means", "binary_floor": "means", "classical_mean": "means", "ppi_mean": "means",
+            "stratified_ppi_mean": "means", "simultaneous_intervals": "means", "rank_models": "means",
+            "chi2_statistic": "means", "projected_precision": "means", "labels_needed": "means",
+            "ess_bootstrap": "means", "as_matrix": "means", "pooled_variance": "means", "tuned_lambda": "means",
+            "ppi_variance": "means", "ppi_mean_by_model": "means"}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = exports(__name__, _EXPORTS)

@@ -1,10 +1,24 @@
 """Labeling-budget designs: strata (:mod:`.kmeans1d`), allocation, sampling, estimators and planning
 (:mod:`.designs`), proxies (:mod:`.proxy`), uploaded labels (:mod:`.annotation`), charts (:mod:`.figures`).
+
+The names below are imported on first use (PEP 562, :mod:`evalcore.lazy`): importing one submodule does not
+import its siblings' libraries.
 """
 
-from .annotation import read_labels
-from .designs import (Estimate, DESIGNS, ESTIMATORS, kmeans_strata, feature_strata, group_strata, stratum_spread, stratum_variance, allocate_budget, draw_sample, estimate, predicted_mse, design_efficiency, labels_needed, MIN_PILOT, monte_carlo, simulate_design, recalibrated, efficiency_range, design_efficiency_of_log)
-from .kmeans1d import (KMeans1D, kmeans_1d, kmeans_1d_binned)
-from .proxy import (METRICS, CalibratedProxy, expected_metric, metric_range, check_proxy, calibrate_crossfit, PlattFit, platt_fit)
+from evalcore.lazy import exports
 
-__all__ = ['CalibratedProxy', 'DESIGNS', 'ESTIMATORS', 'Estimate', 'KMeans1D', 'METRICS', 'MIN_PILOT', 'allocate_budget', 'calibrate_crossfit', 'check_proxy', 'design_efficiency', 'design_efficiency_of_log', 'draw_sample', 'efficiency_range', 'estimate', 'expected_metric', 'feature_strata', 'group_strata', 'kmeans_1d', 'kmeans_1d_binned', 'kmeans_strata', 'labels_needed', 'metric_range', 'monte_carlo', 'platt_fit', 'PlattFit', 'simulate_design', 'predicted_mse', 'read_labels', 'recalibrated', 'stratum_spread', 'stratum_variance']
+#: name -> the submodule that defines it
+_EXPORTS = {"read_labels": "annotation", "Estimate": "designs", "DESIGNS": "designs", "ESTIMATORS": "designs",
+            "kmeans_strata": "designs", "feature_strata": "designs", "group_strata": "designs",
+            "stratum_spread": "designs", "stratum_variance": "designs", "allocate_budget": "designs",
+            "draw_sample": "designs", "estimate": "designs", "predicted_mse": "designs",
+            "design_efficiency": "designs", "labels_needed": "designs", "MIN_PILOT": "designs",
+            "monte_carlo": "designs", "simulate_design": "designs", "recalibrated": "designs",
+            "efficiency_range": "designs", "design_efficiency_of_log": "designs", "KMeans1D": "kmeans1d",
+            "kmeans_1d": "kmeans1d", "kmeans_1d_binned": "kmeans1d", "METRICS": "proxy", "CalibratedProxy": "proxy",
+            "expected_metric": "proxy", "metric_range": "proxy", "check_proxy": "proxy",
+            "calibrate_crossfit": "proxy", "PlattFit": "proxy", "platt_fit": "proxy"}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = exports(__name__, _EXPORTS)

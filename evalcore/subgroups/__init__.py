@@ -1,12 +1,22 @@
 """Subgroup accuracies that borrow strength: direct and empirical Bayes estimates (:mod:`.estimates`) with
 robust EB intervals (:mod:`.robust_intervals`), per-subgroup summaries (:mod:`.area`), the holdout study (:mod:`.holdout`),
 automatic subgroups (:mod:`.clustering`), forest and shrinkage plots (:mod:`.figures`).
+
+The names below are imported on first use (PEP 562, :mod:`evalcore.lazy`): importing one submodule does not
+import its siblings' libraries.
 """
 
-from .area import (suggest_roles, AreaSummary, area_summary, AreaEstimates, area_estimates)
-from .clustering import auto_groups
-from .estimates import (direct_estimates, unit_variances, unit_features, empirical_bayes, group_difficulty_default, group_difficulty_feature, finite_population, fit_summary)
-from .holdout import (HoldoutResult, sample_sizes, holdout_study, summarize)
-from .robust_intervals import (robust_critical_value, EBCIResult, ebci)
+from evalcore.lazy import exports
 
-__all__ = ['AreaEstimates', 'AreaSummary', 'EBCIResult', 'HoldoutResult', 'area_estimates', 'area_summary', 'auto_groups', 'direct_estimates', 'ebci', 'empirical_bayes', 'finite_population', 'fit_summary', 'group_difficulty_default', 'group_difficulty_feature', 'holdout_study', 'robust_critical_value', 'sample_sizes', 'suggest_roles', 'summarize', 'unit_features', 'unit_variances']
+#: name -> the submodule that defines it
+_EXPORTS = {"suggest_roles": "area", "AreaSummary": "area", "area_summary": "area", "AreaEstimates": "area",
+            "area_estimates": "area", "auto_groups": "clustering", "direct_estimates": "estimates",
+            "unit_variances": "estimates", "unit_features": "estimates", "empirical_bayes": "estimates",
+            "group_difficulty_default": "estimates", "group_difficulty_feature": "estimates",
+            "finite_population": "estimates", "fit_summary": "estimates", "HoldoutResult": "holdout",
+            "sample_sizes": "holdout", "holdout_study": "holdout", "summarize": "holdout",
+            "robust_critical_value": "robust_intervals", "EBCIResult": "robust_intervals", "ebci": "robust_intervals"}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = exports(__name__, _EXPORTS)
