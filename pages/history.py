@@ -82,15 +82,23 @@ with st.expander("Settings", icon=":material/settings:"):
             st.rerun()
 baseline = None if baseline_choice == PREVIOUS else baseline_choice
 
-trend = hc.series_trend(name, runs_key, level, series)
+trend = hc.series_trend(name, runs_key, level, None, series)
 changes = hc.changes(name, runs_key, metric, baseline, level, fdr, by_slice, series)
 with answer_box:
     render.answer(history_sentence(series.model, trend, changes, level, fdr, what))
+tasks = sorted({c["task"] for e in series.entries for c in e.summary.get("cells", []) if c["model"] == series.model})
+OVERALL = "overall (the mean over tasks)"
+shown_task = st.selectbox("Trend of", [OVERALL, *tasks], key="hi_trend_task", format_func=literal,
+                          help="The number per run overall, or on one task (its Wilson interval).") \
+    if len(tasks) > 1 else OVERALL
+drawn = trend if shown_task == OVERALL else hc.series_trend(name, runs_key, level, shown_task, series)
+drawn_changes = changes if shown_task == OVERALL else changes[changes["slice"] == f"task={shown_task}"]
 with chart_box:
     fmt = st.session_state.get(render.CHART_FORMAT, "png")
     picked = st.plotly_chart(
-        history_figure(trend, changes, f"{percent(level)} intervals · {plotly_literal(series.model)} · click a run to "
-                                       "compare it with its baseline", what),
+        history_figure(drawn, drawn_changes, f"{percent(level)} intervals · {plotly_literal(series.model)} · click a "
+                                             "run to compare it with its baseline",
+                       what if shown_task == OVERALL else f"{what} on {plotly_literal(shown_task)}"),
         key="hi_chart", on_select="rerun", selection_mode="points", theme=None,
         config={"displaylogo": False, "toImageButtonOptions": {"format": fmt, "filename": "history"}})
 st.caption(f"Each point: the run's {what} (the mean over tasks, as on every page) with its {percent(level)} "
@@ -98,7 +106,7 @@ st.caption(f"Each point: the run's {what} (the mean over tasks, as on every page
            f"Comparisons: paired on the examples both runs scored (exact McNemar for 0/1, paired t for scores), "
            "unpaired where they share none (said so); flagged by Benjamini–Hochberg over every run and slice at "
            f"{percent(fdr)}.")
-render.table(trend, "trend per run")
+render.table(drawn, "trend per run")
 
 st.subheader("Changes against the baseline", anchor=False)
 flagged = changes[changes["flagged"].astype(bool)] if len(changes) else changes

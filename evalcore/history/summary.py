@@ -28,13 +28,15 @@ def run_summary(frame: pd.DataFrame) -> dict:
     return {"metric": metric, "exact": exact, "models": sorted(map(str, frame["model"].unique())), "cells": cells}
 
 
-def stored_trend(runs: list[tuple[str, str, dict]], model: str, level: float) -> tuple[pd.DataFrame, list[str]]:
+def stored_trend(runs: list[tuple[str, str, dict]], model: str, level: float,
+                 task: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The overall number of ``model`` in each (run name, time, summary) of ``runs`` from the stored counts, in one
     :func:`~evalcore.stats.overall.overall_table` over all of them (:data:`TREND_COLUMNS`, in the order of
-    ``runs``), and the names of the runs whose counts cannot give it (compute those from their rows)."""
+    ``runs``), and the names of the runs whose counts cannot give it (compute those from their rows). ``task``: its
+    accuracy on that task alone (Wilson's interval), the trend of a slice."""
     cells, missing, times = [], [], {}
     for name, time, summary in runs:
-        mine = [c for c in summary.get("cells", []) if c["model"] == model]
+        mine = [c for c in summary.get("cells", []) if c["model"] == model and (task is None or c["task"] == task)]
         if summary.get("exact") and mine:
             cells.extend({**c, "model": name} for c in mine)
             times[name] = time

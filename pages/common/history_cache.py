@@ -9,7 +9,7 @@ import pandas as pd
 
 from evalcore.compare import Comparison, compare_runs
 from evalcore.compare.runs import runs_from_logs
-from evalcore.history import series_changes, stored_trend, trend
+from evalcore.history import Run, series_changes, stored_trend, trend
 from evalcore.history.load import Series, read_series
 
 from .store import cached
@@ -22,15 +22,18 @@ def series(name: str, runs: tuple[str, ...], viewer: str | None, _workspace) -> 
 
 
 @cached("Drawing the series' trend...")
-def series_trend(name: str, runs: tuple[str, ...], level: float, _series: Series) -> pd.DataFrame:
-    """Each run's overall number with its ``level`` interval, from the counts kept at save time; a run without
-    usable counts (a score, repeated samples) from its rows."""
+def series_trend(name: str, runs: tuple[str, ...], level: float, task: str | None, _series: Series) -> pd.DataFrame:
+    """Each run's overall number (or its number on ``task``) with its ``level`` interval, from the counts kept at
+    save time; a run without usable counts (a score, repeated samples) from its rows."""
     stored, missing = stored_trend([(r.name, r.time, e.summary) for r, e in zip(_series.runs, _series.entries)],
-                                   _series.model, level)
+                                   _series.model, level, task)
     if not missing:
         return stored
     metric = _series.entries[-1].summary.get("metric", "correct")
-    computed = trend([r for r in _series.runs if r.name in missing], metric, level)
+    chosen = [r for r in _series.runs if r.name in missing]
+    if task is not None:
+        chosen = [Run(r.name, r.time, r.rows[r.rows["task"].astype(str) == task]) for r in chosen]
+    computed = trend(chosen, metric, level)
     order = {r.name: i for i, r in enumerate(_series.runs)}
     both = pd.concat([stored, computed], ignore_index=True)
     return both.iloc[both["run"].map(order).argsort(kind="stable")].reset_index(drop=True)

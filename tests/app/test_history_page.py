@@ -90,3 +90,13 @@ def test_a_workspace_without_series_says_how_to_make_one(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "empty"))
     at = open_history()
     assert any("--series" in i.value for i in at.info)
+
+
+def test_the_trend_of_one_task_is_its_accuracy_per_run(series_workspace):
+    at = open_history(SERIES)
+    at.selectbox(key="hi_trend_task").set_value("math")
+    at.run()
+    assert_no_exception(at)
+    trend = next(e.value for e in at.dataframe if "estimate" in e.value and "n_tasks" in e.value)
+    by_hand = [frame.loc[frame["task"] == "math", "correct"].mean() for frame in series_runs()]
+    assert trend["estimate"].tolist() == pytest.approx(by_hand) and set(trend["n"]) == {400}
