@@ -37,6 +37,13 @@ class LogFile:
     data: bytes
     budget: Budget = field(default_factory=lambda: Budget(ReadLimits.from_env()), compare=False, repr=False)
     parents: str = ""
+    given: str = field(default="", compare=False)  # the path as given (command line), when given by path
+
+    @property
+    def shown(self) -> str:
+        """How a message names the file: its path as given when it was given by path, else its name (a path inside
+        an upload or zip), never its base name alone."""
+        return self.given or self.name
 
     @property
     def base(self) -> str:
@@ -67,6 +74,12 @@ class Imported:
     judges: tuple[str, ...] = ()   # the AI judges whose verdicts the table holds (battles), by name
     run: str = ""                  # the id of the run that wrote it, where the tool records one (Inspect's eval_id)
     when: str = ""                 # when that run ran, where the tool records it (ISO 8601 text: sorts as time)
+    #: the file is one whole test run by what its log says (DeepEval): files of one model that are separate runs
+    #: are warned about when they are pooled; ``label`` names the run (its folder, time or id) when it becomes one
+    whole_run: bool = False
+    label: str = ""
+    #: files of the tool's set left out with a warning, each 'name was left out: why' (the others were read)
+    left_out: list[str] = field(default_factory=list)
 
 
 #: how many folders above a file given by path are kept in :attr:`LogFile.parents`
@@ -90,8 +103,29 @@ def parse_json(file: LogFile) -> Any:
         raise EvalDataError(f"{file.name}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
     except RecursionError as exc:
         raise EvalDataError(f"{file.name}: JSON nested too deeply to read.") from exc
+    except json.JSONDecodeError as exc:
+        raise EvalDataError(json_error(file, exc)) from exc
     except ValueError as exc:
         raise EvalDataError(f"{file.name}: not valid JSON (truncated or corrupt?): {exc}.") from exc
+
+
+def named_with_folder(file: LogFile) -> str:
+    """The file's path as given, or its name with the folder it lies in ('lm_eval/gpt-4o/results_x.json')."""
+    name = file.shown
+    if "/" in name or not file.folder:
+        return name
+    return f"{file.folder}/{name}"
+
+
+def json_error(file: LogFile, exc: json.JSONDecodeError) -> str:
+    """'<folder/file>: not valid JSON (Expecting value at line 1, column 3) ...': JSON's own message, the file
+    named with its folder."""
+    where = f"line {exc.lineno}, column {exc.colno}"
+    head = file.head(1)
+    start = (f"; it does not open with {{ or [ as JSON does (its first line, or its start, cut off?)"
+             if head not in (b"{", b"[") else "")
+    return (f"{named_with_folder(file)}: not valid JSON ({exc.msg} at {where}){start}; the file is truncated or "
+            "damaged: upload it as the tool wrote it.")
 
 
 def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
@@ -160,6 +194,15 @@ def as_number(value: Any, words: dict[str, float] | None = None, booleans: bool 
             return math.nan
         return result if math.isfinite(result) else math.nan
     return math.nan
+
+
+#: the end of the warning for a file left out of an upload
+OTHERS_READ = " The other files were read (the command line's --strict refuses instead)."
+
+
+def left_out_warning(shown: str, reason: str) -> str:
+    """The warning for a file left out of an upload: its path as given (never only its base name) and why."""
+    return f"{shown} was left out: {reason}{OTHERS_READ}"
 
 
 def left_out_note(count: int, total: int, what: str, why: str) -> str:

@@ -10,6 +10,8 @@ Every tool module has ``TOOL`` (its name), ``sniff(file) -> bool`` and ``convert
 from __future__ import annotations
 
 import importlib
+import json
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Iterable, Union
@@ -21,7 +23,8 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import Budget, ReadLimits
 from evalcore.data.reading import Source, read_bytes, read_table
 from evalcore.importers.archive import folder_files, is_office_document, is_zip, zip_members
-from evalcore.importers.base import Imported, LogFile, parents_of
+from evalcore.importers.base import (OTHERS_READ, Imported, LogFile, json_error, left_out_warning, named_with_folder,
+                                     parents_of)
 
 #: the tool modules, most specific first (imported on first use, so that importing evalcore.data.validation stays light)
 TOOL_MODULES = ("every_eval_ever", "inspect", "lm_eval", "lighteval", "helm", "promptfoo", "openai_evals",
@@ -42,11 +45,21 @@ def expand(sources: Iterable[Source | NamedSource], limits: ReadLimits) -> list[
     files = [file for number, source in enumerate(sources, 1) for file in _expand_one(source, number, budget)]
     if not files:
         raise EvalDataError("No file to read: choose at least one evaluation log.")
-    return files
+    return _distinct_names(files)
+
+
+def _distinct_names(files: list[LogFile]) -> list[LogFile]:
+    """Files given by path that share a name (three projects' ``.deepeval/.latest_test_run.json``) are named by
+    their paths as given, so that every message and run tells them apart."""
+    counts: dict[str, int] = {}
+    for file in files:
+        counts[file.name] = counts.get(file.name, 0) + 1
+    return [replace(file, name=file.given, parents="") if counts[file.name] > 1 and file.given
+            and file.given != file.name else file for file in files]
 
 
 def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> list[LogFile]:
-    parents = ""
+    parents, given = "", ""
     if isinstance(source, tuple):
         name, payload = str(source[0]), source[1]
     elif isinstance(source, (str, Path)):
@@ -54,6 +67,7 @@ def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> li
         if path.is_dir():
             return folder_files(path, budget)
         name, payload, parents = path.name, source, parents_of(path.resolve().as_posix())
+        given = path.as_posix()
     else:
         name, payload = str(getattr(source, "name", "") or f"file {number}"), source
         name = PurePosixPath(name).name
@@ -65,7 +79,7 @@ def _expand_one(source: Source | NamedSource, number: int, budget: Budget) -> li
     if is_zip(data) and not is_office_document(data) and not _module("inspect").is_eval_zip(data):
         return zip_members(data, name, budget, prefix="")
     budget.spend(len(data), name)
-    return [LogFile(name, data, budget, parents)]
+    return [LogFile(name, data, budget, parents, given if given != name else "")]
 
 
 def _without_compression_suffix(name: str) -> str:
@@ -102,17 +116,25 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
         claimed.setdefault(tool_of(file), []).append(file)
     out: list[Imported] = []
     left_out: list[tuple[str, EvalDataError]] = []
+    shown = {file.name: file.shown for file in files}
     for module in tools():
         if module.TOOL in claimed:
             out.extend(_convert(module, claimed[module.TOOL], strict or len(files) == 1, left_out))
     for file in claimed.get(TABLE, []):
+        try:
+            refuse_broken_json(file)
+        except EvalDataError as exc:
+            if strict or len(files) == 1:
+                raise
+            left_out.append((file.name, exc))
+            continue
         try:
             frame = read_table(file.data, limits, file.budget, file.name)
         except EvalDataError as exc:
             error = _unrecognised(file, exc)
             if len(files) == 1 and error is exc:
                 raise
-            error = error if error is not exc else EvalDataError(f"{file.name}: {exc}")
+            error = error if error is not exc or str(exc).startswith(file.name) else EvalDataError(f"{file.name}: {exc}")
             if strict or len(files) == 1:
                 raise error from exc
             left_out.append((file.name, error))
@@ -120,7 +142,31 @@ def import_files(files: list[LogFile], limits: ReadLimits, strict: bool = False)
         out.append(Imported(frame, kind="", tool=TABLE, files=(file.name,)))
     if not out:
         raise left_out[0][1]
-    return out, [_left_out_warning(name, error) for name, error in left_out]
+    inside = [warning for item in out for warning in item.left_out]
+    if inside and strict:
+        raise EvalDataError(inside[0].replace(OTHERS_READ, " (--strict refuses a load with a file that cannot be "
+                                                           "read; without it, the file is left out).")
+                            .replace(" was left out: ", ": ", 1))
+    return out, [_left_out_warning(name, shown.get(name, name), error) for name, error in left_out] + inside
+
+
+def refuse_broken_json(file: LogFile) -> None:
+    """A ``.json`` file (or one that opens like JSON) that does not parse is refused with JSON's own message (line,
+    column, the file named with its folder), never read as a one-column CSV table. JSON Lines saved as ``.json``
+    (a complete value on its first line, more after it) is left to the table reader."""
+    head = file.head(1)
+    if not file.name.lower().endswith(".json") and head not in (b"{", b"["):
+        return
+    try:
+        bounded_json.loads_alone(file.data, file.name, file.budget.limits)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and head in (b"{", b"["):
+            return  # JSON Lines
+        raise EvalDataError(json_error(file, exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise EvalDataError(f"{named_with_folder(file)}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
+    except (ValueError, RecursionError):
+        return
 
 
 def _convert(module: ModuleType, files: list[LogFile], strict: bool,
@@ -145,10 +191,13 @@ def _convert(module: ModuleType, files: list[LogFile], strict: bool,
     return []
 
 
-def _left_out_warning(name: str, error: EvalDataError) -> str:
+def _left_out_warning(name: str, shown: str, error: EvalDataError) -> str:
+    """'<path as given> was left out: <why> The other files were read ...'."""
     reason = str(error)
-    reason = reason[len(name):].lstrip(" :,") if reason.startswith(name) else reason
-    return f"{name} was left out: {reason} The other files were read (the command line's --strict refuses instead)."
+    head = reason.split(": ", 1)[0].split(", line ", 1)[0]
+    if head.endswith(name) or head == shown:
+        reason = reason[len(head):].lstrip(" :,")
+    return left_out_warning(shown, reason)
 
 
 def _unrecognised(file: LogFile, error: EvalDataError) -> EvalDataError:

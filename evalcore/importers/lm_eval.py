@@ -80,7 +80,8 @@ import pandas as pd
 
 from evalcore.data import bounded_json
 from evalcore.errors import EvalDataError
-from evalcore.importers.base import Imported, LogFile, field_of, json_lines, as_number, left_out_note, optional, parse_json
+from evalcore.importers.base import (Imported, LogFile, as_number, field_of, json_lines, left_out_note, left_out_warning,
+                                     optional, parse_json)
 
 TOOL = "lm-evaluation-harness"
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl?$")
@@ -100,6 +101,8 @@ def sniff(file: LogFile) -> bool:
         head = file.head(16384)
         if b'"config_general"' in head:  # lighteval's results_<time>.json (evalcore.importers.lighteval)
             return False
+        if _RESULTS_NAME.match(file.base) and head.startswith(b'"'):
+            return True  # a results file whose first line is missing: read (and left out) as lm-eval's
         if _SAMPLES_NAME.match(file.base) or _RESULTS_NAME.match(file.base):
             return head.startswith(b"{")
         if _PRINTED_TABLE.match(head):
@@ -149,7 +152,20 @@ def convert(files: list[LogFile]) -> list[Imported]:
                                 "results. Upload the run's results_<time>.json, and its samples_<task>_<time>.jsonl "
                                 "files (written with --output_path ... --log_samples), instead.")
     samples = [f for f in files if not _is_results(f)]
-    results = {f.name: (f, parse_json(f)) for f in files if _is_results(f)}
+    results: dict[str, tuple[LogFile, Any]] = {}
+    damaged: list[tuple[LogFile, str | None]] = []  # results files that cannot be read, with the model they name
+    left_out: list[str] = []
+    for f in files:
+        if not _is_results(f):
+            continue
+        try:
+            results[f.name] = (f, parse_json(f))
+        except EvalDataError as exc:
+            if not samples:
+                raise
+            damaged.append((f, _named_model(f)))
+            reason = str(exc).split(": ", 1)[1] if ": " in str(exc) else str(exc)
+            left_out.append(left_out_warning(f.shown, reason))
     for name, (file, doc) in results.items():
         if not isinstance(doc, dict) or "results" not in doc:
             raise EvalDataError(f"{name}: an lm-evaluation-harness results file has a 'results' object; this one "
@@ -160,7 +176,8 @@ def convert(files: list[LogFile]) -> list[Imported]:
     paired: dict[tuple[str, ...], tuple[LogFile, Any] | None] = {}
     for file in samples:
         result, pairing, mismatched = _run_results(file, list(results.values()))
-        frame, notes = _samples(file, result, pairing, mismatched)
+        unread = _unread_results(file, damaged) if result is None else None
+        frame, notes = _samples(file, result, pairing, mismatched, unread)
         if result is not None:
             used.add(result[0].name)
             read_tasks.setdefault(result[0].name, set()).add(_task_of(file))
@@ -190,7 +207,32 @@ def convert(files: list[LogFile]) -> list[Imported]:
         out[0].files = (*out[0].files, *(file.name for file, _ in unused))
     elif unused:
         out.append(_summary(unused))
+    if out and left_out:
+        out[0].left_out.extend(left_out)
     return out
+
+
+def _named_model(file: LogFile) -> str | None:
+    """The model a results file that cannot be parsed still names in its text (``"model_name": "..."``, else
+    ``pretrained=`` / ``model=`` in ``model_args``), or None."""
+    text = file.data.decode("utf-8", "replace")
+    found = re.search(r'"model_name"\s*:\s*"([^"\\]+)"', text)
+    if found:
+        return found.group(1)
+    found = re.search(r'"model_args"\s*:\s*"[^"]*?(?:peft|delta|pretrained|model|path|engine)=([^,"]+)', text)
+    return found.group(1) if found else None
+
+
+def _unread_results(file: LogFile, damaged: list[tuple[LogFile, str | None]]) -> tuple[LogFile, str | None] | None:
+    """The results file of ``file``'s run among those that cannot be read (same time stamp, in the same folder
+    when several have it; else the only one of its folder)."""
+    stamp = _stamp(file)
+    same = [pair for pair in damaged if _stamp(pair[0]) == stamp and stamp is not None]
+    if len(same) > 1:
+        same = [pair for pair in same if pair[0].folder == file.folder]
+    if not same:
+        same = [pair for pair in damaged if pair[0].folder == file.folder]
+    return same[0] if len(same) == 1 else None
 
 
 def _some(names: list[str], k: int = 5) -> str:
@@ -305,9 +347,12 @@ def _model(doc: Any) -> str | None:
 
 
 def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: list[str],
-                   mismatched: list[LogFile]) -> tuple[str, list[str]]:
-    """The model of a samples file, and notes saying where it came from (after ``notes`` on its pairing)."""
+                   mismatched: list[LogFile], unread: LogFile | None = None) -> tuple[str, list[str]]:
+    """The model of a samples file, and notes saying where it came from (after ``notes`` on its pairing;
+    ``unread``: its run's results file, which cannot be read)."""
     notes = list(notes)
+    missing = (f"the results file of this run ({unread.shown}) cannot be read (left out, see the warnings)"
+               if unread is not None else "no results file of this run was uploaded with it")
     model = _model(result[1]) if result is not None else None
     if model is not None:
         return model, notes
@@ -330,11 +375,11 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: lis
         return folder_model, notes + [f"{file.name} is not from the run of {others} (timestamps differ): its model "
                                       f"is taken from its folder '{folder}': '{folder_model}'."]
     if folder_model is not None:
-        notes.append(f"{file.name}: no results file of this run was uploaded with it, so the model is named after its "
+        notes.append(f"{file.name}: {missing}, so the model is named after its "
                      f"folder '{folder}': '{folder_model}'. Upload the run's results_*.json too to use the "
                      "model's name.")
         return folder_model, notes
-    notes.append(f"{file.name}: no results file of this run was uploaded with it and no folder names its model, so "
+    notes.append(f"{file.name}: {missing} and no folder names its model, so "
                  "the model is 'unknown model'. Upload the run's results_*.json (same time stamp) too, or its folder "
                  "(lm-eval names it after the model), to use the model's name.")
     return "unknown model", notes
@@ -435,10 +480,17 @@ def _quoted(names: list[str]) -> str:
 
 
 def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[str],
-             mismatched: list[LogFile]) -> tuple[pd.DataFrame, list[str]]:
-    """One samples file's rows and notes."""
+             mismatched: list[LogFile], unread: tuple[LogFile, str | None] | None = None
+             ) -> tuple[pd.DataFrame, list[str]]:
+    """One samples file's rows and notes (``unread``: its run's results file, which cannot be read, and the model
+    it names)."""
     task = _task_of(file)
-    model, notes = _samples_model(file, result, pairing, mismatched)
+    if unread is not None and unread[1]:
+        model, notes = unread[1], [*pairing, f"{file.name}: the results file of its run ({unread[0].shown}) cannot "
+                                              f"be read (left out, see the warnings); the model is the one it names: "
+                                              f"'{unread[1]}'."]
+    else:
+        model, notes = _samples_model(file, result, pairing, mismatched, unread[0] if unread else None)
     doc = result[1] if result is not None else None
     rows: list[dict] = []
     for number, record in json_lines(file):
