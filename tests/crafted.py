@@ -386,3 +386,36 @@ def evalcore(*args: str, cwd: Path | None = None, timeout: float = 300, **env_va
     env = {**os.environ, "PYTHONPATH": str(ROOT), **env_vars}
     return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=timeout)
+
+
+def series_runs(n_runs: int = 4, n: int = 1200, flip: float = 0.04, loss_run: int = 3, keep: float = 0.8,
+                seed: int = 1) -> list:
+    """``n_runs`` runs of model "bot" on the same ``n`` examples (task math: ids 0-399, chat: the rest), each the
+    same truth (75% right) with a share ``flip`` of answers flipped at random; run ``loss_run`` keeps only ``keep`` of
+    its right answers on math (a planted regression). Frames with model, example_id, task, correct (0/1 floats)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.75
+    task = np.where(np.arange(n) < 400, "math", "chat")
+    runs = []
+    for i in range(n_runs):
+        right = truth.copy()
+        flipped = rng.random(n) < flip
+        right[flipped] = ~right[flipped]
+        if i == loss_run:
+            right[:400] &= rng.random(400) < keep
+        runs.append(pd.DataFrame({"model": "bot", "example_id": np.arange(n), "task": task,
+                                  "correct": right.astype(float)}))
+    return runs
+
+
+def write_series_runs(folder) -> list:
+    """:func:`series_runs`' defaults written as run0.csv ... run3.csv in ``folder`` (a series as CI saves it)."""
+    paths = []
+    for i, frame in enumerate(series_runs()):
+        path = Path(folder) / f"run{i}.csv"
+        frame.to_csv(path, index=False)
+        paths.append(path)
+    return paths

@@ -4,41 +4,28 @@ that run's comparison with its baseline, and the address opens a series."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.data.validation import validate
 from evalcore.workspace import Workspace
+from crafted import series_runs
 from test_pages import APP, TIMEOUT, assert_no_exception, shown
 
 SERIES = "bot / nightly"
-N = 1200
 
 
-def series_runs(seed: int = 4) -> list[pd.DataFrame]:
+def series_frames() -> list[pd.DataFrame]:
     """Five runs of one model on the same 1,200 examples (tasks math and chat): each the same truth with 3% of the
-    answers flipped at random; run 4 loses 30% of its right answers on math (400 examples)."""
-    rng = np.random.default_rng(seed)
-    truth = rng.random(N) < 0.75
-    task = np.where(np.arange(N) < 400, "math", "chat")
-    runs = []
-    for i in range(5):
-        right = truth.copy()
-        flip = rng.random(N) < 0.03
-        right[flip] = ~right[flip]
-        if i == 3:
-            right[:400] &= rng.random(400) < 0.7
-        runs.append(pd.DataFrame({"model": "bot", "example_id": np.arange(N), "task": task,
-                                  "correct": right.astype(float)}))
-    return runs
+    answers flipped at random; run 4 (nightly-3) loses 30% of its right answers on math (400 examples)."""
+    return series_runs(n_runs=5, flip=0.03, keep=0.7, seed=4)
 
 
 @pytest.fixture()
 def series_workspace(tmp_path, monkeypatch):
     ws = Workspace(tmp_path / "ws")
-    for i, frame in enumerate(series_runs()):
+    for i, frame in enumerate(series_frames()):
         record = ws.add_dataset(validate(frame), f"nightly-{i}")
         ws.add_to_series(record.id, SERIES, f"2026-11-{10 + i}T02:00:00Z", {"commit": f"c{i}"})
     monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
@@ -64,7 +51,7 @@ def test_the_history_answers_with_the_latest_run_and_the_last_change(series_work
     assert "the last change flagged came with it: better by" in answer and "on task=math against nightly-3" in answer
     trend = next(e.value for e in at.dataframe if "estimate" in e.value and "n_tasks" in e.value)
     assert list(trend["run"]) == [f"nightly-{i}" for i in range(5)]
-    math = series_runs()[3]
+    math = series_frames()[3]
     by_hand = (math[math["task"] == "math"]["correct"].mean() + math[math["task"] == "chat"]["correct"].mean()) / 2
     assert trend.loc[3, "estimate"] == pytest.approx(by_hand)  # the mean over the 2 tasks, as on every page
     flagged = next(e.value for e in at.dataframe if "q_value" in e.value)
@@ -98,5 +85,5 @@ def test_the_trend_of_one_task_is_its_accuracy_per_run(series_workspace):
     at.run()
     assert_no_exception(at)
     trend = next(e.value for e in at.dataframe if "estimate" in e.value and "n_tasks" in e.value)
-    by_hand = [frame.loc[frame["task"] == "math", "correct"].mean() for frame in series_runs()]
+    by_hand = [frame.loc[frame["task"] == "math", "correct"].mean() for frame in series_frames()]
     assert trend["estimate"].tolist() == pytest.approx(by_hand) and set(trend["n"]) == {400}

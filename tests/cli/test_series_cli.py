@@ -7,36 +7,16 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pandas as pd
 
-from crafted import evalcore
+from crafted import evalcore, write_series_runs
 
-N = 1200
+N = 1200  # examples of crafted.series_runs
 SERIES = "bot / nightly"
 
 
-def write_runs(folder, seed: int = 1) -> list:
-    """Four runs of model "bot" on the same 1,200 examples (math: ids 0-399, chat: the rest): the truth with 4% of
-    answers flipped; run3 also loses 20% of its right answers on math."""
-    rng = np.random.default_rng(seed)
-    truth = rng.random(N) < 0.75
-    paths = []
-    for i in range(4):
-        right = truth.copy()
-        flip = rng.random(N) < 0.04
-        right[flip] = ~right[flip]
-        if i == 3:
-            right[:400] &= rng.random(400) < 0.8
-        path = folder / f"run{i}.csv"
-        pd.DataFrame({"model": "bot", "example_id": np.arange(N), "task": np.where(np.arange(N) < 400, "math", "chat"),
-                      "correct": right.astype(int)}).to_csv(path, index=False)
-        paths.append(path)
-    return paths
-
-
 def test_a_series_from_the_command_line_gates_a_new_run(tmp_path):
-    paths = write_runs(tmp_path)
+    paths = write_series_runs(tmp_path)
     for i in range(3):
         out = evalcore("workspace", "add", str(paths[i]), "--name", f"nightly-{i}", "--series", SERIES,
                        "--time", f"2026-11-1{i}T02:00:00Z", "--meta", f"commit=c{i}", "--workspace", "ws",
@@ -65,7 +45,7 @@ def test_a_series_from_the_command_line_gates_a_new_run(tmp_path):
 
 
 def test_refusals_name_what_to_do(tmp_path):
-    paths = write_runs(tmp_path)
+    paths = write_series_runs(tmp_path)
     missing = evalcore("compare", "--series", "nope", str(paths[0]), "--workspace", "ws", cwd=tmp_path)
     assert missing.returncode == 1 and "No series named 'nope'" in missing.stderr and "--series" in missing.stderr
     two = evalcore("compare", "--series", SERIES, str(paths[0]), str(paths[1]), cwd=tmp_path)
@@ -78,7 +58,7 @@ def test_refusals_name_what_to_do(tmp_path):
 
 
 def test_the_report_of_a_new_run_compares_it_with_the_series_baseline(tmp_path):
-    paths = write_runs(tmp_path)
+    paths = write_series_runs(tmp_path)
     for i in range(3):
         assert evalcore("workspace", "add", str(paths[i]), "--name", f"nightly-{i}", "--series", SERIES, "--time",
                         f"2026-11-1{i}T02:00:00Z", "--workspace", "ws", cwd=tmp_path).returncode == 0

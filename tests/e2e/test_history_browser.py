@@ -2,7 +2,7 @@
 its address (``/history?series=NAME``); the answer names the latest run and its last flagged change, the chart
 draws one point per run, and a click on the flagged run's point opens its comparison with its baseline.
 
-Known answers: the runs of :func:`test_series_cli.write_runs` (four runs of one model on 1,200 examples, run3 losing
+Known answers: the runs of :func:`crafted.series_runs` (four runs of one model on 1,200 examples, run3 losing
 a fifth of its right answers on math); against the previous run, run3 is flagged worse on math and overall.
 """
 
@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from benchmarks.server import app_command, streamlit_server
 from conftest import SCREENSHOTS, VIEWPORT
-from crafted import evalcore
+from crafted import evalcore, write_series_runs
 from e2e_helpers import ANSWER, PLOTLY, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -27,12 +27,7 @@ SERIES = "bot / nightly"
 
 
 def test_a_series_from_ci_opens_from_its_address_and_a_click_compares_a_run(browser, tmp_path: Path):
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-    from test_series_cli import write_runs
-
-    paths = write_runs(tmp_path)
+    paths = write_series_runs(tmp_path)
     for i, path in enumerate(paths):
         out = evalcore("workspace", "add", str(path), "--name", f"nightly-{i}", "--series", SERIES, "--time",
                        f"2026-11-1{i}T02:00:00Z", "--workspace", str(tmp_path / "ws"), cwd=tmp_path)
