@@ -116,7 +116,9 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
     warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else mixed_judges(imported))
+    pooled = pooled_runs(imported) if kind == LOG else []
     frame, runs = _stack(imported, kind, notes)
+    warnings.extend(w for model, w in pooled if model in set(frame["model"].astype(str)))
     files_read = tuple(name for item in imported for name in item.files)
     return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs)
 
@@ -203,6 +205,31 @@ def unrelated_files(imported: list[Imported]) -> list[str]:
             "them separately if they are different benchmarks."]
 
 
+def pooled_runs(imported: list[Imported]) -> list[tuple[str, str]]:
+    """(model, warning) for files that are each a whole test run by what their logs say (DeepEval) and name one
+    model: unless they score shared examples differently (then they become runs, :func:`_runs_of_one_model`),
+    their test cases are pooled as one model's, which is wrong for unrelated projects."""
+    by_model: dict[str, list[Imported]] = {}
+    for item in imported:
+        if item.whole_run and "model" in item.frame and item.frame["model"].nunique() == 1:
+            by_model.setdefault(str(item.frame["model"].iloc[0]), []).append(item)
+    out = []
+    for model, items in by_model.items():
+        if len(items) < 2:
+            continue
+        names = [_label(item) for item in items]
+        out.append((model, f"{listed(names, 6)} are separate {items[0].tool} test runs that all name the model "
+                           f"'{model}': their test cases are read as one model's. If they are unrelated projects, "
+                           "upload them separately (or name the model in each run); if they are runs of one model to "
+                           f"compare, run evalcore compare {' '.join(_quoted_arg(n) for n in names[:2])}."))
+    return out
+
+
+def _quoted_arg(name: str) -> str:
+    """A file name as a shell argument (quoted when it holds spaces or quotes)."""
+    return name if name and all(c.isalnum() or c in "._-/+@:," for c in name) else "'" + name.replace("'", "'\\''") + "'"
+
+
 def mixed_judges(imported: list[Imported]) -> list[str]:
     """A warning when battles judged by different AI judges are combined (AlpacaEval's annotators, MT-Bench's judge
     models): their verdicts are pooled into one ranking, while each tool ranks models under one judge at a time."""
@@ -234,6 +261,8 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> tuple[pd.Da
     if kind == LOG:
         _one_sample_without_repeat(imported, notes)
         _separate_runs(imported, notes)
+    for item, label in zip(imported, unique_names([" + ".join(item.files) for item in imported])):
+        item._stack_label = label  # type: ignore[attr-defined]
     parts = [item.frame.assign(**{_FILE: _label(item)}) for item in imported]
     frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
@@ -250,8 +279,9 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> tuple[pd.Da
 
 
 def _label(item: Imported) -> str:
-    """How the rows of ``item`` are marked while files are stacked: its files' names."""
-    return " + ".join(item.files)
+    """How the rows of ``item`` are marked while files are stacked: its files' names (made unique by
+    :func:`_stack` where two items have the same names, e.g. two uploads named ``.latest_test_run.json``)."""
+    return getattr(item, "_stack_label", None) or " + ".join(item.files)
 
 
 def _one_sample_without_repeat(imported: list[Imported], notes: list[str]) -> None:
@@ -343,14 +373,16 @@ def _runs_of_one_model(frame: pd.DataFrame, conflicts: pd.DataFrame, imported: l
         items = sorted(items, key=lambda item: item.when)  # stable: the order given among runs of one time
     is_run = frame[_FILE].isin(labels)
     taken = sorted(set(frame.loc[~is_run, "model"].astype(str)))  # models of other files keep their names
-    names = unique_names([*taken, *(run_name(item.files[0]) for item in items)])[len(taken):]
+    names = unique_names([*taken, *(item.label or run_name(item.files[0]) for item in items)])[len(taken):]
     model = {_label(item): str(frame.loc[frame[_FILE] == _label(item), "model"].iloc[0]) for item in items}
     frame.loc[is_run, "model"] = frame.loc[is_run, _FILE].map(dict(zip(map(_label, items), names)))
     described = [f"'{name}' is {_label(item)}" for name, item in zip(names, items)]
     same = sorted(set(model.values()))
     notes.append(f"{listed([_label(item) for item in items], 6)} score the same examples of model"
                  f"{'s' if len(same) > 1 else ''} {listed([repr(m) for m in same], 6)} differently: each file is a "
-                 f"run of its own, named after it ({'; '.join(described)}), as evalcore compare BASE NEW names them. "
+                 f"run of its own, named after {'what its log says' if any(i.label for i in items) else 'it'} "
+                 f"({'; '.join(described)}); evalcore compare {' '.join(_quoted_arg(i.files[0]) for i in items[:2])} "
+                 "compares them. "
                  f"The first, '{names[0]}', is the base on the Compare page"
                  + (" (the oldest run, by when each ran)." if all(item.when for item in items) else
                     " (the first file given)."))

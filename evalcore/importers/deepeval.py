@@ -15,8 +15,12 @@ score, reason, strictMode, evaluationModel, error, ...}``.
 Mapping to roles (one row per test case and metric):
 
 - ``model`` = the model under test as the user logged it in ``hyperparameters`` (key ``model``, ``model_name``,
-  ``llm`` ...: DeepEval has no other field for it), else the run's ``identifier``, else the file's name (a note
-  says so). ``evaluationModel`` is the LLM *judge* of a metric, never the model under test.
+  ``llm`` ...: DeepEval has no other field for it), else the run's ``identifier``, else the project's folder (the
+  folder above ``.deepeval/`` or the results folder), else the run's time (``test_run_<YYYYMMDD_HHMMSS>``), else the
+  run's id (a hash of its test cases) — never the default file name ``latest_test_run`` (a note says which). Each
+  file is a whole run (``Imported.whole_run``): runs that name one model are warned about by name when their cases
+  are pooled (:func:`evalcore.importers.combine.pooled_runs`), and runs of one model that score shared cases
+  differently become runs named after their project and time (``Imported.label``), the oldest first. ``evaluationModel`` is the LLM *judge* of a metric, never the model under test.
 - ``task`` = the metric's ``name`` (e.g. "Answer Relevancy", "Correctness [GEval]"): each metric measures something
   else, with its own threshold, so each is a task of its own (DeepEval's own report, ``metricsScores``, is per
   metric too).
@@ -36,9 +40,10 @@ Mapping to roles (one row per test case and metric):
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
 import pandas as pd
@@ -133,24 +138,68 @@ def _same_run(a: dict, b: dict) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _model(doc: dict, file: LogFile, notes: list[str]) -> str:
+#: folders that hold DeepEval's files, not a project: the project is the folder above them
+_PLACES = frozenset({".deepeval", "results", "result", "outputs", "output", "runs", "run", "data", "tmp",
+                     "deepeval_results", "test_results", "evals", "eval"})
+_TIME = re.compile(r"^test_run_(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})")
+
+
+def _project(file: LogFile) -> str | None:
+    """The folder a DeepEval file belongs to: the nearest folder above it that is not ``.deepeval`` or a results
+    folder ('recipes_bot' for 'recipes_bot/.deepeval/.latest_test_run.json'), or None."""
+    for part in reversed([p for p in file.folder.split("/") if p and p not in (".", "..")]):
+        if part.lower() not in _PLACES:
+            return part
+    return None
+
+
+def _time(file: LogFile) -> str | None:
+    """When the run ran, from DeepEval's file name test_run_<YYYYMMDD_HHMMSS> ('2026-03-10 09:15:00'), or None."""
+    found = _TIME.match(file.base)
+    return (f"{found[1]}-{found[2]}-{found[3]} {found[4]}:{found[5]}:{found[6]}") if found else None
+
+
+def _run_id(doc: dict) -> str:
+    """The test run's own id: a short hash of its test cases and verdicts (DeepEval writes no run id)."""
+    cases = json.dumps([doc.get("testCases"), doc.get("conversationalTestCases")], sort_keys=True, default=str)
+    return hashlib.sha1(cases.encode()).hexdigest()[:8]
+
+
+def _identity(doc: dict, file: LogFile) -> str:
+    """What names the run when it becomes a run of its own: its project folder, else its time, else its id."""
+    project, when = _project(file), _time(file)
+    if project and when:
+        return f"{project} {when}"
+    return project or (f"test run {when}" if when else f"test run {_run_id(doc)}")
+
+
+def _model(doc: dict, file: LogFile, notes: list[str]) -> tuple[str, bool]:
+    """The model under test and whether the log names it (hyperparameters or identifier); never the default file
+    name: else the project's folder, else the run's time (test_run_<time>), else its id."""
     hyper = doc.get("hyperparameters")
     if isinstance(hyper, dict):
         for key, value in hyper.items():
             if str(key).strip().lower().replace("-", "_") in _MODEL_KEYS and isinstance(value, (str, int, float)) \
                     and str(value).strip():
                 notes.append(f"{file.name}: the model is hyperparameters['{key}'] ('{value}').")
-                return str(value)
+                return str(value), True
     identifier = doc.get("identifier")
     if isinstance(identifier, str) and identifier.strip():
         notes.append(f"{file.name}: no model in 'hyperparameters'; the model is named after the run's identifier "
                      f"('{identifier}'). Log it with evaluate(..., hyperparameters={{'model': ...}}) to name it.")
-        return identifier
-    stem = PurePosixPath(file.base).stem.lstrip(".") or file.base
+        return identifier, True
+    project, when = _project(file), _time(file)
+    if project:
+        name, where = project, f"its folder '{project}'"
+    elif when:
+        name, where = f"test run {when}", f"when the run ran ({when}, from its file name)"
+    else:
+        name = f"test run {_run_id(doc)}"
+        where = "the run's id (a hash of its test cases: DeepEval writes no run id, and the file's name is the default)"
     notes.append(f"{file.name}: no model in 'hyperparameters' (DeepEval has no other field for the model under "
-                 f"test); the model is named after the file: '{stem}'. Log it with "
-                 "evaluate(..., hyperparameters={'model': ...}), or rename the model with the column mapping.")
-    return stem
+                 f"test); the model is named after {where}: '{name}'. Log it with "
+                 "evaluate(..., hyperparameters={'model': ...}) in the test run.")
+    return name, False
 
 
 def _list(value: Any) -> list:
@@ -187,7 +236,7 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
     if not cases:
         raise EvalDataError(f"{file.name}: the DeepEval test run holds no test case ('testCases' and "
                             "'conversationalTestCases' are empty or missing).")
-    model = _model(doc, file, notes)
+    model, _ = _model(doc, file, notes)
     names = []
     for number, (_, case) in enumerate(cases, 1):
         if not isinstance(case, dict):
@@ -247,7 +296,8 @@ def _convert_one(file: LogFile, doc: dict) -> Imported:
         frame = frame.drop(columns="correct")
     order = ["model", "task", "example_id", *[c for c in ("correct", "score") if c in frame],
              "input", "target", "output", "explanation"]
-    return Imported(frame[order], "log", TOOL, (file.name,), notes)
+    return Imported(frame[order], "log", TOOL, (file.name,), notes, whole_run=True, label=_identity(doc, file),
+                    when=(_time(file) or "").replace(" ", "T"))
 
 
 def _notes_per_task(frame: pd.DataFrame, file: LogFile, notes: list[str]) -> pd.DataFrame:

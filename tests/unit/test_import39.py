@@ -46,3 +46,48 @@ def test_an_unreadable_results_file_is_left_out_by_name_and_its_run_keeps_the_mo
     assert "no results file of this run was uploaded" not in notes
     with pytest.raises(EvalDataError, match=r"results_2026-02-03T10-11-12\.345678\.json: not valid JSON.*--strict"):
         read_logs([DAMAGED], strict=True)
+
+
+# --- 1. DeepEval runs identified by what the log says -------------------------------------------------------------
+
+DEEPEVAL = DATA / "deepeval"
+PROJECTS = [DEEPEVAL / p / ".deepeval" / ".latest_test_run.json" for p in ("recipes_bot", "legal_rag", "sql_agent")]
+
+
+def test_unrelated_deepeval_projects_are_three_models_named_after_their_folders(monkeypatch):
+    monkeypatch.chdir(DEEPEVAL)
+    raw = read_logs([Path(p).relative_to(DEEPEVAL) for p in PROJECTS])
+    assert sorted(set(raw.frame["model"])) == ["legal_rag", "recipes_bot", "sql_agent"]
+    assert "latest_test_run" not in " ".join(raw.frame["model"])
+    # files of one name are named by their paths as given
+    assert raw.files == tuple(f"{p}/.deepeval/.latest_test_run.json" for p in ("recipes_bot", "legal_rag",
+                                                                             "sql_agent"))
+    notes = "\n".join(raw.notes)
+    assert "the model is named after its folder 'recipes_bot'" in notes
+    # the same three files as an upload without folders: told apart by their own ids, never pooled into one model
+    uploaded = read_logs([(".latest_test_run.json", p.read_bytes()) for p in PROJECTS])
+    assert uploaded.frame["model"].nunique() == 3
+    assert uploaded.frame["model"].str.fullmatch(r"test run [0-9a-f]{8}").all()
+
+
+def test_unrelated_deepeval_runs_that_name_one_model_are_warned_about_by_name(monkeypatch):
+    monkeypatch.chdir(DEEPEVAL)
+    given = ["same_model/faq/.deepeval/.latest_test_run.json", "same_model/summaries/.deepeval/.latest_test_run.json"]
+    raw = read_logs([Path(p) for p in given])
+    assert set(raw.frame["model"]) == {"gpt-4o-mini"}
+    warning = next(w for w in raw.warnings if "separate DeepEval test runs" in w)
+    assert given[0] in warning and given[1] in warning and "'gpt-4o-mini'" in warning
+    assert f"evalcore compare {given[0]} {given[1]}" in warning
+
+
+def test_two_runs_of_one_deepeval_project_are_two_runs_named_after_the_project_and_time():
+    runs = sorted((DEEPEVAL / "support_bot" / "results").glob("test_run_*.json"))
+    raw = read_logs(runs[::-1])  # given newest first: ordered by when each ran
+    assert raw.runs == ("support_bot 2026-03-10 09:15:00", "support_bot 2026-03-11 10:15:00")
+    by = raw.frame.set_index(["model", "example_id"])["correct"]
+    assert [by[("support_bot 2026-03-10 09:15:00", f"test_case_{i}")] for i in range(3)] == [1.0, 0.0, 1.0]
+    assert [by[("support_bot 2026-03-11 10:15:00", f"test_case_{i}")] for i in range(3)] == [1.0, 1.0, 0.0]
+    note = next(n for n in raw.notes if "differently" in n)
+    assert "named after what its log says" in note and ("evalcore compare test_run_20260310_091500.json "
+                                                           "test_run_20260311_101500.json") in note
+    assert not any("separate DeepEval test runs" in w for w in raw.warnings)

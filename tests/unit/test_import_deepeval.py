@@ -93,11 +93,15 @@ def test_old_file_without_suffix_identifier_repeated_names_and_strict_mode():
     assert "test case names repeat" in notes and "in strict mode" in notes
 
 
-def test_latest_test_run_wrapper_without_a_model_is_named_after_the_file():
+def test_latest_test_run_wrapper_without_a_model_is_named_after_its_folder_never_the_default_file_name():
     frame = load_eval_logs([LATEST])
+    # deepeval/.deepeval/.latest_test_run.json: the project's folder names it (issue 39)
     assert frame[["model", "example_id", "correct", "score", "output", "explanation"]].values.tolist() == [
-        ["latest_test_run", "test_case_0", 1.0, 0.95, "Paris", "On topic."]]
-    assert "no model in 'hyperparameters'" in _notes(frame)
+        ["deepeval", "test_case_0", 1.0, 0.95, "Paris", "On topic."]]
+    assert "no model in 'hyperparameters'" in _notes(frame) and "its folder 'deepeval'" in _notes(frame)
+    # an upload without its folder: the run's own id (a hash of its test cases), never 'latest_test_run'
+    alone = load_eval_logs([(".latest_test_run.json", LATEST.read_bytes())])
+    assert alone["model"].str.fullmatch(r"test run [0-9a-f]{8}").all()
 
 
 def test_a_link_only_file_is_refused_alone_and_left_out_beside_a_run():
