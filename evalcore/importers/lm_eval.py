@@ -80,6 +80,8 @@ import pandas as pd
 
 from evalcore.data import bounded_json
 from evalcore.errors import EvalDataError
+from evalcore.data.limits import ReadLimits
+from evalcore.importers.chat_text import messages_text
 from evalcore.importers.base import (Imported, LogFile, as_number, field_of, json_lines, left_out_note, left_out_warning,
                                      optional, parse_json)
 
@@ -547,7 +549,16 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
         frame["confidence"] = [np.nan if c is None else c for c in confidence]
         notes.append(f"{file.name}: confidence = the softmax probability of the most likely choice (from the "
                      "per-choice log-likelihoods).")
-    texts = [_texts(r) for r in kept]
+    chat: dict[str, int] = {"chat": 0, "no text": 0}
+    roles: set[str] = set()
+    texts = [_texts(r, chat, roles, file.budget.limits) for r in kept]
+    if chat["chat"]:
+        notes.append(f"{file.name}: the prompts are chat messages (a chat API's requests, arguments.gen_args_0.arg_0): "
+                     "the input is the messages as 'role: content' lines.")
+    if chat["no text"]:
+        notes.append(f"{file.name}: {chat['no text']:,} of {len(kept):,} prompts' chat messages hold no text in any "
+                     f"role ({', '.join(sorted(roles)) or 'no role'}: images or other parts only): no input text for "
+                     "them.")
     for position, role in enumerate(("input", "target", "output")):
         values_of = [t[position] for t in texts]
         if any(v is not None for v in values_of):
@@ -611,11 +622,53 @@ def _first_text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _texts(record: dict) -> tuple[str | None, str | None, str | None]:
-    """(input, target, output) of a samples line."""
+def _chat_messages(value: Any, limits: Any) -> list | None:
+    """The chat messages of a chat API's request context: lm-eval writes ``JsonChatStr`` (the messages as a JSON
+    string) serialised as a list holding that string, or the string alone; None for a plain prompt."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        value = value[0]
+    if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
+        messages = value
+    elif isinstance(value, str) and value.lstrip().startswith("[{"):
+        try:
+            messages = bounded_json.loads_alone(value, "a chat prompt", limits or ReadLimits.from_env())
+        except (ValueError, RecursionError, EvalDataError):
+            return None
+    else:
+        return None
+    if isinstance(messages, list) and messages and all(isinstance(m, dict) and "role" in m for m in messages):
+        return messages
+    return None
+
+
+def _has_text(content: Any) -> bool:
+    """Whether a chat message's content holds text (a string, or a text / refusal part), not only images ..."""
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and any(isinstance(p.get(k), str) and p[k].strip() for k in ("text", "refusal"))
+        or isinstance(p, str) and p.strip() for p in content)
+
+
+def _texts(record: dict, chat: dict[str, int] | None = None, roles: set[str] | None = None,
+           limits: Any = None) -> tuple[str | None, str | None, str | None]:
+    """(input, target, output) of a samples line; ``chat`` counts the prompts that are chat messages ('chat') and
+    those whose messages hold no text ('no text', their roles added to ``roles``)."""
     requests = _requests(record.get("arguments"))
-    context = requests[0][0] if requests and requests[0] and isinstance(requests[0][0], str) else None
-    if context is None:
+    first = requests[0][0] if requests and requests[0] else None
+    messages = _chat_messages(first, limits) if first is not None and not isinstance(first, str) or (
+        isinstance(first, str) and first.lstrip().startswith("[{")) else None
+    if messages is not None:
+        context = messages_text(messages) if any(_has_text(m.get("content")) for m in messages) else None
+        if chat is not None:
+            chat["chat"] += 1
+            if context is None:
+                chat["no text"] += 1
+                if roles is not None:
+                    roles.update(str(m.get("role")) for m in messages)
+    else:
+        context = first if isinstance(first, str) else None
+    if context is None and messages is None:
         doc = record.get("doc")
         context = next((doc[k] for k in _DOC_QUESTION if isinstance(doc, dict) and isinstance(doc.get(k), str)),
                        None)

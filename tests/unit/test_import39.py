@@ -91,3 +91,17 @@ def test_two_runs_of_one_deepeval_project_are_two_runs_named_after_the_project_a
     assert "named after what its log says" in note and ("evalcore compare test_run_20260310_091500.json "
                                                            "test_run_20260311_101500.json") in note
     assert not any("separate DeepEval test runs" in w for w in raw.warnings)
+
+
+# --- 5. lm-eval chat-API samples keep their input text --------------------------------------------------------------
+
+def test_lm_eval_chat_api_samples_keep_the_messages_as_input_and_say_when_none_holds_text():
+    frame = load_eval_logs([DATA / "lm_eval_chat" / "gpt-4o"])
+    assert set(frame["model"]) == {"gpt-4o"} and len(frame) == 4
+    inputs = frame.set_index("example_id")["input"]
+    assert inputs["0"].startswith("user: What is the correct answer to this question:Which particle mediates")
+    assert "(A) photon" in inputs["0"] and "[{" not in inputs["0"]
+    assert inputs.isna().sum() == 1 and inputs.isna()["3"]  # the image-only prompt
+    notes = _notes(frame)
+    assert "the input is the messages as 'role: content' lines" in notes
+    assert "1 of 4 prompts' chat messages hold no text in any role (user: images or other parts only)" in notes
