@@ -23,7 +23,16 @@ from evalcore.engine.scan import LazyLog
 
 def cell_moments(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
     """Per ``by`` cell (sorted): n (labeled rows), n_unlabeled, total (Σ y), total_sq (Σ y²); with repeated samples
-    averaged per example (an ``n_repeats`` column) also trials, the labeled rows' Σ n_repeats."""
+    averaged per example (an ``n_repeats`` column) also trials, the labeled rows' Σ n_repeats. Kept with the log
+    (a copy is returned): a report and a page ask for the same moments several times (overall numbers, direct
+    estimates, the leaderboard's cells), and the log's table never changes."""
+    key = ("cell_moments", tuple(by), metric)
+    if key not in log._cache:
+        log._cache[key] = _cell_moments(log, by, metric)
+    return log._cache[key].copy()
+
+
+def _cell_moments(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
     t = log.table
     y = t[metric]
     extra = {"trials": y.notnull().ifelse(t.n_repeats, 0.0).sum()} if "n_repeats" in t.columns else {}
