@@ -186,9 +186,22 @@ def _convert(module: ModuleType, files: list[LogFile], strict: bool,
                 raise
             named = [f for f in files if str(exc).startswith(f.name)] or [f for f in files if f.name in str(exc)]
             bad = [max(named, key=lambda f: len(f.name))] if named else files
+            twins = [f for f in files if f.name == bad[0].name]
+            if len(twins) > 1:  # uploads of one name (three annotations.json): the one that fails alone
+                bad = [f for f in twins if _fails_alone(module, f)] or bad
+                budget.json_values = counted
             left_out.extend((f.name, exc) for f in bad)
             files = [f for f in files if f not in bad]
     return []
+
+
+def _fails_alone(module: ModuleType, file: LogFile) -> bool:
+    """Whether ``module`` refuses ``file`` converted on its own."""
+    try:
+        module.convert([file])
+    except EvalDataError:
+        return True
+    return False
 
 
 def _left_out_warning(name: str, shown: str, error: EvalDataError) -> str:

@@ -105,3 +105,39 @@ def test_lm_eval_chat_api_samples_keep_the_messages_as_input_and_say_when_none_h
     notes = _notes(frame)
     assert "the input is the messages as 'role: content' lines" in notes
     assert "1 of 4 prompts' chat messages hold no text in any role (user: images or other parts only)" in notes
+
+
+# --- 3. every unusable file of an upload is left out, named by its path as given -----------------------------------
+
+def _alpaca(tmp_path: Path) -> list[Path]:
+    """Three AlpacaEval annotations.json (the shape of alpaca_eval's results/<model>/<annotator>/annotations.json):
+    two models judged against the reference, and the reference judged against itself."""
+    def record(i: int, generator: str, preference: float, itself: bool = False) -> dict:
+        return {"instruction": f"Question {i}?", "output_1": f"Reference answer {i}.", "generator_1": "gpt4_1106_preview",
+                "dataset": "helpful_base", "output_2": f"Reference answer {i}." if itself else f"Answer {i}.",
+                "generator_2": "gpt4_1106_preview" if itself else generator, "annotator": "weighted_alpaca_eval_gpt4_turbo",
+                "preference": preference, "price_per_example": 0.0012, "time_per_example": 1.1, "raw_completion": "m"}
+    paths = []
+    for model, prefs in (("alpaca-7b", [1.0, 2.0, 1.2, 1.9]), ("gpt4_1106_preview", [1.5] * 4), ("llama-2-70b", [2.0, 1.1, 1.8, 1.6])):
+        path = tmp_path / "results" / model / "weighted_alpaca_eval_gpt4_turbo" / "annotations.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps([record(i, model, p, model == "gpt4_1106_preview") for i, p in enumerate(prefs)]))
+        paths.append(path)
+    return paths
+
+
+def test_alpaca_eval_reference_judged_against_itself_is_left_out_by_its_path_the_others_read(tmp_path, monkeypatch):
+    paths = _alpaca(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    given = [p.relative_to(tmp_path) for p in paths]
+    raw = read_logs(given)
+    assert set(raw.frame["model_b"]) == {"alpaca-7b", "llama-2-70b"}
+    [warning] = [w for w in raw.warnings if "was left out" in w]
+    assert warning.startswith("results/gpt4_1106_preview/weighted_alpaca_eval_gpt4_turbo/annotations.json was left out: "
+                              "all 4 annotations compare gpt4_1106_preview with itself")
+    assert "--strict" in warning
+    with pytest.raises(EvalDataError, match="with itself"):
+        read_logs(given, strict=True)
+    # uploads of one name without folders: the file that fails is the one left out, whichever its place
+    uploaded = read_logs([("annotations.json", p.read_bytes()) for p in paths[::-1]])
+    assert set(uploaded.frame["model_b"]) == {"alpaca-7b", "llama-2-70b"}
