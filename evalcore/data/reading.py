@@ -145,10 +145,13 @@ def _read_json(data: bytes, limits: ReadLimits, budget: Budget, name: str) -> pd
                                 'object per row, e.g. {"model": "a", "example_id": "q1", "correct": 1}.')
         nested = next((k for k, v in record.items() if isinstance(v, (dict, list))), None)
         if nested is not None:
+            from evalcore.importers.detect import tools_read  # here: the importers read tables through this module
+
             raise EvalDataError(
                 f"Field '{nested}' of JSON {where} {number} holds nested values (an object or a list): this looks "
-                "like an evaluation tool's own log rather than a table. evalcore reads JSON records with one value "
-                'per column, e.g. {"model": "a", "example_id": "q1", "correct": 1}.')
+                f"like an evaluation tool's own log, of a format evalcore does not read. {tools_read()}; for another "
+                "tool, write its per-example results as a table with one value per column, e.g. "
+                '{"model": "a", "example_id": "q1", "correct": 1}, or name the columns\' roles with -m COLUMN=ROLE.')
     frame = pd.DataFrame.from_records(records)
     _check_header([str(c) for c in frame.columns], limits)
     return frame

@@ -98,6 +98,14 @@ def tools() -> tuple[ModuleType, ...]:
     return tuple(_module(name) for name in TOOL_MODULES)
 
 
+def tools_read() -> str:
+    """The tools whose logs evalcore reads, as a sentence's list with where the README describes them (for a
+    message about a tool's log it does not read)."""
+    names = list(dict.fromkeys(module.TOOL for module in tools()))
+    return (f"evalcore reads the logs of {', '.join(names[:-1])} and {names[-1]} (README, \"Logs written by "
+            "evaluation tools\")")
+
+
 def tool_of(file: LogFile) -> str:
     """The name of the tool that wrote ``file``, or ``"table"`` for a plain table."""
     for module in tools():
@@ -239,9 +247,10 @@ def _unrecognised(file: LogFile, error: EvalDataError) -> EvalDataError:
         return exc
     except (ValueError, RecursionError) as exc:
         broken = f" It is not complete JSON either ({exc}): truncated?"
-    return EvalDataError(f"{file.name}: this JSON is not a log evalcore recognises; it reads: "
-                         f"{', '.join(module.TOOL for module in tools())}, and tables (CSV, TSV, Parquet, JSON Lines "
-                         f"or a JSON list of flat records with named columns).{broken}")
+    return EvalDataError(f"{file.name}: this JSON is not a log evalcore recognises. {tools_read()}, and tables "
+                         "(CSV, TSV, Parquet, JSON Lines or a JSON list of flat records with named columns): for "
+                         "another tool, write its per-example results as such a table (model, example_id, correct or "
+                         f"score) and name the columns' roles with -m COLUMN=ROLE where they differ.{broken}")
 
 
 def describe(imported: list[Imported]) -> str:

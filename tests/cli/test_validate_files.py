@@ -17,7 +17,7 @@ def test_validate_names_the_tool_of_every_file_and_strict_refuses_a_bad_one(tmp_
     assert "  data_arc_qwen.json: Inspect AI\n" in out
     assert "  lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl: lm-evaluation-harness\n" in out
     # named by its path as given, never by its base name alone (issue 39)
-    assert f"  - {bad} was left out: this JSON is not a log evalcore recognises; it reads: " in out
+    assert f"  - {bad} was left out: this JSON is not a log evalcore recognises. evalcore reads the logs of " in out
     strict = evalcore("validate", "--strict", *logs)
     assert strict.returncode == 1
     assert "NOT USABLE" in strict.stdout and "notes.json: this JSON is not a log evalcore recognises" in strict.stdout

@@ -49,7 +49,8 @@ def test_unknown_json_names_the_logs_evalcore_reads():
     with pytest.raises(EvalDataError) as error:
         load_eval_log(("config.json", b'{\n  "name": "my run",\n  "settings": {"lr": 0.1}\n}\n'))
     message = str(error.value)
-    assert message.startswith("config.json: this JSON is not a log evalcore recognises; it reads: ")
+    assert message.startswith("config.json: this JSON is not a log evalcore recognises. evalcore reads the logs of ")
+    assert "README, \"Logs written by evaluation tools\"" in message and "-m COLUMN=ROLE" in message
     assert all(module.TOOL in message for module in tools()) and "JSON Lines need" not in message
 
 
@@ -106,3 +107,14 @@ def test_a_text_role_the_tool_left_empty_is_no_column():
     frame = load_eval_log(("t.csv", b"model,example_id,correct,prompt,reference\nm,1,1,q,\nm,2,0,q2,\n"))
     assert "input" in frame.columns and "target" not in frame.columns
     assert "Example text kept (input): shown as written, never used by a method." in report_of(frame).notes
+
+
+def test_a_tools_json_lines_evalcore_does_not_read_lists_what_it_reads():
+    """An export of a hosted platform's results (JSON Lines with nested item, sample, grades): not a table, not a
+    log of a tool evalcore reads: the message lists the tools, names the README section and the mapping option."""
+    line = b'{"run_id": "r1", "item": {"input": "q", "ideal": "a"}, "sample": {"output": "a"}, "grades": {"g": 1}}\n'
+    with pytest.raises(EvalDataError) as error:
+        load_eval_log(("export.jsonl", line * 3))
+    message = str(error.value)
+    assert all(module.TOOL in message for module in tools())
+    assert "README, \"Logs written by evaluation tools\"" in message and "-m COLUMN=ROLE" in message
