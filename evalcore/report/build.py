@@ -33,8 +33,9 @@ SECTIONS = (
     ("battles", "Pairwise battles", sec.battles,
      "pairwise battles with human `outcome` votes or an AI judge's `judge` verdicts"),
 )
-#: sections that use the top model of the accuracy section
+#: sections that use the top model of the accuracy section, and those that use its overall table (computed once)
 USES_TOP = {"subgroups", "labeling"}
+USES_OVERALL = {"leaderboard", "subgroups"}
 
 
 @dataclass(frozen=True)
@@ -120,13 +121,15 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
         rows, kind, mapping = log.n_rows, log.kind, log.mapping
     wanted = [entry for entry in SECTIONS if (entry[0] == "battles") == (kind == BATTLES)
               and (entry[0] != "comparison" or (settings.base and settings.new))]  # a comparison when asked
-    done, skipped, timings, top = {}, [], {}, None
+    done, skipped, timings, top, overall = {}, [], {}, None, None
     for i, (key, name, fn, needs) in enumerate(wanted):
         if progress:
             progress(i, len(wanted), name)
         start = time.perf_counter()
         try:
-            section = fn(log, kind, settings, top) if key in USES_TOP else fn(log, kind, settings)
+            extra = {**({"top": top} if key in USES_TOP else {}),
+                     **({"overall": overall} if key in USES_OVERALL else {})}
+            section = fn(log, kind, settings, **extra)
         except EvalDataError as exc:  # the method refuses this data (e.g. too few labels): the report says why
             skipped.append(f"{name}: {exc}")
             continue
@@ -137,7 +140,7 @@ def build_report(log, files: Iterable[FileRecord] = (), settings: sec.Settings |
             continue
         done[key] = section
         if key == "accuracy":
-            top = section.facts["top"]
+            top, overall = section.facts["top"], section.tables["by model"]
     if progress:
         progress(len(wanted), len(wanted), "done")
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat()

@@ -142,15 +142,16 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 
 
 # ------------------------------------------------------------------------------------------------ leaderboard
-def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
+def leaderboard(log: pd.DataFrame, kind: str, s: Settings, overall: pd.DataFrame | None = None) -> Section | None:
     """Bootstrap leaderboard, rank intervals and simultaneous pairwise differences
     (:mod:`evalcore.leaderboard.bootstrap`), all three from one set of replicates: a pair is distinguishable when
     its simultaneous interval excludes 0, and the rank intervals are read off the same intervals over all pairs."""
     if kind == BATTLES or len(models_of(log, kind)) < 2 or (kind == LOG and metric_of(log) != "correct"):
         return None
     rep, notes = _quietly(aggregate.bootstrap_replicates, log, n_boot=s.n_boot, seed=s.seed)
-    board = with_overall(aggregate.leaderboard(rep, level=s.level),
-                         overall_table(log, "correct", s.alpha, summary=kind == SUMMARY))
+    if overall is None:  # the accuracy section's table, else the same computation
+        overall = overall_table(log, "correct", s.alpha, summary=kind == SUMMARY)
+    board = with_overall(aggregate.leaderboard(rep, level=s.level), overall)
     ranks = aggregate.rank_intervals(rep, method="mean", level=s.level, seed=s.seed)
     diffs = aggregate.pairwise_differences(rep, level=s.level)
     overall = board[board["scope"] == "overall"].sort_values(["estimate", "model"], ascending=[False, True],
@@ -188,7 +189,8 @@ def leaderboard(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
 
 
 # ------------------------------------------------------------------------------------------------ subgroups
-def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None) -> Section | None:
+def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None,
+              overall: pd.DataFrame | None = None) -> Section | None:
     """Empirical Bayes and direct estimates per (model, group) (:func:`evalcore.subgroups.estimates.empirical_bayes`)."""
     metric = metric_of(log) if kind == LOG else None
     if metric is None or "group" not in log or len(_labeled_groups(log, metric)) < 2:
@@ -196,9 +198,9 @@ def subgroups(log: pd.DataFrame, kind: str, s: Settings, top: str | None = None)
     table, notes = _quietly(empirical_bayes, log, metric=metric, regressor=s.regressor, alpha=s.alpha, seed=s.seed)
     model = top if top in set(table["model"].astype(str)) else str(table["model"].iloc[0])
     mine = table[table["model"].astype(str) == model].sort_values("n", ascending=False, ignore_index=True)
-    means = overall_table(log, metric, s.alpha)  # the forest plot's reference line: the model's overall number
-    overall = float(means.loc[means["model"].astype(str) == model, "estimate"].iloc[0])
-    fig = subgroups_figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=overall,
+    means = overall if overall is not None else overall_table(log, metric, s.alpha)  # the model's overall number
+    reference = float(means.loc[means["model"].astype(str) == model, "estimate"].iloc[0])  # the forest plot's line
+    fig = subgroups_figures.forest_plot(mine.head(FOREST_GROUPS), level=s.level, overall=reference,
                               title=f"{model}: subgroups (the {min(FOREST_GROUPS, len(mine))} largest)",
                               direct_interval="Wilson" if metric == "correct" else "Student-t")
     width = mine["eb_high"] - mine["eb_low"]
