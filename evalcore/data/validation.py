@@ -83,6 +83,9 @@ class ValidationReport:
     #: files of one model uploaded together that became runs named after them (:mod:`evalcore.importers.combine`):
     #: their model names, the base (the oldest, else the first file) first; empty otherwise
     runs: tuple[str, ...] = ()
+    #: when the log's run ran, as its tool recorded it (Inspect's ``eval.created``, lm-evaluation-harness's file-name
+    #: stamp; the latest of several files'); empty when it records none
+    when: str = ""
 
     @property
     def tasks_are_categories(self) -> bool:
@@ -153,6 +156,8 @@ def validate_raw_log(raw: RawLog, mapping: dict[str, str | None] | None = None, 
     report["files"] = tuple(raw.files)
     report["tools"] = tuple(raw.tools)
     report["runs"] = tuple(raw.runs)
+    if raw.when:  # when the run ran, as its tool recorded it: a series' run time (evalcore.workspace)
+        report["when"] = raw.when
     return frame
 
 

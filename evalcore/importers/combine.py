@@ -83,6 +83,7 @@ class RawLog:
     warnings: list[str] = field(default_factory=list)  # files left out, files that share no example and no task
     tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
     runs: tuple[str, ...] = ()  # the runs made of files of one model (module docstring), the base (oldest) first
+    when: str = ""  # when the latest of the files' runs ran, where their tool records it (ISO 8601 text)
 
 
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
@@ -120,7 +121,8 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     frame, runs = _stack(imported, kind, notes)
     warnings.extend(w for model, w in pooled if model in set(frame["model"].astype(str)))
     files_read = tuple(name for item in imported for name in item.files)
-    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs)
+    when = max((item.when for item in imported if item.when), default="")
+    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs, when=when)
 
 
 def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:

@@ -173,6 +173,7 @@ def _convert_one(file: LogFile) -> Imported:
                 "(results.completed_samples): the log was cut (e.g. copied in part by another tool), so the rows "
                 "here cover only the samples it holds, and their figures differ from the run's results.")
     imported.run = str(spec.get("eval_id") or spec.get("run_id") or "")
+    imported.when = str(spec.get("created") or "")  # when the run started (ISO 8601)
     if model == "none/none":
         imported.notes.append(f"{file.name}: the log names no model ('none/none', Inspect's placeholder when an agent "
                               "or external solver stands in for the model): give the files of each agent their own "

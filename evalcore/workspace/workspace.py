@@ -16,6 +16,7 @@ be written.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -71,6 +72,19 @@ def iso_time(text: str) -> str:
                             "2026-11-28T09:30:00Z.") from exc
     when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
     return when.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def logged_time(frame: pd.DataFrame) -> str | None:
+    """When the log's run ran, where its tool recorded it (the validation report's ``when``: Inspect's
+    ``eval.created``, lm-evaluation-harness's file-name stamp 2026-01-21T03-44-18.458309), in UTC; None if not."""
+    when = (frame.attrs.get("report") or {}).get("when")
+    if not when:
+        return None
+    text = re.sub(r"T(\d\d)-(\d\d)-(\d\d)", r"T\1:\2:\3", str(when))  # lm-eval writes the time with dashes
+    try:
+        return iso_time(text)
+    except EvalDataError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -309,16 +323,18 @@ class Workspace:
     def add_to_series(self, dataset_id: str, series: str, run_time: str | None = None, meta: dict | None = None,
                       viewer: str | None = None) -> SeriesRun:
         """Add a dataset ``viewer`` may see to the series named ``series`` (created with ``viewer`` as its owner
-        when new) as a run of ``run_time`` (ISO 8601; default the dataset's save time) with free ``meta`` (commit,
-        config, note). The run's summary for the trend is computed now, once (:func:`evalcore.history.run_summary`)."""
+        when new) as a run of ``run_time`` (ISO 8601; default the time the log records, :func:`logged_time`, else
+        the save time) with free ``meta`` (commit, config, note). The run's summary for the trend is computed now,
+        once (:func:`evalcore.history.run_summary`)."""
         from evalcore.history import run_summary
 
         name = str(series).strip()
         if not name:
             raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
         record = self.dataset_record(dataset_id, viewer)
-        when = iso_time(run_time) if run_time else record.created
-        summary = run_summary(self.dataset(dataset_id, viewer))
+        frame = self.dataset(dataset_id, viewer)
+        when = iso_time(run_time) if run_time else logged_time(frame) or record.created
+        summary = run_summary(frame)
         meta = {str(k): str(v) for k, v in (meta or {}).items()}
         with catalog.transaction(self.catalog) as db:
             db.execute("INSERT OR IGNORE INTO series (name, owner, created) VALUES (?,?,?)",

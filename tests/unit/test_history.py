@@ -138,3 +138,15 @@ def test_workspace_series_upgrade_an_older_catalog_and_leave_with_their_dataset(
     assert [r.name for r in ws.series_runs("m / nightly")] == ["r02", "r00"] and ws.series_baseline("m / nightly") is None
     with pytest.raises(Exception, match="ISO 8601"):
         ws.add_to_series(ids[0], "m / nightly", "yesterday")
+
+
+def test_a_run_without_a_time_takes_the_one_its_log_records(tmp_path, shared_file):
+    """Inspect AI records when the run started (eval.created, 2025-10-21T01:12:03+02:00): the series keeps it in UTC;
+    a plain table records none: the save time."""
+    from evalcore.data.validation import load_eval_log
+
+    ws = Workspace(tmp_path / "ws")
+    inspect = ws.add_dataset(load_eval_log(shared_file("ecosystem/inspect_ai/data_arc_qwen.json")), "qwen")
+    assert ws.add_to_series(inspect.id, "arc").run_time == "2025-10-20T23:12:03+00:00"
+    plain = ws.add_dataset(validate(_series(np.random.default_rng(1), 1, {})[0].rows), "plain")
+    assert ws.add_to_series(plain.id, "arc").run_time == plain.created
