@@ -117,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="also add the dataset as a run of this series (e.g. 'support-bot / nightly'), for the "
                           "History page and evalcore compare --series")
     add.add_argument("--time", default=None, metavar="ISO",
-                     help="when the run ran (ISO 8601, e.g. 2026-11-28T09:30:00Z); default: now")
+                     help="when the run ran (ISO 8601, e.g. 2026-11-28T09:30:00Z); default: the time the log records "
+                          "(Inspect, lm-evaluation-harness), else now")
     add.add_argument("--meta", action="append", default=[], type=_meta_entry, metavar="KEY=VALUE",
                      help="free metadata of the run (repeatable), e.g. commit=3f2a1c0 config=prompt-v2")
     add.set_defaults(run=_workspace_add)
