@@ -13,6 +13,7 @@ import gzip
 import io
 import lzma
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from evalcore.data.limits import MB, Budget, ReadLimits
 from evalcore.data.reading import read_table
 from evalcore.data.sandbox import WorkLimits, run_bounded
 
+BZIP2_BOMB = Path(__file__).resolve().parents[1] / "data" / "bzip2-bomb-240MB.csv.bz2"
 GOOD = b"model,example_id,correct,confidence\na,q1,1,0.9\na,q2,0,0.4\nb,q1,1,0.8\nb,q2,1,0.7\n"
 BOUNDS = WorkLimits(memory_bytes=1536 * MB, seconds=90, workers=2)
 
@@ -57,7 +59,9 @@ REFUSED = {
                            ["expands beyond 200 MB", "EVALCORE_MAX_FILE_MB"]),
     "gzip-52M-short-rows": (lambda: gzip_stream(b"a,1\n", 52_000_000),
                             ["rows; evalcore reads at most 10,000,000", "EVALCORE_MAX_ROWS"]),
-    "bzip2-bomb": (lambda: bz2.compress(b"a,1\n" * 60_000_000), ["bzip2", "expands beyond 200 MB"]),
+    # bz2.compress(b"a,1\n" * 60_000_000): one 12 KB bzip2 stream of 240 MB, kept as a file because compressing it
+    # took half a minute of every run (test_bzip2_bomb_file_is_one_stream checks what it holds)
+    "bzip2-bomb": (lambda: BZIP2_BOMB.read_bytes(), ["bzip2", "expands beyond 200 MB"]),
     "xz-bomb": (lambda: lzma.compress(b"a,1\n" * 60_000_000), ["xz", "expands beyond 200 MB"]),
     "gzip-in-gzip-bomb": (lambda: gzip.compress(gzip_stream(b"a,1\n", 60_000_000)), ["expands beyond 200 MB"]),
     "five-layers-of-gzip": (lambda: _layers(GOOD, 5), ["compressed more than 3 times"]),
@@ -135,6 +139,18 @@ def _damaged_parquet() -> bytes:
     data = bytearray(parquet(pd.DataFrame({"model": ["a", "b"] * 50, "correct": [1, 0] * 50})))
     data[200:260] = b"\xff" * 60
     return bytes(data)
+
+
+def test_bzip2_bomb_file_is_one_stream():
+    """The committed bzip2 bomb is what REFUSED says: one bzip2 stream of b"a,1\\n" * 60,000,000 (240 MB)."""
+    data = BZIP2_BOMB.read_bytes()
+    assert len(data) < 20_000
+    decompressor, expanded, line = bz2.BZ2Decompressor(), 0, b"a,1\n" * (2**20 // 4)
+    while not decompressor.eof:
+        piece = decompressor.decompress(data if expanded == 0 else b"", 2**20)
+        assert piece and piece == line[:len(piece)]
+        expanded += len(piece)
+    assert expanded == 240_000_000 and decompressor.unused_data == b""
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
