@@ -115,12 +115,14 @@ def test_beyond_the_memory_bound_the_views_say_what_to_do(tmp_path, monkeypatch)
 
 def test_the_leaderboard_page_works_in_the_engine(opened):
     from evalcore.leaderboard import bootstrap as aggregate
+    from evalcore.stats.overall import overall_table, with_overall
 
     at, frame, _ = opened
     goto(at, "leaderboard")
     assert not texts(at.error)
     long = next(d.value for d in at.dataframe if "scope" in d.value.columns)
     expected = aggregate.leaderboard(frame, level=DEFAULT_LEVEL, n_boot=2000, seed=0)  # one path: the same bootstrap
+    expected = with_overall(expected, overall_table(frame, "correct", 1 - DEFAULT_LEVEL))  # the one overall interval
     both = long.merge(expected, on=["model", "scope", "name"], suffixes=("", "_memory"))
     assert len(both) == len(expected)
     for column in ("estimate", "ci_low", "ci_high"):

@@ -250,7 +250,9 @@ def check_log_demo_pages(at: AppTest, expected: pd.DataFrame | None) -> None:
     assert ((summary["ci_low"] <= summary["ece"] + 1e-12) & (summary["ece"] >= 0)).all()
     selective = table_with(at, "model", "area", "area_low", "area_high", "accuracy_at_coverage")
     assert sorted(selective["model"]) == models
-    assert [shown(t.label) for t in at.tabs] == list(summary["model"])  # one reliability diagram tab per model
+    leader = models_table["model"].iloc[0]  # the Models page's first row: the best overall number
+    # one reliability diagram tab per model, the selection's leader first (as the report), then the table's order
+    assert [shown(t.label) for t in at.tabs] == [leader, *[m for m in summary["model"] if m != leader]]
     # ECE by model, one reliability diagram per model, selective prediction, ECE breakdown
     assert_lazy_reliability_tab(at)
     assert_tables_downloadable(at)
@@ -659,7 +661,7 @@ def test_model_names_differing_only_in_case_or_punctuation():
     upload(at, "names.csv", csv_bytes(log))
     assert report_counts(at) == ("log", 24, 3)
     goto(at, "calibration")
-    assert [shown(t.label) for t in at.tabs] == ["Model-A", "model a", "model_a"]
+    assert [shown(t.label) for t in at.tabs] == ["model a", "Model-A", "model_a"]  # the leader (5/6) first
     assert_lazy_reliability_tab(at)
     assert_tables_downloadable(at)
 
@@ -983,4 +985,6 @@ def test_labeling_budget_pool_without_a_proxy_for_some_examples_is_explained():
     upload(at, "no_proxy.csv", csv_bytes(log))
     goto_sampling(at)
     assert not at.exception
+    at.selectbox(key="sp_model").set_value("m-alpha")  # the page opens on the leader, m-gamma
+    at.run()
     assert any("Pool of m-alpha" in e and "missing or infinite at positions 0, 1" in e for e in texts(at.error))
