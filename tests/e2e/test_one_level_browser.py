@@ -60,8 +60,8 @@ def test_the_level_chosen_on_models_is_the_level_of_leaderboard_subgroups_and_re
     assert "90% interval" in groups and "95%" not in groups, groups
 
     goto_page(page, "Report")
-    expect(page.locator("[data-testid='stMain']")).to_contain_text("90% bootstrap interval", timeout=120_000)
+    expect(page.locator("[data-testid='stMain']")).to_contain_text("(90% interval)", timeout=120_000)
     wait_idle(page)
     report = page.locator("[data-testid='stMain']").inner_text()
-    assert "95% bootstrap interval" not in report
+    assert "(95% interval)" not in report and "95% simultaneous" not in report
     assert f"Top model: {LEADER}" in report
