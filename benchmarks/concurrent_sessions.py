@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import tempfile
 import threading
 import time
@@ -166,7 +167,7 @@ def open_at_once(url: str, pid: int, n: int, second_page: str = "Models", upload
     watcher = threading.Thread(target=_watch, args=(url, pid, stop, health, peak), daemon=True)
     watcher.start()
     try:
-        times, failures = asyncio.run(_all_sessions(url, n, second_page, upload))
+        times, failures = in_own_thread(asyncio.run, _all_sessions(url, n, second_page, upload))
     finally:
         stop.set()
         watcher.join()
@@ -180,6 +181,13 @@ def entry_command(entry: str):
     if entry == "server":
         return app_command
     return lambda port: [*app_command(port)[:4], "app.py", *app_command(port)[5:]]
+
+
+def in_own_thread(function, *args):
+    """``function(*args)`` in a thread of its own: a test worker that ran a browser test first holds the session's
+    sync Playwright, whose event loop is running in the main thread, and there ``asyncio.run`` refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(function, *args).result()
 
 
 def main() -> int:

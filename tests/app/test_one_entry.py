@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.concurrent_sessions import in_own_thread
 from benchmarks.server import free_port, stop, streamlit_server
 
 pytestmark = pytest.mark.slow
@@ -88,7 +89,7 @@ def upload(url: str) -> tuple[int, str]:
         finally:
             await connection.close()
 
-    return asyncio.run(put())
+    return in_own_thread(asyncio.run, put())
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from benchmarks.concurrent_sessions import in_own_thread
 from benchmarks.server import streamlit_server
 
 MB = 2**20
@@ -117,6 +118,10 @@ def concurrent_puts(url: str, sessions: list[str]) -> list[tuple[str, int, int, 
 
 
 def test_ten_concurrent_uploads_never_pass_the_session_or_global_bound():
+    in_own_thread(_ten_concurrent_uploads)
+
+
+def _ten_concurrent_uploads() -> None:
     env = {**os.environ, **BOUNDS, "STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION": "false"}
     with streamlit_server(env=env, timeout=90) as server:
         loop = asyncio.new_event_loop()
