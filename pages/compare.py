@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.compare import CELLS, figures as compare_figures
+from evalcore.compare.power import planning_sentence
 from evalcore.data.display import literal
 from evalcore.data.repeats import N_REPEATS
 from evalcore.data.schema import LOG, LOG_ROLES
@@ -183,6 +184,13 @@ for note in comparison.notes:
 with st.expander("The overall difference and every slice (tables)", icon=":material/table:"):
     render.table(comparison.overall, "overall difference")
     render.table(slices, "slices")
+if "McNemar" in method and int(overall["n"]):  # planning the next comparison from this one's disagreement
+    with st.expander("Planning a comparison: the examples needed to see a difference", icon=":material/calculate:"):
+        discordance = max(float(overall["n"] - comparison.pairs.set_index("cell").loc[
+            ["both right", "both wrong"], "n"].sum()) / float(overall["n"]), 0.5 / (float(overall["n"]) + 1))
+        wanted = st.number_input("Difference to detect (points)", 0.1, 50.0, 2.0, 0.1, key="cp_plan_points")
+        st.caption(literal(planning_sentence(wanted / 100, discordance, sel.level)),
+                   help=TERMS["minimum detectable difference"])
 
 st.subheader("Paired outcomes", anchor=False)
 pairs = comparison.pairs

@@ -85,3 +85,16 @@ def detectable(sums, binary: bool, level: float, power: float = POWER):
         out = np.where(n >= 2, (stats.t.ppf(1 - (1 - level) / 2, df) + stats.t.ppf(power, df)) * sd / np.sqrt(n),
                        np.nan)
     return float(out) if out.ndim == 0 else out
+
+
+def planning_sentence(difference: float, discordance: float, level: float, power: float = POWER) -> str:
+    """"To see a change of 2 points with 80% power at 95%, when the two runs disagree on 12% of the examples as here,
+    a comparison needs about 2,353 shared examples." (:func:`examples_needed`); a difference larger than the
+    disagreement allows says so."""
+    points = f"{100 * difference:g} points"
+    if difference > discordance:
+        return (f"A change of {points} cannot happen when the runs disagree on only {discordance:.1%} of the "
+                "examples: a change is at most the share of examples they disagree on.")
+    n = examples_needed(difference, discordance, level, power)
+    return (f"To see a change of {points} with {power:.0%} power at {level:.0%}, when the two runs disagree on "
+            f"{discordance:.1%} of the examples as here, a comparison needs about {n:,} shared examples.")

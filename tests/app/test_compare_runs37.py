@@ -112,3 +112,14 @@ def test_a_file_of_two_models_that_disagrees_with_another_is_refused_on_the_data
     assert_no_exception(at)
     message = " ".join(texts(at.error))
     assert "disagree on the same row" in message and "both.csv holds several models" in message, message
+
+
+def test_the_page_plans_the_examples_a_comparison_needs(regression):
+    """base right on 180 of 200, new on 120, new right only where base is: 60 discordant examples (30%). Connor
+    (1987) by hand for 2 points at 95% and 80% power: (1.96 sqrt(0.3) + 0.8416 sqrt(0.3 - 0.02^2))^2 / 0.02^2."""
+    import math
+
+    n = math.ceil((1.959963984540054 * math.sqrt(0.3) + 0.8416212335729143 * math.sqrt(0.3 - 0.0004)) ** 2 / 0.0004)
+    said = [t for t in texts(regression.caption) if t.startswith("To see a change of 2 points")]
+    assert said == [f"To see a change of 2 points with 80% power at 95%, when the two runs disagree on 30.0% of the "
+                    f"examples as here, a comparison needs about {n:,} shared examples."], said
