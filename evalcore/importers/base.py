@@ -122,7 +122,7 @@ def json_error(file: LogFile, exc: json.JSONDecodeError) -> str:
     named with its folder."""
     where = f"line {exc.lineno}, column {exc.colno}"
     head = file.head(1)
-    start = (f"; it does not open with {{ or [ as JSON does (its first line, or its start, cut off?)"
+    start = ("; it does not open with { or [ as JSON does (its first line, or its start, cut off?)"
              if head not in (b"{", b"[") else "")
     return (f"{named_with_folder(file)}: not valid JSON ({exc.msg} at {where}){start}; the file is truncated or "
             "damaged: upload it as the tool wrote it.")

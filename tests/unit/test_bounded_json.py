@@ -10,7 +10,6 @@ and ``EVALCORE_MAX_JSON_VALUES``.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import sys

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from benchmarks.coverage import eb
 from evalcore.subgroups.estimates import _training_difficulty, empirical_bayes
