@@ -108,3 +108,24 @@ def streamlit_server(
             if not _PORT_CLASH.search(tail):
                 break
         raise RuntimeError(f"streamlit did not become healthy within {timeout:.0f} s:\n" + "\n---\n".join(failures))
+
+
+async def live_session(url: str) -> tuple[str, object]:
+    """A live Streamlit session of the server at ``url``: its id and its open websocket (the session lives while
+    the websocket does; close it to end the session). Opens the app's websocket, asks for a script run and reads
+    the new session's id."""
+    import asyncio
+
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    connection = await websockets.connect(url.replace("http://", "ws://") + "/_stcore/stream", max_size=None)
+    back = BackMsg()
+    back.rerun_script.query_string = ""
+    await connection.send(back.SerializeToString())
+    while True:
+        message = ForwardMsg()
+        message.ParseFromString(await asyncio.wait_for(connection.recv(), 60))
+        if message.WhichOneof("type") == "new_session":
+            return message.new_session.initialize.session_id, connection

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.concurrent_sessions import in_own_thread
-from benchmarks.server import free_port, stop, streamlit_server
+from benchmarks.server import free_port, live_session, stop, streamlit_server
 
 pytestmark = pytest.mark.slow
 BOUNDARY = "evalcoreboundary"
@@ -31,23 +31,6 @@ BOUNDARY = "evalcoreboundary"
 def app_py(port: int) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address",
             "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none"]
-
-
-async def _session_id(url: str) -> tuple[str, object]:
-    """A live session's id and its open websocket (the session lives while the websocket does)."""
-    import websockets
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    connection = await websockets.connect(url.replace("http://", "ws://") + "/_stcore/stream", max_size=None)
-    back = BackMsg()
-    back.rerun_script.query_string = ""
-    await connection.send(back.SerializeToString())
-    while True:
-        message = ForwardMsg()
-        message.ParseFromString(await asyncio.wait_for(connection.recv(), 60))
-        if message.WhichOneof("type") == "new_session":
-            return message.new_session.initialize.session_id, connection
 
 
 def answer(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None) -> tuple[int, str]:
@@ -79,7 +62,7 @@ def upload(url: str) -> tuple[int, str]:
     token a browser carries."""
 
     async def put() -> tuple[int, str]:
-        session, connection = await _session_id(url)
+        session, connection = await live_session(url)
         body = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"v.csv\"\r\n"
                 "Content-Type: text/csv\r\n\r\n").encode() + b"x" * 1024 + f"\r\n--{BOUNDARY}--\r\n".encode()
         try:

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 import pytest
 
 from benchmarks.concurrent_sessions import in_own_thread
-from benchmarks.server import streamlit_server
+from benchmarks.server import live_session, streamlit_server
 
 MB = 2**20
 FILE_BYTES = 5 * MB
@@ -26,28 +26,6 @@ BOUNDS = {"EVALCORE_SESSION_UPLOAD_MB": "20", "EVALCORE_UPLOADS_MB": "30"}
 BOUNDARY = "evalcoreboundary"
 
 pytestmark = pytest.mark.slow
-
-
-async def _session_id(url: str) -> str:
-    """A live Streamlit session's id: open the app's websocket, ask for a script run, read the new session's id."""
-    import websockets
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    socket_url = url.replace("http://", "ws://") + "/_stcore/stream"
-    connection = await websockets.connect(socket_url, max_size=None)
-    back = BackMsg()
-    back.rerun_script.query_string = ""
-    await connection.send(back.SerializeToString())
-    while True:
-        message = ForwardMsg()
-        message.ParseFromString(await asyncio.wait_for(connection.recv(), 60))
-        if message.WhichOneof("type") == "new_session":
-            _KEEP_OPEN.append(connection)  # the session lives while its websocket does
-            return message.new_session.initialize.session_id
-
-
-_KEEP_OPEN: list = []
 
 
 def put(url: str, session: str, number: int, ready: threading.Barrier) -> tuple[int, int, str]:
@@ -125,8 +103,10 @@ def _ten_concurrent_uploads() -> None:
     env = {**os.environ, **BOUNDS, "STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION": "false"}
     with streamlit_server(env=env, timeout=90) as server:
         loop = asyncio.new_event_loop()
+        sessions = []  # each session lives while its websocket is open
         try:
-            first, second, third = (loop.run_until_complete(_session_id(server.url)) for _ in range(3))
+            sessions = [loop.run_until_complete(live_session(server.url)) for _ in range(3)]
+            first, second, third = (session for session, _ in sessions)
 
             # one session: 10 x 5 MB together against 20 MB a session -> at most 3 (each states 5 MB and a little)
             results = concurrent_puts(server.url, [first] * 10)
@@ -153,7 +133,6 @@ def _ten_concurrent_uploads() -> None:
             assert status == 413 and "30 MB" in answer and "EVALCORE_UPLOADS_MB" in answer
             assert chunked_put(server.url, second, 3 * MB)[0] == 204
         finally:
-            for connection in _KEEP_OPEN:
+            for _, connection in sessions:
                 loop.run_until_complete(connection.close())
-            _KEEP_OPEN.clear()
             loop.close()
