@@ -9,23 +9,27 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalcore.data.repeats import has_repeats
 from evalcore.stats.overall import overall_table
 
 TREND_COLUMNS = ["run", "time", "n_tasks", "n", "estimate", "ci_low", "ci_high"]
 
 
-def run_summary(frame: pd.DataFrame) -> dict:
-    """The JSON-able summary of a validated per-example log (module docstring)."""
-    metric = "correct" if "correct" in frame and frame["correct"].notna().any() else "score"
-    exact = metric == "correct" and not has_repeats(frame) and "correct" in frame
+def run_summary(log) -> dict:
+    """The JSON-able summary of a per-example log (module docstring): a validated frame or a log in the engine
+    (:func:`evalcore.engine.as_log`), its counts reduced where it lives, so a run too large for memory is summarised
+    without being loaded."""
+    from evalcore.engine import as_log
+    from evalcore.engine.reductions import cell_moments
+
+    log = as_log(log)
+    metric = "correct" if "correct" in log and log.count("correct") else "score"
+    exact = metric == "correct" and "n_repeats" not in log.table.columns
     cells = []
     if exact:
-        labeled = frame[frame["correct"].notna()]
-        grouped = labeled.groupby(["model", "task"], observed=True)["correct"].agg(["size", "sum"]).reset_index()
-        cells = [{"model": str(r.model), "task": str(r.task), "n": int(r.size), "n_correct": int(r.sum)}
-                 for r in grouped.itertuples()]
-    return {"metric": metric, "exact": exact, "models": sorted(map(str, frame["model"].unique())), "cells": cells}
+        moments = cell_moments(log, ["model", "task"], "correct")
+        cells = [{"model": str(r.model), "task": str(r.task), "n": int(r.n), "n_correct": int(round(r.total))}
+                 for r in moments[moments["n"] > 0].itertuples()]
+    return {"metric": metric, "exact": exact, "models": sorted(map(str, log.models())), "cells": cells}
 
 
 def stored_trend(runs: list[tuple[str, str, dict]], model: str, level: float,

@@ -180,6 +180,19 @@ def load(root: Path, key: str) -> pd.DataFrame:
     return validate(frame)
 
 
+def stored_report(root: Path, key: str) -> dict:
+    """The validation report stored with the frame under ``key`` (the file's metadata only, no rows read); {} for
+    a file written by the engine without one."""
+    path = root / "data" / f"{key}.parquet"
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowInvalid) as exc:
+        raise EvalDataError(f"The stored data {path.name} of the workspace cannot be read ({exc}): restore the "
+                            "workspace folder from a backup.") from exc
+    report = metadata.get(_REPORT_KEY)
+    return json.loads(report) if report else {}
+
+
 def remove(root: Path, key: str) -> None:
     """Delete the frame stored under ``key`` (called when no dataset refers to it any more)."""
     path = root / "data" / f"{key}.parquet"

@@ -74,10 +74,10 @@ def iso_time(text: str) -> str:
     return when.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def logged_time(frame: pd.DataFrame) -> str | None:
-    """When the log's run ran, where its tool recorded it (the validation report's ``when``: Inspect's
+def logged_time(report: dict) -> str | None:
+    """When the log's run ran, where its tool recorded it (the validation ``report``'s ``when``: Inspect's
     ``eval.created``, lm-evaluation-harness's file-name stamp 2026-01-21T03-44-18.458309), in UTC; None if not."""
-    when = (frame.attrs.get("report") or {}).get("when")
+    when = report.get("when")
     if not when:
         return None
     text = re.sub(r"T(\d\d)-(\d\d)-(\d\d)", r"T\1:\2:\3", str(when))  # lm-eval writes the time with dashes
@@ -331,10 +331,11 @@ class Workspace:
         name = str(series).strip()
         if not name:
             raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
-        record = self.dataset_record(dataset_id, viewer)
-        frame = self.dataset(dataset_id, viewer)
-        when = iso_time(run_time) if run_time else logged_time(frame) or record.created
-        summary = run_summary(frame)
+        row = self._row("datasets", "dataset", dataset_id, viewer)
+        record = _dataset(row)
+        when = iso_time(run_time) if run_time else logged_time(storage.stored_report(self.root, row["digest"])) \
+            or record.created
+        summary = run_summary(self.lazy_dataset(dataset_id, viewer))  # reduced in the engine: never loaded whole
         meta = {str(k): str(v) for k, v in (meta or {}).items()}
         with catalog.transaction(self.catalog) as db:
             db.execute("INSERT OR IGNORE INTO series (name, owner, created) VALUES (?,?,?)",
