@@ -35,6 +35,16 @@ Mapping to roles:
   row's reference field (``ground_truth``, ``ideal``, ``expected``, ``expected_output``, ``answer``, ``reference``,
   ``target``, ``label``, ``correct_answer``: the first present; the keys are the user's own); ``explanation`` = the
   grader's ``reason`` (Azure), else a model grader's own output (``results[].sample.output``).
+
+The platform's export (the dashboard's download of a run, one row per line) names the same parts by the grader
+templates' namespaces (https://platform.openai.com/docs/guides/graders: ``{{ item.* }}`` is the data row,
+``{{ sample.output_text }}`` the answer): ``{run_id, item: {...the data row...}, sample: {output_text | output |
+choices, model, error}, grades: {grader: score}, passes: {grader: passed}}`` (also ``eval_id``, ``id`` /
+``item_id`` / ``datasource_item_id``, ``status``, ``error`` where given). Each row is read as the output item it
+describes (``_from_export``): ``item`` is the data row, ``grades`` / ``passes`` are the results (one per grader
+name; ``passes`` may also be one boolean for the row, a list, or the number of graders passed), the row's number
+in its file is its example id when it names none, and a row whose ``sample.error`` / ``error`` is set or whose
+``status`` is "error" is left out and counted.
 """
 
 from __future__ import annotations
@@ -63,16 +73,22 @@ _MODEL_GRADERS = frozenset({"label_model", "score_model", "label-model-grader", 
 _TARGET_KEYS = ("ground_truth", "ideal", "expected", "expected_output", "answer", "reference", "target", "label",
                 "correct_answer")
 _INPUT_KEYS = ("input", "question", "prompt", "query")
+_EXPORT_MARK = re.compile(rb'"(?:grades|passes)"\s*:')
+_SAMPLE_MARK = re.compile(rb'"sample"\s*:')
+_ITEM_KEY_MARK = re.compile(rb'"item"\s*:')
 
 
 def sniff(file: LogFile) -> bool:
     """A JSON (Lines) file whose first object is an Evals API output item (or a list page of them, or a run
-    object, ``"object": "eval.run"``, with its ``eval_id``)."""
+    object, ``"object": "eval.run"``, with its ``eval_id``), or a row of the platform's export (``item``,
+    ``sample`` and ``grades`` or ``passes``)."""
     try:
         head = file.head(1 << 15)
         if not head[:1] in (b"{", b"["):
             return False
-        return bool(_ITEM_MARK.search(head)) or (bool(_RUN_MARK.search(head)) and b'"eval_id"' in head)
+        export = all(mark.search(head) for mark in (_EXPORT_MARK, _SAMPLE_MARK, _ITEM_KEY_MARK))
+        return (bool(_ITEM_MARK.search(head)) or export
+                or (bool(_RUN_MARK.search(head)) and b'"eval_id"' in head))
     except Exception:  # noqa: BLE001 - sniffing never raises
         return False
 
@@ -83,9 +99,11 @@ def convert(files: list[LogFile]) -> list[Imported]:
     items: list[tuple[str, dict]] = []
     runs: dict[str, dict] = {}
     for file in files:
-        for obj in _objects(file):
+        for number, obj in enumerate(_objects(file), 1):
             kind = obj.get("object")
-            if kind == ITEM or (kind is None and "datasource_item_id" in obj and "results" in obj):
+            if kind is None and "item" in obj and "sample" in obj and ("grades" in obj or "passes" in obj):
+                items.append((file.name, _from_export(obj, number, file.name)))
+            elif kind == ITEM or (kind is None and "datasource_item_id" in obj and "results" in obj):
                 items.append((file.name, obj))
             elif kind == RUN and obj.get("id"):
                 runs[str(obj["id"])] = obj
@@ -122,6 +140,66 @@ def _objects(file: LogFile) -> list[dict]:
                 raise EvalDataError(f"{where}: an output item is not a JSON object.")
             out.append(item)
     return out
+
+
+def _from_export(row: dict, number: int, file_name: str) -> dict:
+    """The output item a row of the platform's export describes (see the module's docstring)."""
+    sample = dict(row["sample"]) if isinstance(row.get("sample"), dict) else {}
+    if "output" not in sample:
+        if "output_text" in sample:
+            sample["output"] = sample["output_text"]
+        elif isinstance(sample.get("choices"), list):
+            sample["output"] = [c["message"] for c in sample["choices"]
+                                if isinstance(c, dict) and isinstance(c.get("message"), dict)]
+    error = row.get("error") or sample.get("error")
+    if str(row.get("status") or "").lower() in ("error", "errored", "failed") and not error:
+        error = {"code": str(row["status"]), "message": None}
+    if error and not isinstance(error, dict):
+        error = {"code": "error", "message": str(error)}
+    sample["error"] = error or {}
+    data = row.get("item") if isinstance(row.get("item"), dict) else {}
+    example = next((v for v in (row.get("datasource_item_id"), row.get("item_id"), data.get("id"))
+                    if v not in (None, "")), number)
+    return {"object": ITEM, "id": row.get("id", f"{file_name}:{number}"), "run_id": row.get("run_id"),
+            "eval_id": row.get("eval_id"), "datasource_item_id": example,
+            "datasource_item": data or {"input": row.get("item")},
+            "sample": sample, "results": _export_results(row.get("grades"), row.get("passes"))}
+
+
+def _export_results(grades: Any, passes: Any) -> list[dict]:
+    """Grader results from an export row's ``grades`` (name -> score, or a list of results) and ``passes`` (name ->
+    passed; a list in the graders' order; one boolean for the row, or how many graders passed: the row passed when
+    all did)."""
+    if isinstance(grades, list):
+        results = [dict(g) if isinstance(g, dict) else {"score": g} for g in grades]
+        for index, result in enumerate(results, 1):
+            result.setdefault("name", f"grader {index}")
+    elif isinstance(grades, dict):
+        results = [{"name": str(name), **(value if isinstance(value, dict) else {"score": value})}
+                   for name, value in grades.items()]
+    else:
+        results = [] if grades is None else [{"name": "grade", "score": grades}]
+    by_name = {r["name"]: r for r in results}
+    if isinstance(passes, dict):
+        for name, passed in passes.items():
+            by_name.setdefault(str(name), {"name": str(name)})["passed"] = passed
+    elif isinstance(passes, list):
+        names = list(by_name) + [f"grader {i}" for i in range(len(by_name) + 1, len(passes) + 1)]
+        for name, passed in zip(names, passes):
+            by_name.setdefault(name, {"name": name})["passed"] = passed
+    elif isinstance(passes, (bool, int, float)):  # the row's own verdict (a count: every grader passed)
+        passed = bool(passes) if isinstance(passes, bool) else passes >= max(1, len(by_name))
+        if len(by_name) == 1:
+            next(iter(by_name.values()))["passed"] = passed
+        else:
+            by_name = {"passed": {"name": "passed", "passed": passed}, **by_name}
+    for result in by_name.values():
+        passed = result.get("passed")
+        if isinstance(passed, str):
+            result["label"] = result.pop("passed")
+        elif isinstance(passed, (int, float)) and not isinstance(passed, bool) and passed in (0, 1):
+            result["passed"] = bool(passed)
+    return list(by_name.values())
 
 
 def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str, ...]) -> Imported:

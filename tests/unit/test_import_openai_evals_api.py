@@ -191,3 +191,53 @@ def test_sniff_claims_items_only(shared_data):
         if path.is_file():
             assert not openai_evals_api.sniff(LogFile(path.name, path.read_bytes()))
     assert not openai_evals_api.sniff(LogFile("t.jsonl", b'{"model": "a", "example_id": "1", "correct": 1}\n'))
+
+
+def _export_row(question: str, ideal: str, answer: str, model: str | None, passed, run="evalrun_A", **extra) -> dict:
+    sample = {"output_text": answer, **({"model": model} if model else {})}
+    row = {"run_id": run, "item": {"question": question, "ideal": ideal}, "sample": sample,
+           "grades": {"Exact match": float(passed) if isinstance(passed, bool) else 0.0},
+           "passes": {"Exact match": passed}}
+    row.update(extra)
+    return row
+
+
+def test_platform_export_rows_are_read_as_the_items_they_describe():
+    """The dashboard's export (run_id, item, sample, grades, passes): two models' runs of one eval; the row's number
+    pairs the examples, the data row gives input and reference, the sample the answer, an errored row is counted."""
+    questions = [("2+2?", "4"), ("3+3?", "6"), ("capital of France?", "Paris")]
+    mini = [_export_row(q, a, out, "gpt-4.1-mini", ok) for (q, a), (out, ok) in
+            zip(questions, [("4", True), ("5", False), ("Paris", True)])]
+    full = [_export_row(q, a, out, "gpt-4.1", ok, run="evalrun_B") for (q, a), (out, ok) in
+            zip(questions, [("4", True), ("6", True), ("", None)])]
+    full[2]["sample"]["error"] = {"code": "rate_limit_exceeded", "message": "Rate limit reached"}
+    assert tool_of(LogFile("export.jsonl", _jsonl(mini))) == "OpenAI Evals API"
+    frame = load_eval_logs([("mini.jsonl", _jsonl(mini)), ("full.jsonl", _jsonl(full))])
+    assert frame[["model", "example_id", "correct"]].values.tolist() == [
+        ["gpt-4.1-mini", "1", 1.0], ["gpt-4.1-mini", "2", 0.0], ["gpt-4.1-mini", "3", 1.0],
+        ["gpt-4.1", "1", 1.0], ["gpt-4.1", "2", 1.0]]
+    assert _texts(frame["input"])[:2] == ["2+2?", "3+3?"]
+    assert _texts(frame["target"])[:3] == ["4", "6", "Paris"]
+    assert _texts(frame["output"])[:3] == ["4", "5", "Paris"]
+    notes = report_of(frame).notes
+    assert ("1 of 6 OpenAI Evals API output items were left out: the model call failed (sample.error set), so "
+            "there is no answer to grade.") in notes
+
+
+def test_platform_export_row_verdicts_graders_and_unnamed_model():
+    """``passes`` as one boolean for a row with two graders: the row's verdict is correct, the graders' grades kept as
+    scores; a list of passes follows the graders' order; a row naming no model stands under its run id."""
+    rows = [{"run_id": "evalrun_C", "item": {"id": f"q{i}", "prompt": f"p{i}", "answer": "x"},
+             "sample": {"choices": [{"message": {"role": "assistant", "content": f"o{i}"}}]},
+             "grades": {"similarity": s, "style": t}, "passes": p}
+            for i, (s, t, p) in enumerate([(0.9, 0.8, True), (0.4, 0.7, False), (1.0, 0.2, 1)])]
+    frame = load_eval_log(("verdicts.jsonl", _jsonl(rows)))
+    assert frame["example_id"].tolist() == ["q0", "q1", "q2"]
+    assert frame["correct"].tolist() == [1.0, 0.0, 0.0]  # a count of 1 of 2 graders: not every grader passed
+    assert frame["score_similarity"].tolist() == [0.9, 0.4, 1.0]
+    assert _texts(frame["output"]) == ["o0", "o1", "o2"]
+    assert set(frame["model"]) == {"evalrun_C"}
+    assert any("the run id stands for the model" in n for n in report_of(frame).notes)
+    listed = [{"run_id": "r", "item": {"question": "q"}, "sample": {"output_text": "a", "model": "m"},
+               "grades": [{"name": "a", "score": 1}, {"name": "b", "score": 0}], "passes": [True, False]}]
+    assert load_eval_log(("list.jsonl", _jsonl(listed * 2)))["correct"].tolist() == [0.0, 0.0]
