@@ -35,8 +35,13 @@ def runs_from_logs(logs: list[tuple[str, pd.DataFrame]], named: bool = False) ->
     for (source, frame), run in zip(logs, names):
         report = frame.attrs.get("report")
         if not isinstance(report, dict) or report.get("kind", "log") != "log":
-            raise EvalDataError(f"{source}: not a validated per-example log (load it with "
-                                "evalcore.data.validation.load_eval_log); only per-example logs can be compared.")
+            kind = report.get("kind") if isinstance(report, dict) else None
+            what = {"summary": "a leaderboard summary (counts per model and task)",
+                    "battles": "pairwise battles (which of two models won)",
+                    "pairwise": "pairwise judgements (which of two answers won)"}.get(kind, "not a per-example log")
+            raise EvalDataError(f"{source}: {what}. Comparing runs needs each run's per-example log (one row per "
+                                "example with its correct or score value, as each tool writes it); evalcore "
+                                f"validate {source} says what the file holds.")
         part = frame.copy()
         models = sorted(part["model"].astype(str).unique())
         part["model"] = run if len(models) == 1 else run + " / " + part["model"].astype(str)

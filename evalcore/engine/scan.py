@@ -255,8 +255,8 @@ def _validated(raw: ir.Table, name: str, overrides: dict[str, str | None] | None
     suggested = with_overrides(columns, overrides)
     kind = detect_kind(r for r in suggested.values() if r is not None)
     if kind == SUMMARY:
-        raise EvalDataError(f"{name}: a leaderboard summary (model, task, n, n_correct) is small: read it in memory "
-                            "(evalcore.data.validation.load_eval_log) rather than in the engine.")
+        raise EvalDataError(f"{name}: a leaderboard summary (model, task, n, n_correct) is small: it is read in "
+                            "memory, not by the engine (leave out --engine always).")
     if kind == LOG:
         suggested = with_overrides(columns, overrides, LOG)
     mapping = {c: r for c, r in suggested.items() if r is not None}

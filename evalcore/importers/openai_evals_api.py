@@ -111,8 +111,8 @@ def convert(files: list[LogFile]) -> list[Imported]:
     if not items:
         raise EvalDataError(f"{', '.join(names)}: no OpenAI Evals API output items (\"object\": \"{ITEM}\") in "
                             f"{'this file' if len(names) == 1 else 'these files'}: a run object alone holds only "
-                            "counts. Download the run's output items (client.evals.runs.output_items.list) and "
-                            "upload them.")
+                            "counts. Download the run's output items (GET /v1/evals/{eval_id}/runs/{run_id}/"
+                            "output_items, or the run's export in the dashboard) and upload them.")
     return [_log(items, runs, names)]
 
 
@@ -209,6 +209,7 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
     graders: dict[str, str | None] = {}   # name -> type, in the order met
     judges: dict[str, str | None] = {}    # model graders -> the judge model when recorded
     models_from_run = 0
+    unnamed: set[str] = set()  # runs whose items name no model: the run id stands for it
     seen: set[tuple[str, str]] = set()
     repeated = 0
     for file_name, item in items:
@@ -232,6 +233,7 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
         model = sample.get("model") or (runs.get(run_id) or {}).get("model")
         if not model:
             model = run_id or "unknown model"
+            unnamed.add(model)
         elif not sample.get("model"):
             models_from_run += 1
         example = item.get("datasource_item_id")
@@ -267,10 +269,10 @@ def _log(items: list[tuple[str, dict]], runs: dict[str, dict], names: tuple[str,
     if models_from_run:
         notes.append(f"{models_from_run:,} items name no model (sample.model): the model of their run object is "
                      "used.")
-    unnamed = sorted({m for m in frame["model"] if m.startswith("evalrun_") or m == "unknown model"})
     if unnamed:
-        notes.append(f"Items of {', '.join(unnamed[:3])} name no model (sample.model) and no run object names it: "
-                     "the run id stands for the model. Upload the run object (client.evals.runs.retrieve) too.")
+        notes.append(f"Items of {', '.join(sorted(unnamed)[:3])} name no model (sample.model) and no run object "
+                     "names it: the run id stands for the model. Upload the run object (GET /v1/evals/{eval_id}/"
+                     "runs/{run_id}) too.")
     columns = ["model", "task", "example_id", "repeat", *[c for c in ("correct", "score") if c in frame]]
     columns += [c for c in frame if c.startswith("score_")]
     columns += [c for c in ("input", "target", "output", "explanation") if c in frame]

@@ -197,6 +197,16 @@ def test_unusable_data_exits_1_naming_the_file(tmp_path):
     assert "broken.csv" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_two_leaderboard_summaries_are_refused_naming_what_works_not_a_python_call(tmp_path, capsys):
+    for name in ("old.csv", "new.csv"):
+        (tmp_path / name).write_text("model,task,n,n_correct\na,t,10,5\nb,t,10,6\n", encoding="utf-8")
+    assert main(["compare", str(tmp_path / "old.csv"), str(tmp_path / "new.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "old.csv: a leaderboard summary (counts per model and task)" in err
+    assert "per-example log" in err and "evalcore validate" in err
+    assert "evalcore.data" not in err and "load_eval_log" not in err
+
+
 def test_a_model_not_in_the_log_exits_1(tmp_path):
     path = one_log(tmp_path, new="new")
     out = evalcore("compare", str(path), "--base", "base", "--new", "nope")
