@@ -19,7 +19,7 @@ import json
 import re
 import warnings
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Iterator, Union
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,8 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import Budget, ReadLimits, refuse_rows, size_text
 from evalcore.data.parquet_bounds import read_parquet
 
-__all__ = ["EvalDataError", "ReadLimits", "listed", "read_bytes", "read_table", "refuse_long_lines", "sniff_delimiter"]
+__all__ = ["EvalDataError", "ReadLimits", "listed", "nonblank_lines", "read_bytes", "read_table", "refuse_long_lines",
+           "sniff_delimiter"]
 
 Source = Union[str, Path, bytes, bytearray, memoryview, BinaryIO]
 
@@ -126,9 +127,7 @@ def _read_json(data: bytes, limits: ReadLimits, budget: Budget, name: str) -> pd
     else:
         refuse_long_lines(data, limits)
         records, where = [], "line"
-        for number, line in enumerate(data.split(b"\n"), 1):
-            if not line.strip():
-                continue
+        for number, line in nonblank_lines(data):
             try:
                 records.append(json.loads(line))
             except (ValueError, RecursionError) as exc:
@@ -289,6 +288,20 @@ def _read_text(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     if frame is None:
         frame = _parse_diagnosed(data, delim, limits)
     return frame
+
+
+_NONBLANK_LINE = re.compile(rb"^[^\S\n]*+\S[^\n]*", re.MULTILINE)
+
+
+def nonblank_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` for each line of ``data`` holding more than white space, found one at a time: blank
+    lines cost neither a Python object each (``splitlines`` of 190 MB of line breaks is a list of 1.5 GB) nor a step
+    of Python (the pattern is tried at line starts only, possessively, so each line is read once)."""
+    number, at = 1, 0
+    for match in _NONBLANK_LINE.finditer(data):
+        number += data.count(b"\n", at, match.start())
+        at = match.start()
+        yield number, match.group()
 
 
 def refuse_long_lines(data: bytes, limits: ReadLimits) -> None:

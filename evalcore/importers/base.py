@@ -22,7 +22,7 @@ import pandas as pd
 from evalcore.errors import EvalDataError
 from evalcore.data import bounded_json
 from evalcore.data.limits import Budget, ReadLimits
-from evalcore.data.reading import refuse_long_lines
+from evalcore.data.reading import nonblank_lines, refuse_long_lines
 
 
 @dataclass(frozen=True)
@@ -134,9 +134,7 @@ def json_lines(file: LogFile) -> Iterator[tuple[int, Any]]:
     before any line is parsed, and a bad line raises :class:`EvalDataError` naming the file and the line."""
     refuse_long_lines_of(file)
     bounded_json.spend(file.data, file.name, file.budget)
-    for number, line in enumerate(file.data.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, line in nonblank_lines(file.data):
         try:
             yield number, json.loads(line)  # counted with the others above
         except UnicodeDecodeError as exc:

@@ -10,6 +10,7 @@ Every tool module has ``TOOL`` (its name), ``sniff(file) -> bool`` and ``convert
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -21,7 +22,7 @@ from evalcore.data import bounded_json
 from evalcore.data.compression import decompress
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import Budget, ReadLimits
-from evalcore.data.reading import Source, read_bytes, read_table
+from evalcore.data.reading import Source, nonblank_lines, read_bytes, read_table
 from evalcore.importers.archive import folder_files, is_office_document, is_zip, zip_members
 from evalcore.importers.base import (OTHERS_READ, Imported, LogFile, json_error, left_out_warning, named_with_folder,
                                      parents_of)
@@ -231,7 +232,7 @@ def _unrecognised(file: LogFile, error: EvalDataError) -> EvalDataError:
     head = file.head(1)
     if head not in (b"{", b"["):
         return error
-    lines = [line for line in file.data.splitlines()[:2] if line.strip()]
+    lines = [line for _, line in itertools.islice(nonblank_lines(file.data), 2)]
     if head == b"{" and len(lines) > 1:
         try:
             bounded_json.loads_alone(lines[0], file.name, file.budget.limits)

@@ -153,3 +153,25 @@ def test_ecosystem_logs_still_load_and_stay_far_below_the_limit():
     densest = min(path.stat().st_size / bounded_json.count_values(path.read_bytes(), at_most=0)
                   for path in ECOSYSTEM.rglob("*.json*") if path.stat().st_size > 2000 and path.suffix != ".gz")
     assert densest >= 9.5
+
+
+def test_blank_lines_cost_no_memory_per_line(tmp_path):
+    """190 MB of line breaks between two records of a ``.jsonl.gz`` (185 KB on disk): read, the two records kept,
+    under the same bound (listing the lines took 1.8 GB before: a Python object per blank line)."""
+    record = b'{"model": "a", "example_id": "%d", "correct": %d}\n'
+    path = tmp_path / "blank.jsonl.gz"
+    path.write_bytes(gzip_pieces(_pieces(b"\n", HOSTILE_BYTES, record % (1, 1), record % (2, 0))))
+    command = [sys.executable, "-c", "import sys; from evalcore.data import load_eval_log\n"
+               "print(load_eval_log(sys.argv[1])[['example_id', 'correct']].values.tolist())", str(path)]
+    out, peak, seconds = crafted.run_watched(command, MEMORY_BOUND, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-2000:], peak)
+    assert out.stdout.strip() == "[['1', 1.0], ['2', 0.0]]"
+    assert peak < MEMORY_BOUND and seconds < 60, (peak, seconds)
+
+
+def test_nonblank_lines_are_numbered_as_in_the_file():
+    from evalcore.data.reading import nonblank_lines
+
+    assert list(nonblank_lines(b'{"a": 1}\r\n\n  \n\t{"b": 2}\n   x')) == [
+        (1, b'{"a": 1}\r'), (4, b'\t{"b": 2}'), (5, b"   x")]
+    assert list(nonblank_lines(b" " * 100_000 + b"\n\n")) == []
