@@ -110,9 +110,9 @@ def test_a_text_role_the_tool_left_empty_is_no_column():
 
 
 def test_a_tools_json_lines_evalcore_does_not_read_lists_what_it_reads():
-    """An export of a hosted platform's results (JSON Lines with nested item, sample, grades): not a table, not a
+    """An export of a tracing platform's results (JSON Lines with nested spans and feedback): not a table, not a
     log of a tool evalcore reads: the message lists the tools, names the README section and the mapping option."""
-    line = b'{"run_id": "r1", "item": {"input": "q", "ideal": "a"}, "sample": {"output": "a"}, "grades": {"g": 1}}\n'
+    line = b'{"trace_id": "t1", "spans": [{"input": "q", "output": "a"}], "feedback": {"g": 1}}\n'
     with pytest.raises(EvalDataError) as error:
         load_eval_log(("export.jsonl", line * 3))
     message = str(error.value)
