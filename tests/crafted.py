@@ -15,8 +15,10 @@ import os
 import struct
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
+import venv
 import zipfile
 import zlib
 from pathlib import Path
@@ -419,3 +421,15 @@ def write_series_runs(folder) -> list:
         frame.to_csv(path, index=False)
         paths.append(path)
     return paths
+
+
+def fresh_venv(folder: Path) -> Path:
+    """A fresh virtual environment at ``folder`` (its bin folder) whose interpreter also sees the packages installed
+    for the tests (a ``.pth`` line naming their site-packages, read after its own): ``pip install`` there still
+    resolves every requirement and installs the project itself into the new environment, but finds the pinned
+    dependencies already satisfied instead of unpacking 600 MB of wheels (1.5 minutes of the suite each time)."""
+    venv.create(folder, with_pip=True)
+    site = next(Path(folder).glob("lib/python*/site-packages"))
+    paths = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (site / "zz_test_dependencies.pth").write_text("".join(f"{path}\n" for path in paths), encoding="utf-8")
+    return Path(folder) / "bin"

@@ -16,13 +16,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pytest
 
 from benchmarks.server import streamlit_server
+import crafted
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -322,10 +322,15 @@ def env_vars(args: str) -> dict[str, str]:
 
 
 def _in_venv(argv: list[str], venv: Path) -> list[str]:
-    """``argv`` with its program (python, pip, streamlit, ...) taken from ``venv``'s bin folder."""
+    """``argv`` with its program (python, pip, streamlit, ...) taken from ``venv``'s bin folder; a dependency's
+    command that :func:`crafted.fresh_venv` found installed already (its script lives with the tests' packages)
+    runs as ``python -m`` of the environment's own interpreter."""
     program = venv / "bin" / argv[0]
-    assert program.exists(), f"{argv[0]} is not in the virtual environment"
-    return [str(program), *argv[1:]]
+    if program.exists():
+        return [str(program), *argv[1:]]
+    found = subprocess.run([venv / "bin" / "python", "-c", f"import {argv[0]}"], capture_output=True)
+    assert found.returncode == 0, f"{argv[0]} is not in the virtual environment"
+    return [str(venv / "bin" / "python"), "-m", argv[0], *argv[1:]]
 
 
 def _port_swapped(argv: list[str], port: int) -> list[str]:
@@ -339,7 +344,7 @@ def test_fresh_install_serves_the_healthcheck(dockerfile, context, tmp_path):
     """Replay the build into a fresh venv + app folder, start the CMD there and run the HEALTHCHECK command."""
     venv, root, home = tmp_path / "venv", tmp_path / "image", tmp_path / "home"
     home.mkdir()
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    crafted.fresh_venv(venv)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "STREAMLIT_"))}
     for ins in dockerfile:
         if ins.keyword == "ENV":

@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
-import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from playwright.sync_api import expect
 
 from benchmarks.server import streamlit_server
 from e2e_helpers import download_bytes, goto_page, wait_idle
+import crafted
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what a source distribution holds: the package, the dashboard and the project's metadata
@@ -37,8 +36,7 @@ def installed(tmp_path_factory) -> Path:
             shutil.copytree(origin, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy2(origin, target)
-    venv.create(base / "venv", with_pip=True)
-    bin_dir = base / "venv" / "bin"
+    bin_dir = crafted.fresh_venv(base / "venv")
     done = subprocess.run([bin_dir / "python", "-m", "pip", "install", "--quiet", f"{source}[dashboard]"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
