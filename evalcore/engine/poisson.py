@@ -3,11 +3,15 @@ r"""The paired Poisson bootstrap of a log in an engine, with examples hashed int
 Each example :math:`e` (a task and an ``example_id``) is hashed into one of :math:`H` buckets,
 :math:`h(e) = \text{MD5}(\text{seed} \,\|\, \text{task} \,\|\, \text{example\_id}) \bmod H` (the first four
 hexadecimal digits, read with portable string arithmetic, so every engine computes the same bucket), and in replicate
-:math:`b` every example of bucket :math:`h` gets the weight :math:`W_{bh} \sim \text{Poisson}(1)`, drawn a block of
-:data:`BLOCK` buckets at a time: block :math:`k` (buckets :math:`kB` to :math:`kB + B - 1`) from
-``numpy.random.default_rng([seed, 2, k])`` (so only the blocks a log occupies are drawn, memory stays at n_boot x B
-numbers, and a bucket's weights do not depend on which other buckets are occupied). A replicate's weighted sums are
-then
+:math:`b` every example of bucket :math:`h` gets the weight :math:`W_{bh} \sim \text{Poisson}(1)`, a function of
+(seed, :math:`h`, :math:`b`) alone: the :math:`c`-th output of SplitMix64 (Steele, Lea & Flood 2014, "Fast
+splittable pseudorandom number generators", the generator Java's ``SplittableRandom`` uses; it passes BigCrush)
+seeded with the seed, at the counter :math:`c = 2^{32} h + b`, its top 32 bits read as a uniform :math:`U` and turned
+into a count by the inverse of the Poisson(1) distribution function (:math:`W = k` where
+:math:`F(k - 1) \le U < F(k)`, :math:`F` rounded to multiples of :math:`2^{-32}`). Only the buckets a log occupies
+are computed (a log of 200 examples needs 200 columns of weights, not 8,192), :data:`BLOCK` of them at a time (memory
+stays at n_boot x B numbers), and a bucket's weights do not depend on which other buckets are occupied. A
+replicate's weighted sums are then
 
 .. math:: \sum_e W_{b\,h(e)}\, v_e = \sum_h W_{bh}\, S_h, \qquad S_h = \sum_{e : h(e) = h} v_e ,
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import threading
 
 import ibis
@@ -79,49 +84,81 @@ def bucket_sums(table: ir.Table, by: list[str], values: dict[str, ir.Value], see
                     names=result.column_names).to_pandas()
 
 
-#: buckets per block of weights
+#: occupied buckets per block of weights
 BLOCK = 512
 #: the largest block of bucket sums (BLOCK x cells numbers) multiplied as a dense matrix; sparse above
 DENSE_CELLS = 2**22
+#: SplitMix64's increment (the golden ratio's 64 bits) and its finalizer's multipliers
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _poisson_thresholds(largest: int = 20) -> np.ndarray:
+    """:math:`2^{32} F(k)` for k = 0 ... ``largest``, F the Poisson(1) distribution function (the last is
+    :math:`2^{32}`: a weight never exceeds ``largest``; P(W > 20) is 4e-20)."""
+    terms = [math.exp(-1.0)]
+    for k in range(1, largest + 1):
+        terms.append(terms[-1] / k)
+    cdf = np.minimum(np.cumsum(terms), 1.0)
+    cdf[-1] = 1.0
+    return np.round(cdf * 2.0**32).astype(np.uint64)
+
+
+_THRESHOLDS = _poisson_thresholds()
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer (in place on a uint64 array, wrapping as the algorithm does)."""
+    z ^= z >> np.uint64(30)
+    z *= _MIX1
+    z ^= z >> np.uint64(27)
+    z *= _MIX2
+    z ^= z >> np.uint64(31)
+    return z
 
 
 class BucketWeights:
-    """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}`, drawn a block of :data:`BLOCK` buckets at a time
-    (module docstring)."""
+    """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}` of the module's docstring: a function of the seed,
+    the bucket and the replicate, computed for the buckets asked for."""
 
     def __init__(self, n_boot: int, seed: int):
         self.n_boot, self.seed = int(n_boot), int(seed)
+        self._key = _mix(np.array([self.seed & (2**64 - 1)], dtype=np.uint64))[0]
 
-    def block(self, k: int) -> np.ndarray:
-        """(n_boot, BLOCK) weights of buckets k·BLOCK ... k·BLOCK + BLOCK - 1."""
-        return np.random.default_rng([self.seed, 2, int(k)]).poisson(1.0, size=(self.n_boot, BLOCK)).astype(float)
+    def columns(self, buckets: np.ndarray) -> np.ndarray:
+        """(n_boot, len(buckets)) weights of ``buckets``, as floats."""
+        counter = (np.asarray(buckets, dtype=np.uint64)[None, :] << np.uint64(32)) \
+            | np.arange(self.n_boot, dtype=np.uint64)[:, None]
+        z = _mix(self._key + (counter + np.uint64(1)) * _GOLDEN)
+        return np.searchsorted(_THRESHOLDS, z >> np.uint64(32), side="right").astype(float)
 
 
 def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
-    """The weights :math:`W_{bh}` of ``n_boot`` replicates (drawn when :func:`replicate_totals` needs them)."""
+    """The weights :math:`W_{bh}` of ``n_boot`` replicates (computed when :func:`replicate_totals` needs them)."""
     return BucketWeights(n_boot, seed)
 
 
 def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str], columns: list[str],
                      weights: BucketWeights) -> dict[str, np.ndarray]:
     r"""For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
-    :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), one block
-    of buckets at a time."""
+    :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), over the
+    occupied buckets, :data:`BLOCK` of them at a time."""
     cell = _cell_positions(sums, cells, by)
     if (cell < 0).any():
         raise ValueError("bucket sums hold a cell that is not in cells")
-    blocks, offset = np.divmod(sums["bucket"].to_numpy(dtype=np.int64), BLOCK)
-    order = np.argsort(blocks.astype(np.uint16), kind="stable")  # each block's rows together (a radix sort)
-    blocks, offset = blocks[order], offset[order]
-    cell = cell[order]
+    occupied, position = np.unique(sums["bucket"].to_numpy(dtype=np.int64), return_inverse=True)
+    order = np.argsort(position, kind="stable")  # each block's rows together
+    position, cell = position[order], cell[order]
     sums_of = {column: sums[column].to_numpy(dtype=float)[order] for column in columns}
     out = {column: np.zeros((weights.n_boot, len(cells))) for column in columns}
-    starts = np.flatnonzero(np.diff(blocks, prepend=-1))
+    bounds = np.searchsorted(position, np.arange(0, len(occupied) + BLOCK, BLOCK))
     with _one_blas_thread():
-        for start, end in zip(starts, [*starts[1:], len(blocks)]):
-            w = weights.block(blocks[start])
+        for k, (start, end) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if start == end:
+                continue
+            w = weights.columns(occupied[k * BLOCK:(k + 1) * BLOCK])
+            offset = position[start:end] - k * BLOCK
             for column, values in sums_of.items():
-                out[column] += _block_product(w, values[start:end], offset[start:end], cell[start:end], len(cells))
+                out[column] += _block_product(w, values[start:end], offset, cell[start:end], len(cells))
     return out
 
 
@@ -142,10 +179,11 @@ def _block_product(w: np.ndarray, values: np.ndarray, offset: np.ndarray, cell: 
                    n_cells: int) -> np.ndarray:
     """The (n_boot, cells) totals of one block of buckets: its weights ``w`` times the block's bucket sums
     (``values`` at bucket ``offset`` within the block and cell ``cell``)."""
-    if BLOCK * n_cells <= DENSE_CELLS:  # a dense (BLOCK, cells) block: one BLAS product
-        return _distinct_product(w, np.bincount(offset * n_cells + cell, values, BLOCK * n_cells)
-                                 .reshape(BLOCK, n_cells))
-    block = sparse.csr_matrix((values, (offset, cell)), shape=(BLOCK, n_cells))
+    size = w.shape[1]
+    if size * n_cells <= DENSE_CELLS:  # a dense (buckets, cells) block: one BLAS product
+        return _distinct_product(w, np.bincount(offset * n_cells + cell, values, size * n_cells)
+                                 .reshape(size, n_cells))
+    block = sparse.csr_matrix((values, (offset, cell)), shape=(size, n_cells))
     return np.asarray((block.T @ w.T).T)
 
 
@@ -171,7 +209,7 @@ def _distinct_product(w: np.ndarray, block: np.ndarray) -> np.ndarray:
     """``w @ block`` with each distinct column of ``block`` multiplied once: cells with the same bucket sums (the
     row counts of models that scored the same examples of a task, the common case) share one product. Columns are
     matched by a random projection, then compared in full (a collision falls back to the whole product)."""
-    _, first, inverse = np.unique(_PROJECTION @ block, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(_PROJECTION[:len(block)] @ block, return_index=True, return_inverse=True)
     if len(first) > block.shape[1] // 2 or not np.array_equal(block, block[:, first[inverse]]):
         return w @ block
     return (w @ block[:, first])[:, inverse]

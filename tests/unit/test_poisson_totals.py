@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from evalcore.engine import poisson
-from evalcore.engine.poisson import BLOCK, BUCKETS, bucket_weights, replicate_totals
+from evalcore.engine.poisson import BUCKETS, bucket_weights, replicate_totals
 
 
 def _sums(seed: int = 0) -> tuple[pd.DataFrame, pd.MultiIndex]:
@@ -33,7 +33,7 @@ def _sums(seed: int = 0) -> tuple[pd.DataFrame, pd.MultiIndex]:
 
 def _definition(sums: pd.DataFrame, cells: pd.MultiIndex, n_boot: int, seed: int) -> dict[str, np.ndarray]:
     weights = bucket_weights(n_boot, seed)
-    w = np.hstack([weights.block(k) for k in range(BUCKETS // BLOCK)])
+    w = weights.columns(np.arange(BUCKETS))
     cell = cells.get_indexer(pd.MultiIndex.from_frame(sums[["model", "task"]]))
     out = {}
     for column in ("rows", "correct"):
