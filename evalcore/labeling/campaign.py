@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -209,7 +208,7 @@ class Campaign:
             raise EvalDataError(f"The level must lie between 0 and 1; got {level!r}.")
         plan = plan_queue(_pool(frame, str(model), metric), design, target=target, budget=budget, level=level,
                           seed=int(seed), scale=scale)
-        row = {"id": secrets.token_urlsafe(24), "dataset_id": dataset_id,
+        row = {"id": access.new_id(), "dataset_id": dataset_id,
                "name": str(name or f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
                "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
                "scale_high": scale[1], "target": None if target is None else float(target),

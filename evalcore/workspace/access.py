@@ -11,6 +11,21 @@ apart by the owner only through the message, never by guessing ids (analysis ids
 
 from __future__ import annotations
 
+import secrets
+
+
+#: random bytes of an item's id (192 bits)
+ID_BYTES = 24
+
+
+def new_id() -> str:
+    """An unguessable id (:data:`ID_BYTES` random bytes, :func:`secrets.token_urlsafe`) that never starts with "-",
+    so the command line reads it as an argument, not as an option (one id in 64 would)."""
+    while True:
+        token = secrets.token_urlsafe(ID_BYTES)
+        if not token.startswith("-"):
+            return token
+
 
 def canonical(identity: str | None) -> str | None:
     """The one spelling of an owner or a viewer: surrounding blanks stripped, an e-mail address (anything with an

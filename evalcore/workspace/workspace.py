@@ -2,7 +2,7 @@
 
 The folder holds ``catalog.sqlite`` (:mod:`.catalog`) and ``data/<digest>.parquet`` (:mod:`.storage`). A dataset is
 an upload validated once and kept as its canonical frame; an analysis is a page with its settings and selection on
-a dataset, reachable by an unguessable id (192 random bits, :func:`secrets.token_urlsafe`). Back up the workspace by
+a dataset, reachable by an unguessable id (192 random bits, :func:`evalcore.workspace.access.new_id`). Back up the workspace by
 copying the folder while no one writes, or with SQLite's online backup of ``catalog.sqlite`` plus a copy of
 ``data/`` (data files are never changed once written).
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,9 +28,8 @@ from evalcore.data.validation import load_eval_log, report_of
 from evalcore.engine import LazyLog, scan
 from evalcore.errors import EvalDataError
 from evalcore.workspace import access, catalog, storage
-from evalcore.workspace.access import canonical
+from evalcore.workspace.access import canonical, new_id
 
-ID_BYTES = 24  # 192 bits
 
 
 @dataclass(frozen=True)
@@ -166,7 +164,7 @@ class Workspace:
         """Validate ``data`` (an upload's bytes, or a validated frame) and save it; its frame is stored once."""
         frame = data if isinstance(data, pd.DataFrame) else load_eval_log(bytes(data), mapping=mapping)
         report = report_of(frame)
-        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), canonical(owner), shared, _now(),
+        record = DatasetRecord(new_id(), str(name), canonical(owner), shared, _now(),
                                len(frame), report.n_models, report.kind)
         return self._insert_dataset(record, mapping, lambda: storage.store(self.root, frame))
 
@@ -177,7 +175,7 @@ class Workspace:
         straight to Parquet (streamed, never in memory), stored once by the digest of that file. The catalog's
         write lock is taken only for the dataset's row, after the file is written."""
         log = scan(source, mapping=mapping)
-        record = DatasetRecord(secrets.token_urlsafe(ID_BYTES), str(name), canonical(owner), shared, _now(),
+        record = DatasetRecord(new_id(), str(name), canonical(owner), shared, _now(),
                                log.n_rows, len(log.models()), log.kind)
         stored = log.table if log.rows is None else log.rows  # every sample, so that the file validates again
         return self._insert_dataset(record, mapping, lambda: storage.store_table(self.root, stored))
@@ -297,7 +295,7 @@ class Workspace:
         makes the dataset visible to the team too, as :meth:`share` does (refused, nothing saved, when it is
         another owner's private dataset)."""
         owner = canonical(owner)
-        record = AnalysisRecord(secrets.token_urlsafe(ID_BYTES), dataset_id, str(page), dict(settings or {}),
+        record = AnalysisRecord(new_id(), dataset_id, str(page), dict(settings or {}),
                                 dict(selection or {}), str(name or page), owner, shared, _now())
         with catalog.transaction(self.catalog) as db:
             dataset = db.execute("SELECT * FROM datasets WHERE id = ?", (str(dataset_id),)).fetchone()

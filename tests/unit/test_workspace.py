@@ -463,3 +463,12 @@ def test_the_sweep_removes_old_orphans_only(tmp_path):
     Workspace(tmp_path)  # opening sweeps
     assert sorted(p.name for p in data.iterdir()) == sorted(p.name for p in (young_orphan, young_tmp, referenced))
     assert ws.dataset(kept.id)["model"].tolist() == ["a", "a", "b", "b"]
+
+
+def test_ids_never_start_with_a_dash(monkeypatch):
+    """One random id in 64 would start with "-", which the command line reads as an option."""
+    from evalcore.workspace import access
+
+    draws = iter(["-starts-with-a-dash", "-again", "fine-id"])
+    monkeypatch.setattr(access.secrets, "token_urlsafe", lambda n: next(draws))
+    assert access.new_id() == "fine-id"
