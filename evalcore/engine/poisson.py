@@ -145,8 +145,11 @@ def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: li
     cell = _cell_positions(sums, cells, by)
     if (cell < 0).any():
         raise ValueError("bucket sums hold a cell that is not in cells")
-    occupied, position = np.unique(sums["bucket"].to_numpy(dtype=np.int64), return_inverse=True)
-    order = np.argsort(position, kind="stable")  # each block's rows together
+    bucket = sums["bucket"].to_numpy(dtype=np.int64)
+    present = np.bincount(bucket, minlength=BUCKETS) > 0
+    occupied = np.flatnonzero(present)
+    position = (np.cumsum(present) - 1)[bucket]  # the bucket's place among the occupied ones
+    order = np.argsort(position.astype(np.uint16), kind="stable")  # each block's rows together (a radix sort)
     position, cell = position[order], cell[order]
     sums_of = {column: sums[column].to_numpy(dtype=float)[order] for column in columns}
     out = {column: np.zeros((weights.n_boot, len(cells))) for column in columns}
