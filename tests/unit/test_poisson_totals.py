@@ -63,3 +63,21 @@ def test_a_cell_missing_from_the_cells_is_refused():
     with pytest.raises(ValueError, match="not in cells"):
         replicate_totals(sums, cells[cells.get_level_values("model") != "b"], ["model", "task"], ["rows"],
                          bucket_weights(5, 0))
+
+
+def test_the_weights_are_poisson_one_and_depend_on_seed_bucket_and_replicate_only():
+    """The counter-based weights: the Poisson(1) frequencies (to Monte Carlo error), the same column of a bucket
+    whichever other buckets are asked for, another seed other weights; and the look-up that turns a uniform into a
+    weight agrees with a binary search over the thresholds at and around every threshold."""
+    weights = bucket_weights(400, 5)
+    w = weights.columns(np.arange(BUCKETS))
+    frequencies = np.bincount(w.astype(int).ravel(), minlength=6)[:6] / w.size
+    expected = np.exp(-1) / np.array([1, 1, 2, 6, 24, 120])
+    assert np.all(np.abs(frequencies - expected) < 5 * np.sqrt(expected / w.size))
+    assert abs(w.mean() - 1) < 0.002 and abs(w.var() - 1) < 0.004
+    assert np.array_equal(weights.columns(np.array([7, 4000]))[:, 1], w[:, 4000])
+    assert not np.array_equal(bucket_weights(400, 6).columns(np.array([7])), w[:, [7]])
+    thresholds = poisson._THRESHOLDS[poisson._THRESHOLDS < 2**32]
+    u = np.unique(np.concatenate([thresholds - 1, thresholds, thresholds + 1, [0, 2**32 - 1]])).astype(np.uint64)
+    u = u[u < 2**32]
+    assert np.array_equal(poisson._poisson_of(u), np.searchsorted(poisson._THRESHOLDS, u, side="right"))
