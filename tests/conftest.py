@@ -53,3 +53,18 @@ def optional_shared_file() -> Callable[[str], Path | None]:
         return path if path.exists() else None
 
     return get
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Browser files first, then files with slow tests, then the rest, each file's tests in their order: the two
+    workers (``-n 2 --dist loadfile``) take files in this order, so the long ones start early and the suite does
+    not end waiting on one long file while the other worker is idle (the longest-first rule of scheduling)."""
+    def rank(item) -> int:
+        return 0 if item.get_closest_marker("e2e") else 1 if item.get_closest_marker("slow") else 2
+
+    first: dict[str, int] = {}
+    for item in items:
+        path = str(item.path)
+        first[path] = min(first.get(path, 2), rank(item))
+    items.sort(key=lambda item: first[str(item.path)])
