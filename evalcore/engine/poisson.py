@@ -105,7 +105,7 @@ def _poisson_thresholds(largest: int = 20) -> np.ndarray:
 
 _THRESHOLDS = _poisson_thresholds()
 #: the weight of the smallest uniform of each of the 2^16 ranges of its top 16 bits: a look-up that is the weight
-#: itself unless a threshold falls inside the range (:meth:`BucketWeights.columns` then steps up)
+#: itself unless a threshold falls inside the range (:func:`_poisson_of` then steps up)
 _START = np.searchsorted(_THRESHOLDS, np.arange(2**16, dtype=np.uint64) << np.uint64(16), side="right") \
     .astype(np.uint8)
 

@@ -41,7 +41,7 @@ USES_OVERALL = {"leaderboard", "subgroups"}
 FIRST = ("comparison", "accuracy")
 #: the other sections run on this many threads: their work is mostly outside the interpreter's lock (DuckDB's
 #: queries, XGBoost's fits, BLAS products), so a second core builds a second section meanwhile (the report of
-#: MMLU-Pro: the leaderboard's bootstrap beside the subgroups' cross-fitting, 1.2 s -> 0.7 s); the results do not
+#: MMLU-Pro: the leaderboard's bootstrap beside the subgroups' cross-fitting, 1.2 s -> 0.9 s); the results do not
 #: depend on the order (each section draws from its own seeded generator)
 SECTION_THREADS = 2
 
