@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from evalcore.data.validation import validate
 from evalcore.workspace import Workspace
 from crafted import series_runs
-from test_pages import APP, TIMEOUT, assert_no_exception, shown
+from test_pages import assert_no_exception, open_page, shown
 
 SERIES = "bot / nightly"
 
@@ -33,14 +33,7 @@ def series_workspace(tmp_path, monkeypatch):
 
 
 def open_history(series: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if series is not None:
-        at.query_params["series"] = series
-    at.switch_page("pages/history.py")
-    at.run()
-    assert_no_exception(at)
-    assert [t.value for t in at.title] == ["History"]
-    return at
+    return open_page("history", **({"series": series} if series is not None else {}))
 
 
 def test_the_history_answers_with_the_latest_run_and_the_last_change(series_workspace):

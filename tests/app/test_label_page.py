@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace
-from test_pages import assert_no_exception, goto, open_app, shown, texts
+from test_pages import assert_no_exception, goto, open_page, shown, texts
 
 N = 200
 
@@ -30,14 +30,7 @@ def folder(tmp_path, monkeypatch):
 
 
 def _label_page(campaign_id: str | None):
-    at = open_app()
-    if campaign_id:
-        at.query_params["campaign"] = campaign_id
-    at.switch_page("pages/label.py")
-    at.run()
-    assert_no_exception(at)
-    assert [t.value for t in at.title] == ["Label"]
-    return at
+    return open_page("label", **({"campaign": campaign_id} if campaign_id else {}))
 
 
 def test_a_campaign_opens_from_its_address_and_each_click_is_a_label(folder):

@@ -50,6 +50,15 @@ def goto(at: AppTest, page: str) -> AppTest:
     return at
 
 
+def open_page(page: str, **query: str) -> AppTest:
+    """A new session opened at ``pages/<page>.py`` with the address's query parameters ``query``, as a link
+    opens it."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return goto(at, page)
+
+
 def load_demo(at: AppTest, name: str) -> AppTest:
     goto(at, "data")
     at.selectbox(key="demo_choice").set_value(name)
