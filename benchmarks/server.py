@@ -7,6 +7,7 @@ One launcher for everything that needs a live server: the server and browser ben
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -129,3 +130,27 @@ async def live_session(url: str) -> tuple[str, object]:
         message.ParseFromString(await asyncio.wait_for(connection.recv(), 60))
         if message.WhichOneof("type") == "new_session":
             return message.new_session.initialize.session_id, connection
+
+
+@contextlib.contextmanager
+def oidc_provider(users: list[dict]) -> Iterator[str]:
+    """An OpenID Connect provider on loopback (``oidc_provider_mock``) offering ``users`` (their claims) to sign in;
+    its issuer URL, once its discovery document answers (within 30 s)."""
+    port = free_port()
+    claims = [arg for user in users for arg in ("--user-claims", json.dumps(user))]
+    process = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port), *claims],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    issuer = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{issuer}/.well-known/openid-configuration", timeout=1):
+                    break
+            except OSError:  # not listening yet
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("the OpenID Connect provider did not start") from None
+                time.sleep(0.1)
+        yield issuer
+    finally:
+        stop(process)

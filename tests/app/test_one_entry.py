@@ -10,11 +10,8 @@ Streamlit's XSRF token, which anyone gets by asking (without it Streamlit itself
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -22,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.concurrent_sessions import in_own_thread
-from benchmarks.server import free_port, live_session, stop, streamlit_server
+from benchmarks.server import live_session, oidc_provider, streamlit_server
 
 pytestmark = pytest.mark.slow
 BOUNDARY = "evalcoreboundary"
@@ -78,23 +75,8 @@ def upload(url: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def provider():
     """An OpenID Connect provider on loopback (oidc_provider_mock) with one team member."""
-    port = free_port()
-    claims = json.dumps({"sub": "alice@team.example", "email": "alice@team.example", "email_verified": True})
-    process = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port), "--user-claims",
-                                claims], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    issuer = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                if status(f"{issuer}/.well-known/openid-configuration") == 200:
-                    break
-            except OSError:  # not listening yet
-                time.sleep(0.1)
-        else:
-            pytest.fail("the OpenID Connect provider did not start")
-        yield issuer
-    finally:
-        stop(process)
+    with oidc_provider([{"sub": "alice@team.example", "email": "alice@team.example", "email_verified": True}]) as url:
+        yield url
 
 
 def serve_app_py(tmp_path: Path, provider_url: str | None):

@@ -6,18 +6,14 @@ Each test starts its own dashboard servers (the session-wide one of conftest has
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from benchmarks.server import app_command, free_port, stop, streamlit_server
+from benchmarks.server import app_command, oidc_provider, streamlit_server
 from conftest import SCREENSHOTS, VIEWPORT, require_chromium
 from e2e_helpers import SIDEBAR, download_bytes, goto_page, wait_idle
 
@@ -97,24 +93,8 @@ def provider():
     """An OpenID Connect provider on loopback with predefined users: the team's three (their subject is their
     verified e-mail address) and mallory, whose unverified e-mail claim is alice's address."""
     require_chromium()
-    port = free_port()
-    claims = [{"sub": user, "email": user, "email_verified": True} for user in TEAM] + [MALLORY]
-    users = [arg for user in claims for arg in ("--user-claims", json.dumps(user))]
-    process = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port), *users],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    issuer = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            try:
-                with urllib.request.urlopen(f"{issuer}/.well-known/openid-configuration", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the OpenID Connect provider did not start")
-        yield issuer
-    finally:
-        stop(process)
+    with oidc_provider([{"sub": user, "email": user, "email_verified": True} for user in TEAM] + [MALLORY]) as url:
+        yield url
 
 
 def sign_in(browser, url: str, user: str):
