@@ -39,8 +39,6 @@ import ibis
 import ibis.expr.types as ir
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 import scipy.sparse as sparse
 from threadpoolctl import ThreadpoolController
 
@@ -70,24 +68,30 @@ def _backend(table: ir.Table) -> str | None:
         return None
 
 
-def bucket_sums(table: ir.Table, by: list[str], values: dict[str, ir.Value], seed: int, run,
-                buckets: int = BUCKETS) -> pd.DataFrame:
-    """Per (``by``, bucket): ``rows`` and the sum of each named value expression of ``table`` (one pass). ``run``
-    is :meth:`evalcore.engine.scan.LazyLog.run`; the result (cells x buckets rows, hundreds of thousands for a large
-    log) comes back as Arrow, its text columns as pandas categoricals (codes, each distinct text converted once)."""
-    keyed = table.select(*by, bucket=example_bucket(table, seed, buckets), **values)
-    sums = keyed.group_by([*by, "bucket"]).aggregate(rows=keyed.count(),
-                                                     **{name: keyed[name].sum() for name in values})
+def bucket_sums(table: ir.Table, cells: pd.DataFrame, values: dict[str, ir.Value], seed: int, run,
+                buckets: int = BUCKETS) -> dict[str, np.ndarray]:
+    """Per (cell, bucket) of ``table``'s rows: ``rows`` and the sum of each named value expression (one pass), as
+    arrays ``cell`` (the row's position in ``cells``, a frame of key columns with one row per cell), ``bucket``,
+    ``rows`` and the values. The cell number is joined in the engine (null keys match null keys), so the result
+    (cells x buckets rows, hundreds of thousands for a large log) comes back as numbers, no text to convert. ``run``
+    is :meth:`evalcore.engine.scan.LazyLog.run`. Raises ValueError where a row's keys are not among ``cells``."""
+    keys = ibis.memtable(cells.assign(cell=np.arange(len(cells), dtype=np.int64)))
+    joined = table.left_join(keys, [table[key].identical_to(keys[key]) for key in cells.columns])
+    keyed = joined.select(cell=keys.cell, bucket=example_bucket(table, seed, buckets), **values)
+    sums = keyed.group_by(["cell", "bucket"]).aggregate(rows=keyed.count(),
+                                                        **{name: keyed[name].sum() for name in values})
     result = run(sums, arrow=True)
-    return pa.table([pc.dictionary_encode(column) if pa.types.is_string(column.type)
-                     or pa.types.is_large_string(column.type) else column for column in result.columns],
-                    names=result.column_names).to_pandas()
+    if result["cell"].null_count:
+        raise ValueError("the table holds rows whose keys are not in cells")
+    return {name: result[name].to_numpy() for name in result.column_names}
 
 
 #: occupied buckets per block of weights
 BLOCK = 512
-#: the largest block of bucket sums (BLOCK x cells numbers) multiplied as a dense matrix; sparse above
-DENSE_CELLS = 2**22
+#: the largest matrix of bucket sums (occupied buckets x cells numbers, 16 MB) laid out dense; sparse above
+DENSE_CELLS = 2**21
+#: the most weights (bytes) a :class:`BucketWeights` keeps: n_boot up to 2,048 of all buckets (16 MB)
+KEPT_WEIGHTS = 2**24
 #: SplitMix64's increment (the golden ratio's 64 bits) and its finalizer's multipliers
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
@@ -104,6 +108,8 @@ def _poisson_thresholds(largest: int = 20) -> np.ndarray:
 
 
 _THRESHOLDS = _poisson_thresholds()
+#: the largest weight :func:`_poisson_of` gives
+MAX_WEIGHT = len(_THRESHOLDS) - 1
 #: the weight of the smallest uniform of each of the 2^16 ranges of its top 16 bits: a look-up that is the weight
 #: itself unless a threshold falls inside the range (:func:`_poisson_of` then steps up)
 _START = np.searchsorted(_THRESHOLDS, np.arange(2**16, dtype=np.uint64) << np.uint64(16), side="right") \
@@ -122,18 +128,36 @@ def _mix(z: np.ndarray) -> np.ndarray:
 
 class BucketWeights:
     """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}` of the module's docstring: a function of the seed,
-    the bucket and the replicate, computed for the buckets asked for."""
+    the bucket and the replicate, computed for the buckets asked for and kept (one byte each, up to
+    :data:`KEPT_WEIGHTS` of them), so that a second pass with the same seed (the leaderboard, then calibration)
+    does not draw them again."""
 
     def __init__(self, n_boot: int, seed: int):
         self.n_boot, self.seed = int(n_boot), int(seed)
         self._key = _mix(np.array([self.seed & (2**64 - 1)], dtype=np.uint64))[0]
+        kept = self.n_boot * BUCKETS <= KEPT_WEIGHTS
+        self._kept = np.zeros((self.n_boot, BUCKETS), dtype=np.uint8) if kept else None
+        self._known = np.zeros(BUCKETS, dtype=bool)
+        self._lock = threading.Lock()
 
     def columns(self, buckets: np.ndarray) -> np.ndarray:
-        """(n_boot, len(buckets)) weights of ``buckets``, as floats."""
-        counter = (np.asarray(buckets, dtype=np.uint64)[None, :] << np.uint64(32)) \
+        """(n_boot, len(buckets)) weights of ``buckets`` (whole numbers, uint8)."""
+        buckets = np.asarray(buckets, dtype=np.int64)
+        if self._kept is None:
+            return self._draw(buckets)
+        with self._lock:
+            new = buckets[~self._known[buckets]]
+            if new.size:
+                self._kept[:, new] = self._draw(new)
+                self._known[new] = True
+            return self._kept[:, buckets]
+
+    def _draw(self, buckets: np.ndarray) -> np.ndarray:
+        """The weights of ``buckets`` from their counters (uint8)."""
+        counter = (buckets.astype(np.uint64)[None, :] << np.uint64(32)) \
             | np.arange(self.n_boot, dtype=np.uint64)[:, None]
         u = _mix(self._key + (counter + np.uint64(1)) * _GOLDEN) >> np.uint64(32)
-        return _poisson_of(u.ravel()).astype(float).reshape(counter.shape)
+        return _poisson_of(u.ravel()).reshape(counter.shape)
 
 
 def _poisson_of(u: np.ndarray) -> np.ndarray:
@@ -149,87 +173,68 @@ def _poisson_of(u: np.ndarray) -> np.ndarray:
     return w
 
 
+@functools.lru_cache(maxsize=2)
 def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
-    """The weights :math:`W_{bh}` of ``n_boot`` replicates (computed when :func:`replicate_totals` needs them)."""
+    """The weights :math:`W_{bh}` of ``n_boot`` replicates (computed when :func:`replicate_totals` needs them; the
+    last two (n_boot, seed) kept, at most 2 x :data:`KEPT_WEIGHTS` bytes)."""
     return BucketWeights(n_boot, seed)
 
 
-def replicate_totals(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str], columns: list[str],
-                     weights: BucketWeights) -> dict[str, np.ndarray]:
-    r"""For each column of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
-    :math:`\sum_h W_{bh} S_{ch}`, cells in the order of ``cells`` (cells absent from ``sums`` total 0), over the
-    occupied buckets, :data:`BLOCK` of them at a time."""
-    cell = _cell_positions(sums, cells, by)
-    if (cell < 0).any():
-        raise ValueError("bucket sums hold a cell that is not in cells")
-    bucket = sums["bucket"].to_numpy(dtype=np.int64)
+def replicate_totals(sums: dict[str, np.ndarray], n_cells: int, columns: list[str], weights: BucketWeights,
+                     groups: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    r"""For each of ``columns`` of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
+    :math:`\sum_h W_{bh} S_{ch}` (cells absent from ``sums`` total 0); a column named in ``groups`` is totalled
+    per group of cells instead (``groups[column][c]``: cell c's group, numbered from 0), e.g. a model's rows over
+    its bins. Over the occupied buckets: each column's (occupied buckets x cells) matrix :math:`S` is laid out once
+    (:func:`_bucket_matrix`), and multiplied :data:`BLOCK` rows at a time by the weights of those buckets."""
+    groups = groups or {}
+    cell = np.asarray(sums["cell"], dtype=np.int64)
+    bucket = np.asarray(sums["bucket"], dtype=np.int64)
     present = np.bincount(bucket, minlength=BUCKETS) > 0
     occupied = np.flatnonzero(present)
     position = (np.cumsum(present) - 1)[bucket]  # the bucket's place among the occupied ones
-    order = np.argsort(position.astype(np.uint16), kind="stable")  # each block's rows together (a radix sort)
-    position, cell = position[order], cell[order]
-    sums_of = {column: sums[column].to_numpy(dtype=float)[order] for column in columns}
-    out = {column: np.zeros((weights.n_boot, len(cells))) for column in columns}
-    bounds = np.searchsorted(position, np.arange(0, len(occupied) + BLOCK, BLOCK))
+    matrices, exact = {}, {}
+    for column in columns:
+        group = groups.get(column)
+        width = n_cells if group is None else (int(group.max()) + 1 if len(group) else 0)
+        at = cell if group is None else group[cell]
+        values = np.asarray(sums[column], dtype=float)
+        matrices[column] = _bucket_matrix(values, position, at, (len(occupied), width))
+        exact[column] = _single_is_exact(values, at, width)
+    out = {column: np.zeros((weights.n_boot, matrix.shape[1])) for column, matrix in matrices.items()}
     with _one_blas_thread():
-        for k, (start, end) in enumerate(zip(bounds[:-1], bounds[1:])):
-            if start == end:
-                continue
-            w = weights.columns(occupied[k * BLOCK:(k + 1) * BLOCK])
-            offset = position[start:end] - k * BLOCK
-            for column, values in sums_of.items():
-                out[column] += _block_product(w, values[start:end], offset, cell[start:end], len(cells))
+        for start in range(0, len(occupied), BLOCK):
+            counts = weights.columns(occupied[start:start + BLOCK])
+            w = {single: counts.astype(np.float32 if single else float) for single in set(exact.values())}
+            for column, matrix in matrices.items():
+                block = matrix[start:start + BLOCK]
+                if exact[column]:
+                    block = block.astype(np.float32)
+                out[column] += _distinct_product(w[exact[column]], block) if isinstance(block, np.ndarray) \
+                    else np.asarray((block.T @ w[exact[column]].T).T)
     return out
 
 
-def _cell_positions(sums: pd.DataFrame, cells: pd.MultiIndex | pd.Index, by: list[str]) -> np.ndarray:
-    """The position in ``cells`` of each row's ``by`` values (-1 where absent), looked up once per distinct cell:
-    each key column's codes (a categorical's own, else factorized), their combination numbered by counting where the
-    combinations are few (hashing otherwise), and the index looked up over cells, not over the cells x buckets
-    rows."""
-    codes, uniques = zip(*(_codes(sums[key]) for key in by))
-    sizes = np.array([len(u) for u in uniques], dtype=np.int64)
-    combined = np.ravel_multi_index(codes, sizes) if len(by) > 1 else codes[0]
-    span = int(np.prod(sizes))
-    if span <= 2**24:
-        present = np.bincount(combined, minlength=span) > 0
-        distinct, inverse = np.flatnonzero(present), (np.cumsum(present) - 1)[combined]
-    else:
-        inverse, distinct = pd.factorize(combined)
-    parts = np.unravel_index(distinct, sizes)
-    keys = [pd.Index(unique).take(part) for unique, part in zip(uniques, parts)]
-    index = pd.MultiIndex.from_arrays(keys, names=by) if len(by) > 1 else keys[0]
-    return cells.get_indexer(index)[inverse]
+def _single_is_exact(values: np.ndarray, cell: np.ndarray, n_cells: int) -> bool:
+    """Whether the replicated totals of ``values`` are exact in single precision (twice as fast to multiply, the
+    same numbers): whole numbers whose totals, each cell's Σ|S| times the largest weight (:data:`MAX_WEIGHT`), stay
+    below :math:`2^{24}` — row counts, and sums of 0/1 labels."""
+    largest = np.bincount(cell, np.abs(values), n_cells).max(initial=0.0)
+    return bool(largest * MAX_WEIGHT < 2**24 and np.array_equal(values, np.trunc(values)))
 
 
-def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """(codes, values) of a key column: a categorical's own codes (no hashing), else :func:`pandas.factorize`'s;
-    a missing value is a value of its own."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy(dtype=np.int64)
-        if not (codes < 0).any():
-            return codes, column.cat.categories
-    codes, uniques = pd.factorize(column, use_na_sentinel=False)
-    return codes.astype(np.int64), pd.Index(uniques)
+def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray,
+                   shape: tuple[int, int]) -> np.ndarray | sparse.csr_matrix:
+    """The (occupied buckets x cells) matrix of bucket sums: ``values`` at (``position``, ``cell``), dense (one
+    :func:`numpy.bincount`) where it holds at most :data:`DENSE_CELLS` numbers, else compressed rows."""
+    size = shape[0] * shape[1]
+    if size <= DENSE_CELLS:
+        return np.bincount(position * shape[1] + cell, values, size).reshape(shape)
+    return sparse.csr_matrix((values, (position, cell)), shape=shape)
 
 
-def _block_product(w: np.ndarray, values: np.ndarray, offset: np.ndarray, cell: np.ndarray,
-                   n_cells: int) -> np.ndarray:
-    """The (n_boot, cells) totals of one block of buckets: its weights ``w`` times the block's bucket sums
-    (``values`` at bucket ``offset`` within the block and cell ``cell``)."""
-    size = w.shape[1]
-    if size * n_cells <= DENSE_CELLS:  # a dense (buckets, cells) block: one BLAS product
-        return _distinct_product(w, np.bincount(offset * n_cells + cell, values, size * n_cells)
-                                 .reshape(size, n_cells))
-    block = sparse.csr_matrix((values, (offset, cell)), shape=(size, n_cells))
-    return np.asarray((block.T @ w.T).T)
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    return ThreadpoolController()
-
-
+#: the process's BLAS libraries, found once when the module loads (inspecting the loaded libraries takes 5-10 ms)
+_BLAS = ThreadpoolController()
 _BLAS_LOCK = threading.Lock()
 
 
@@ -239,7 +244,7 @@ def _one_blas_thread():
     cells), and they run right after the engine's own threads; a second BLAS thread waiting for a core costs more
     than it brings (several times more on a loaded 2-core machine; the results are the same). The limit is the
     process's, so threads take turns (a lock): each restores the count it found, never another's limit."""
-    with _BLAS_LOCK, _blas().limit(limits=1, user_api="blas"):
+    with _BLAS_LOCK, _BLAS.limit(limits=1, user_api="blas"):
         yield
 
 

@@ -17,7 +17,7 @@ import ibis.expr.types as ir
 import numpy as np
 import pandas as pd
 
-from evalcore.engine.poisson import BUCKETS, bucket_sums, bucket_weights, replicate_totals
+from evalcore.engine.poisson import bucket_sums, bucket_weights, replicate_totals
 from evalcore.engine.scan import LazyLog
 
 
@@ -48,8 +48,10 @@ def bucket_replicates(log: LazyLog, by: list[str], cells: pd.Index | pd.MultiInd
     """(n_boot, n_cells) replicated totals of ``rows`` (Σ w) and of each value (Σ w·v) over the rows ``where``
     holds, for the ``cells`` of ``by`` (:mod:`.poisson`)."""
     t = log.table if where is None else log.table.filter(where)
-    sums = bucket_sums(t, by, values, seed, log.run)
-    return replicate_totals(sums, cells, by, ["rows", *values], bucket_weights(n_boot, seed))
+    keys = cells.to_frame(index=False)
+    keys.columns = by
+    sums = bucket_sums(t, keys, values, seed, log.run)
+    return replicate_totals(sums, len(cells), ["rows", *values], bucket_weights(n_boot, seed))
 
 
 def _uniform_bin(c: ir.FloatingValue, n_bins: int) -> ir.IntegerValue:
@@ -63,8 +65,8 @@ def _uniform_bin(c: ir.FloatingValue, n_bins: int) -> ir.IntegerValue:
 
 def calibration_bins(log: LazyLog, n_bins: int, n_boot: int, seed: int) -> tuple[pd.DataFrame, dict]:
     """Per (model, bin) over labeled rows with a confidence: n, residual (Σ r), residual_sq (Σ r²), spread
-    (Σ c(1 - c)), sum_conf (Σ c); and the bootstrap's (n_boot, cells) replicated ``rows`` and ``residual`` per
-    (model, bin), with per-model replicated row totals (key ``model_rows``)."""
+    (Σ c(1 - c)), sum_conf (Σ c); and the bootstrap's (n_boot, cells) replicated ``residual`` per (model, bin) and
+    (n_boot, models) replicated rows per model (key ``model_rows``, models in the table's order)."""
     t = log.table
     usable = t.filter(t.correct.notnull() & t.confidence.notnull())
     binned = usable.mutate(bin=_uniform_bin(usable.confidence, n_bins), residual=usable.correct - usable.confidence)
@@ -72,15 +74,11 @@ def calibration_bins(log: LazyLog, n_bins: int, n_boot: int, seed: int) -> tuple
         n=binned.count(), residual=binned.residual.sum(), residual_sq=(binned.residual * binned.residual).sum(),
         spread=(binned.confidence * (1 - binned.confidence)).sum(), sum_conf=binned.confidence.sum(),
     )).sort_values(["model", "bin"], ignore_index=True)
-    cells = pd.MultiIndex.from_frame(table[["model", "bin"]])
-    sums = bucket_sums(binned, ["model", "bin"], {"residual": binned.residual}, seed, log.run, BUCKETS)
-    weights = bucket_weights(n_boot, seed)
-    reps = replicate_totals(sums, cells, ["model", "bin"], ["rows", "residual"], weights)
-    # a model's replicated rows: the sum over its bins (whole numbers, so exactly the totals of its own bucket sums,
-    # without drawing the weights a second time)
-    model = table["model"].to_numpy()
-    starts = np.flatnonzero(np.append(True, model[1:] != model[:-1]))
-    reps["model_rows"] = np.add.reduceat(reps["rows"], starts, axis=1) if len(model) else reps["rows"]
+    sums = bucket_sums(binned, table[["model", "bin"]], {"residual": binned.residual}, seed, log.run)
+    model = pd.factorize(table["model"])[0]  # the bins' models, numbered in order (the table is sorted)
+    reps = replicate_totals(sums, len(table), ["rows", "residual"], bucket_weights(n_boot, seed),
+                            groups={"rows": model})
+    reps["model_rows"] = reps.pop("rows")  # a model's rows over its bins: the replicate's number of rows
     return table, reps
 
 

@@ -151,7 +151,7 @@ def test_the_benchmarks_bare_duckdb_passes_are_the_engines_statistics(tmp_path):
     index = pd.MultiIndex.from_frame(cells[["model", "task"]])
     engine = reductions.bucket_replicates(log, ["model", "task"], index, {"correct": log.table.correct}, 50, 0,
                                           where=log.table.correct.notnull())
-    mine = replicate_totals(bare["cell_buckets"], index, ["model", "task"], ["rows", "correct"], weights)
+    mine = replicate_totals(_numbered(bare["cell_buckets"], index), len(index), ["rows", "correct"], weights)
     for column in ("rows", "correct"):
         np.testing.assert_allclose(mine[column], engine[column], rtol=1e-12)
 
@@ -160,9 +160,17 @@ def test_the_benchmarks_bare_duckdb_passes_are_the_engines_statistics(tmp_path):
     np.testing.assert_allclose(got[table.columns[2:]], table[table.columns[2:]], rtol=1e-12)
     assert got["bin"].tolist() == table["bin"].tolist()
     cells = pd.MultiIndex.from_frame(table[["model", "bin"]])
-    mine = replicate_totals(bare["bin_buckets"], cells, ["model", "bin"], ["rows", "residual"], weights)
-    for column in ("rows", "residual"):
-        np.testing.assert_allclose(mine[column], reps[column], rtol=1e-12, atol=1e-9)
+    mine = replicate_totals(_numbered(bare["bin_buckets"], cells), len(cells), ["rows", "residual"], weights,
+                            groups={"rows": pd.factorize(table["model"])[0]})
+    np.testing.assert_allclose(mine["residual"], reps["residual"], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(mine["rows"], reps["model_rows"], rtol=1e-12)
+
+
+def _numbered(sums: pd.DataFrame, cells: pd.MultiIndex) -> dict[str, np.ndarray]:
+    """Bucket sums keyed by text, as the bare passes return them, with each row's position in ``cells``."""
+    position = cells.get_indexer(pd.MultiIndex.from_frame(sums[list(cells.names)]))
+    assert (position >= 0).all()
+    return {"cell": position} | {name: sums[name].to_numpy() for name in sums.columns}
 
 
 def test_probabilities_are_clipped_as_in_memory(tmp_path):

@@ -1,7 +1,8 @@
 """The replicated totals of the paired Poisson bootstrap (:func:`evalcore.engine.poisson.replicate_totals`) against
 the definition, W (n_boot x buckets) @ S (buckets x cells), on bucket sums with repeated columns (models that
-scored the same examples), text keys as strings or categoricals (as :func:`bucket_sums` returns them), cells
-absent from the sums, and on the sparse path: with whole-number sums the totals are exactly the same numbers."""
+scored the same examples), cells absent from the sums, cells totalled per group, whole numbers (multiplied in
+single precision: exactly the same numbers) and fractions, on the dense and the sparse path; and the bucket sums'
+cell numbers, joined in the engine (:func:`evalcore.engine.poisson.bucket_sums`)."""
 
 from __future__ import annotations
 
@@ -10,74 +11,98 @@ import pandas as pd
 import pytest
 
 from evalcore.engine import poisson
-from evalcore.engine.poisson import BUCKETS, bucket_weights, replicate_totals
+from evalcore.engine.connection import duckdb_connection, execute
+from evalcore.engine.poisson import BUCKETS, bucket_sums, bucket_weights, replicate_totals
 
 
-def _sums(seed: int = 0) -> tuple[pd.DataFrame, pd.MultiIndex]:
-    """Bucket sums of 3 models x 4 tasks (model "c" has no row in task "t3"); models a and b share their row counts."""
+def _sums(seed: int = 0) -> tuple[dict[str, np.ndarray], int]:
+    """Bucket sums of 4 models x 4 tasks (cell = 4 model + task; model 2 has no row in task 3, model 3 none at all);
+    models 0 and 1 share their row counts; ``score`` holds fractions."""
     rng = np.random.default_rng(seed)
     rows = []
-    for task in ("t0", "t1", "t2", "t3"):
+    for task in range(4):
         buckets = rng.choice(BUCKETS, size=300, replace=False)
         counts = rng.integers(1, 4, size=buckets.size)
-        for model in ("a", "b", "c"):
-            if model == "c" and task == "t3":
+        for model in range(3):
+            if model == 2 and task == 3:
                 continue
-            correct = rng.binomial(counts, 0.6)
-            rows.append(pd.DataFrame({"model": model, "task": task, "bucket": buckets, "rows": counts,
-                                      "correct": correct}))
+            rows.append(pd.DataFrame({"cell": 4 * model + task, "bucket": buckets, "rows": counts,
+                                      "correct": rng.binomial(counts, 0.6), "score": rng.random(buckets.size)}))
     sums = pd.concat(rows, ignore_index=True).sample(frac=1, random_state=seed)  # any row order
-    cells = pd.MultiIndex.from_product([["a", "b", "c", "d"], ["t0", "t1", "t2", "t3"]], names=["model", "task"])
-    return sums, cells
+    return {name: sums[name].to_numpy() for name in sums.columns}, 16
 
 
-def _definition(sums: pd.DataFrame, cells: pd.MultiIndex, n_boot: int, seed: int) -> dict[str, np.ndarray]:
-    weights = bucket_weights(n_boot, seed)
-    w = weights.columns(np.arange(BUCKETS))
-    cell = cells.get_indexer(pd.MultiIndex.from_frame(sums[["model", "task"]]))
-    out = {}
-    for column in ("rows", "correct"):
-        s = np.zeros((BUCKETS, len(cells)))
-        np.add.at(s, (sums["bucket"].to_numpy(), cell), sums[column].to_numpy(dtype=float))
-        out[column] = w @ s
-    return out
+def _definition(sums: dict[str, np.ndarray], n_cells: int, column: str, n_boot: int, seed: int) -> np.ndarray:
+    w = bucket_weights(n_boot, seed).columns(np.arange(BUCKETS)).astype(float)
+    s = np.zeros((BUCKETS, n_cells))
+    np.add.at(s, (sums["bucket"], sums["cell"]), sums[column].astype(float))
+    return w @ s
 
 
-@pytest.mark.parametrize("keys", ["text", "categorical"])
 @pytest.mark.parametrize("dense", [True, False])
-def test_replicate_totals_are_the_definition(keys, dense, monkeypatch):
-    sums, cells = _sums()
-    if keys == "categorical":
-        sums = sums.astype({"model": "category", "task": "category"})
+def test_replicate_totals_are_the_definition(dense, monkeypatch):
+    sums, n_cells = _sums()
     if not dense:
         monkeypatch.setattr(poisson, "DENSE_CELLS", 0)
-    got = replicate_totals(sums, cells, ["model", "task"], ["rows", "correct"], bucket_weights(40, 3))
-    expected = _definition(sums, cells, 40, 3)
-    for column in ("rows", "correct"):
-        assert np.array_equal(got[column], expected[column])
-    assert not got["rows"][:, cells.get_loc(("c", "t3"))].any() and not got["rows"][:, cells.get_loc(("d", "t0"))].any()
+    got = replicate_totals(sums, n_cells, ["rows", "correct", "score"], bucket_weights(40, 3))
+    for column in ("rows", "correct"):  # whole numbers: the same numbers
+        assert np.array_equal(got[column], _definition(sums, n_cells, column, 40, 3))
+    np.testing.assert_allclose(got["score"], _definition(sums, n_cells, "score", 40, 3), rtol=1e-12)
+    assert not got["rows"][:, 4 * 2 + 3].any() and not got["rows"][:, 4 * 3:].any()
 
 
-def test_a_cell_missing_from_the_cells_is_refused():
-    sums, cells = _sums()
+def test_a_column_is_totalled_per_group_of_cells():
+    """groups={"rows": model of each cell}: a model's replicated rows over its tasks, the sum of its cells'."""
+    sums, n_cells = _sums(1)
+    model = np.arange(n_cells) // 4
+    got = replicate_totals(sums, n_cells, ["rows", "score"], bucket_weights(30, 2), groups={"rows": model})
+    per_cell = _definition(sums, n_cells, "rows", 30, 2)
+    assert got["rows"].shape == (30, 4) and got["score"].shape == (30, n_cells)
+    assert np.array_equal(got["rows"], per_cell.reshape(30, 4, 4).sum(axis=2))
+
+
+def test_whole_numbers_too_large_for_single_precision_stay_exact():
+    """Counts whose replicated totals could pass 2^24 are multiplied in double precision: still exact."""
+    sums, n_cells = _sums(2)
+    sums["rows"] = sums["rows"] * 100_003  # a cell's Σ|S| x 20 beyond 2^24
+    got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 0))
+    assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 20, 0))
+    assert not poisson._single_is_exact(sums["rows"].astype(float), sums["cell"], n_cells)
+    assert poisson._single_is_exact(sums["correct"].astype(float), sums["cell"], n_cells)
+
+
+def test_bucket_sums_number_the_cells_and_match_missing_keys():
+    """Each row's cell is its keys' position among the cells, a missing task matching a missing task; a row whose
+    keys are not among the cells is refused."""
+    con = duckdb_connection()
+    frame = pd.DataFrame({"model": ["a", "a", "b", "b", "b"], "task": ["t", None, "t", "t", None],
+                          "example_id": ["1", "2", "1", "3", "2"], "correct": [1.0, 0.0, 1.0, 1.0, 0.0]})
+    con.con.register("bucket_sums_log", frame)
+    table = con.table("bucket_sums_log")
+    cells = pd.DataFrame({"model": ["b", "b", "a", "a"], "task": ["t", None, "t", None]})
+    sums = bucket_sums(table, cells, {"correct": table.correct}, 0, execute)
+    got = pd.DataFrame(sums).groupby("cell")[["rows", "correct"]].sum()
+    assert got.to_dict("index") == {0: {"rows": 2, "correct": 2.0}, 1: {"rows": 1, "correct": 0.0},
+                                   2: {"rows": 1, "correct": 1.0}, 3: {"rows": 1, "correct": 0.0}}
     with pytest.raises(ValueError, match="not in cells"):
-        replicate_totals(sums, cells[cells.get_level_values("model") != "b"], ["model", "task"], ["rows"],
-                         bucket_weights(5, 0))
+        bucket_sums(table, cells.iloc[:3], {"correct": table.correct}, 0, execute)
 
 
 def test_the_weights_are_poisson_one_and_depend_on_seed_bucket_and_replicate_only():
     """The counter-based weights: the Poisson(1) frequencies (to Monte Carlo error), the same column of a bucket
-    whichever other buckets are asked for, another seed other weights; and the look-up that turns a uniform into a
-    weight agrees with a binary search over the thresholds at and around every threshold."""
+    whichever other buckets are asked for (first or kept), another seed other weights; and the look-up that turns a
+    uniform into a weight agrees with a binary search over the thresholds at and around every threshold."""
     weights = bucket_weights(400, 5)
-    w = weights.columns(np.arange(BUCKETS))
-    frequencies = np.bincount(w.astype(int).ravel(), minlength=6)[:6] / w.size
+    w = weights.columns(np.arange(BUCKETS)).astype(int)
+    frequencies = np.bincount(w.ravel(), minlength=6)[:6] / w.size
     expected = np.exp(-1) / np.array([1, 1, 2, 6, 24, 120])
     assert np.all(np.abs(frequencies - expected) < 5 * np.sqrt(expected / w.size))
     assert abs(w.mean() - 1) < 0.002 and abs(w.var() - 1) < 0.004
     assert np.array_equal(weights.columns(np.array([7, 4000]))[:, 1], w[:, 4000])
+    assert np.array_equal(poisson.BucketWeights(400, 5).columns(np.array([4000, 7]))[:, 0], w[:, 4000])
     assert not np.array_equal(bucket_weights(400, 6).columns(np.array([7])), w[:, [7]])
     thresholds = poisson._THRESHOLDS[poisson._THRESHOLDS < 2**32]
     u = np.unique(np.concatenate([thresholds - 1, thresholds, thresholds + 1, [0, 2**32 - 1]])).astype(np.uint64)
     u = u[u < 2**32]
     assert np.array_equal(poisson._poisson_of(u), np.searchsorted(poisson._THRESHOLDS, u, side="right"))
+    assert poisson._poisson_of(np.array([2**32 - 1], dtype=np.uint64))[0] <= poisson.MAX_WEIGHT
