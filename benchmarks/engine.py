@@ -16,7 +16,9 @@ the paths taking turns within each repeat, and reads its peak resident memory (`
   bucket) the rows and Σr. The bucket is the engine's h(e) = first four hex digits of MD5(seed ‖ task ‖
   example_id) mod 8192 (:mod:`evalcore.engine.poisson`), computed once per row; the bin is the engine's uniform bin
   with its edge corrections (:func:`evalcore.engine.reductions._uniform_bin`). NaN is a missing value and the
-  confidence is clipped to [0, 1], as in the engine. The results equal the engine's (:func:`bare_passes`);
+  confidence is clipped to [0, 1], as in the engine. The results equal the engine's (:func:`bare_passes`; the engine
+  numbers each cell in the same pass with a join, so its bucket sums come back keyed by number, here by text: the
+  same groups, measured at the same speed);
 * ``memory`` (1 and 10 million rows only): ``pandas.read_parquet`` + ``evalcore.data.validation.validate`` and the same two
   calls on the canonical frame.
 
