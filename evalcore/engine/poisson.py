@@ -34,6 +34,7 @@ import contextlib
 import functools
 import math
 import threading
+from dataclasses import dataclass
 
 import ibis
 import ibis.expr.types as ir
@@ -90,6 +91,8 @@ def bucket_sums(table: ir.Table, cells: pd.DataFrame, values: dict[str, ir.Value
 BLOCK = 512
 #: the largest matrix of bucket sums (occupied buckets x cells numbers, 16 MB) laid out dense; sparse above
 DENSE_CELLS = 2**21
+#: the smallest matrix of bucket sums whose equal columns are looked for (smaller ones: not worth the look)
+SHARED_CELLS = 2**17
 #: the most weights (bytes) a :class:`BucketWeights` keeps: n_boot up to 2,048 of all buckets (16 MB)
 KEPT_WEIGHTS = 2**24
 #: SplitMix64's increment (the golden ratio's 64 bits) and its finalizer's multipliers
@@ -135,8 +138,8 @@ class BucketWeights:
     def __init__(self, n_boot: int, seed: int):
         self.n_boot, self.seed = int(n_boot), int(seed)
         self._key = _mix(np.array([self.seed & (2**64 - 1)], dtype=np.uint64))[0]
-        kept = self.n_boot * BUCKETS <= KEPT_WEIGHTS
-        self._kept = np.zeros((self.n_boot, BUCKETS), dtype=np.uint8) if kept else None
+        kept = self.n_boot * BUCKETS <= KEPT_WEIGHTS  # by bucket: a bucket's replicates side by side
+        self._kept = np.zeros((BUCKETS, self.n_boot), dtype=np.uint8) if kept else None
         self._known = np.zeros(BUCKETS, dtype=bool)
         self._lock = threading.Lock()
 
@@ -148,9 +151,9 @@ class BucketWeights:
         with self._lock:
             new = buckets[~self._known[buckets]]
             if new.size:
-                self._kept[:, new] = self._draw(new)
+                self._kept[new] = self._draw(new).T
                 self._known[new] = True
-            return self._kept[:, buckets]
+            return self._kept[buckets].T
 
     def _draw(self, buckets: np.ndarray) -> np.ndarray:
         """The weights of ``buckets`` from their counters (uint8)."""
@@ -185,54 +188,81 @@ def replicate_totals(sums: dict[str, np.ndarray], n_cells: int, columns: list[st
     r"""For each of ``columns`` of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
     :math:`\sum_h W_{bh} S_{ch}` (cells absent from ``sums`` total 0); a column named in ``groups`` is totalled
     per group of cells instead (``groups[column][c]``: cell c's group, numbered from 0), e.g. a model's rows over
-    its bins. Over the occupied buckets: each column's (occupied buckets x cells) matrix :math:`S` is laid out once
-    (:func:`_bucket_matrix`), and multiplied :data:`BLOCK` rows at a time by the weights of those buckets."""
+    its bins. Over the occupied buckets: each column's (occupied buckets x distinct cells) matrix :math:`S` is laid
+    out once (:func:`_laid_out`), and multiplied :data:`BLOCK` rows at a time by the weights of those buckets."""
     groups = groups or {}
     cell = np.asarray(sums["cell"], dtype=np.int64)
     bucket = np.asarray(sums["bucket"], dtype=np.int64)
     present = np.bincount(bucket, minlength=BUCKETS) > 0
     occupied = np.flatnonzero(present)
     position = (np.cumsum(present) - 1)[bucket]  # the bucket's place among the occupied ones
-    matrices, exact = {}, {}
+    laid = {}
     for column in columns:
         group = groups.get(column)
         width = n_cells if group is None else (int(group.max()) + 1 if len(group) else 0)
-        at = cell if group is None else group[cell]
-        values = np.asarray(sums[column], dtype=float)
-        matrices[column] = _bucket_matrix(values, position, at, (len(occupied), width))
-        exact[column] = _single_is_exact(values, at, width)
-    out = {column: np.zeros((weights.n_boot, matrix.shape[1])) for column, matrix in matrices.items()}
+        laid[column] = _laid_out(np.asarray(sums[column], dtype=float), position,
+                                 cell if group is None else group[cell], len(occupied), width)
+    out = {column: np.zeros((weights.n_boot, part.matrix.shape[1])) for column, part in laid.items()}
     with _one_blas_thread():
         for start in range(0, len(occupied), BLOCK):
             counts = weights.columns(occupied[start:start + BLOCK])
-            w = {single: counts.astype(np.float32 if single else float) for single in set(exact.values())}
-            for column, matrix in matrices.items():
-                block = matrix[start:start + BLOCK]
-                if exact[column]:
-                    block = block.astype(np.float32)
-                out[column] += _distinct_product(w[exact[column]], block) if isinstance(block, np.ndarray) \
-                    else np.asarray((block.T @ w[exact[column]].T).T)
-    return out
+            w = {dtype: counts.astype(dtype) for dtype in {part.dtype for part in laid.values()}}
+            for column, part in laid.items():
+                block = part.matrix[start:start + BLOCK].astype(part.dtype, copy=False)
+                out[column] += (block.T @ w[part.dtype].T).T if sparse.issparse(block) else w[part.dtype] @ block
+    return {column: out[column].take(part.inverse, axis=1) for column, part in laid.items()}
 
 
-def _single_is_exact(values: np.ndarray, cell: np.ndarray, n_cells: int) -> bool:
-    """Whether the replicated totals of ``values`` are exact in single precision (twice as fast to multiply, the
-    same numbers): whole numbers whose totals, each cell's Σ|S| times the largest weight (:data:`MAX_WEIGHT`), stay
-    below :math:`2^{24}` — row counts, and sums of 0/1 labels."""
-    largest = np.bincount(cell, np.abs(values), n_cells).max(initial=0.0)
-    return bool(largest * MAX_WEIGHT < 2**24 and np.array_equal(values, np.trunc(values)))
+@dataclass(frozen=True)
+class _Laid:
+    """One column's bucket sums, laid out for the products: ``matrix`` (occupied buckets x distinct cells),
+    multiplied in ``dtype``; ``inverse``: each cell's column in it."""
+
+    matrix: np.ndarray | sparse.csr_matrix
+    dtype: type
+    inverse: np.ndarray
+
+
+def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occupied: int, n_cells: int) -> _Laid:
+    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``): dense (one
+    :func:`numpy.bincount`) where it holds at most :data:`DENSE_CELLS` numbers, else compressed rows.
+
+    Whole numbers whose replicated totals stay below :math:`2^{24}` (each cell's Σ|S| times the largest weight,
+    :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are multiplied in single precision (twice as fast, exactly
+    the same numbers), and cells with equal columns share one (in a matrix of at least :data:`SHARED_CELLS` numbers):
+    the row counts of models that scored the same examples of a task, the common case. Equal columns are found by an
+    exact fingerprint, Σ k_h S_ch with random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so
+    the order of summation does not matter), then checked entry by entry (a fingerprint shared by unequal columns
+    keeps every cell)."""
+    largest = np.bincount(cell, np.abs(values), n_cells)
+    exact = largest.max(initial=0.0) * MAX_WEIGHT < 2**24 and np.array_equal(values, np.trunc(values))
+    if exact and SHARED_CELLS <= n_occupied * n_cells <= DENSE_CELLS:
+        _, first, inverse = np.unique(np.bincount(cell, _KEYS[position] * values, n_cells), return_index=True,
+                                      return_inverse=True)
+        if len(first) < n_cells:
+            kept = np.zeros(n_cells, dtype=bool)
+            kept[first] = True
+            rows = kept[cell]
+            matrix = _bucket_matrix(values[rows], position[rows], inverse[cell[rows]], (n_occupied, len(first)))
+            if np.array_equal(matrix[position, inverse[cell]], values) and np.array_equal(largest,
+                                                                                          largest[first][inverse]):
+                return _Laid(matrix, np.float32, inverse)
+    return _Laid(_bucket_matrix(values, position, cell, (n_occupied, n_cells)), np.float32 if exact else float,
+                 np.arange(n_cells))
 
 
 def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray,
                    shape: tuple[int, int]) -> np.ndarray | sparse.csr_matrix:
-    """The (occupied buckets x cells) matrix of bucket sums: ``values`` at (``position``, ``cell``), dense (one
-    :func:`numpy.bincount`) where it holds at most :data:`DENSE_CELLS` numbers, else compressed rows."""
+    """``values`` at (``position``, ``cell``) in a matrix of ``shape``: dense where it holds at most
+    :data:`DENSE_CELLS` numbers, else compressed rows."""
     size = shape[0] * shape[1]
     if size <= DENSE_CELLS:
         return np.bincount(position * shape[1] + cell, values, size).reshape(shape)
     return sparse.csr_matrix((values, (position, cell)), shape=shape)
 
 
+#: the random integer keys of the occupied buckets' places that fingerprint a column of bucket sums (:func:`_laid_out`)
+_KEYS = np.random.default_rng(0).integers(1, 2**32, BUCKETS).astype(float)
 #: the process's BLAS libraries, found once when the module loads (inspecting the loaded libraries takes 5-10 ms)
 _BLAS = ThreadpoolController()
 _BLAS_LOCK = threading.Lock()
@@ -246,17 +276,3 @@ def _one_blas_thread():
     process's, so threads take turns (a lock): each restores the count it found, never another's limit."""
     with _BLAS_LOCK, _BLAS.limit(limits=1, user_api="blas"):
         yield
-
-
-def _distinct_product(w: np.ndarray, block: np.ndarray) -> np.ndarray:
-    """``w @ block`` with each distinct column of ``block`` multiplied once: cells with the same bucket sums (the
-    row counts of models that scored the same examples of a task, the common case) share one product. Columns are
-    matched by a random projection, then compared in full (a collision falls back to the whole product)."""
-    _, first, inverse = np.unique(_PROJECTION[:len(block)] @ block, return_index=True, return_inverse=True)
-    if len(first) > block.shape[1] // 2 or not np.array_equal(block, block[:, first[inverse]]):
-        return w @ block
-    return (w @ block[:, first])[:, inverse]
-
-
-#: the projection that matches equal columns of a block of bucket sums (:func:`_distinct_product`)
-_PROJECTION = np.random.default_rng(0).random(BLOCK)

@@ -67,8 +67,25 @@ def test_whole_numbers_too_large_for_single_precision_stay_exact():
     sums["rows"] = sums["rows"] * 100_003  # a cell's Σ|S| x 20 beyond 2^24
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 0))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 20, 0))
-    assert not poisson._single_is_exact(sums["rows"].astype(float), sums["cell"], n_cells)
-    assert poisson._single_is_exact(sums["correct"].astype(float), sums["cell"], n_cells)
+    position, cell = sums["bucket"], sums["cell"]
+    assert poisson._laid_out(sums["rows"].astype(float), position, cell, BUCKETS, n_cells).dtype is float
+    assert poisson._laid_out(sums["correct"].astype(float), position, cell, BUCKETS, n_cells).dtype is np.float32
+
+
+def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch):
+    """Models 0, 1 and 2 scored the same examples: their row counts are laid out once per task (4 columns, and one of
+    zeros for the cells without rows). With keys that make
+    every column of the same total share a fingerprint, the entry-by-entry check keeps unequal cells apart."""
+    sums, n_cells = _sums(3)
+    rows = sums["rows"].astype(float)
+    laid = poisson._laid_out(rows, sums["bucket"], sums["cell"], BUCKETS, n_cells)
+    assert laid.matrix.shape[1] == 5 and laid.inverse[0] == laid.inverse[4] == laid.inverse[8] != laid.inverse[1]
+    monkeypatch.setattr(poisson, "_KEYS", np.ones(BUCKETS))  # a fingerprint is then the column's total
+    sums["rows"] = np.ones_like(sums["rows"])  # every task's cells: 300 buckets of one row, equal totals
+    laid = poisson._laid_out(sums["rows"].astype(float), sums["bucket"], sums["cell"], BUCKETS, n_cells)
+    assert len(np.unique(laid.inverse)) > 4
+    got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(25, 1))
+    assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 25, 1))
 
 
 def test_bucket_sums_number_the_cells_and_match_missing_keys():
