@@ -113,11 +113,13 @@ def _poisson_thresholds(largest: int = 20) -> np.ndarray:
 _THRESHOLDS = _poisson_thresholds()
 #: the largest weight :func:`_poisson_of` gives
 MAX_WEIGHT = len(_THRESHOLDS) - 1
-#: the weight of the smallest uniform of each of the 2^16 ranges of its top 16 bits: a look-up that is the weight
-#: itself unless a threshold falls inside the range (:func:`_poisson_of` then steps up)
+#: the weight of the smallest uniform of each of the 2^16 ranges of its top 16 bits: the weight of every uniform of
+#: the range, unless a threshold lies inside it (:data:`_SPLIT`)
 _START = np.searchsorted(_THRESHOLDS, np.arange(2**16, dtype=np.uint64) << np.uint64(16), side="right") \
     .astype(np.uint8)
-
+#: the ranges with a threshold inside (8 of the 65,536): only there does the weight depend on the lower 16 bits
+_SPLIT = np.searchsorted(_THRESHOLDS, (np.arange(2**16, dtype=np.uint64) + np.uint64(1)) << np.uint64(16),
+                         side="left") > _START
 
 def _mix(z: np.ndarray) -> np.ndarray:
     """SplitMix64's finalizer (in place on a uint64 array, wrapping as the algorithm does)."""
@@ -159,20 +161,19 @@ class BucketWeights:
         """The weights of ``buckets`` from their counters (uint8)."""
         counter = (buckets.astype(np.uint64)[None, :] << np.uint64(32)) \
             | np.arange(self.n_boot, dtype=np.uint64)[:, None]
-        u = _mix(self._key + (counter + np.uint64(1)) * _GOLDEN) >> np.uint64(32)
+        u = _mix(self._key + (counter + np.uint64(1)) * _GOLDEN)
+        u >>= np.uint64(32)
         return _poisson_of(u.ravel()).reshape(counter.shape)
 
 
 def _poisson_of(u: np.ndarray) -> np.ndarray:
     """The Poisson(1) counts of uniforms ``u`` in [0, 2^32) (uint64): the number of thresholds <= u — a binary
-    search, done as a look-up on u's top 16 bits and a step up where a threshold lies between the range's start and
-    u (three times faster)."""
-    w = _START[u >> np.uint64(16)]
-    w += u >= _THRESHOLDS[w]
-    rest = np.flatnonzero(u >= _THRESHOLDS[w])  # ranges holding several thresholds (W >= 9: one in 10^6)
-    while rest.size:
-        w[rest] += 1
-        rest = rest[u[rest] >= _THRESHOLDS[w[rest]]]
+    search, done as a look-up on u's top 16 bits, searched only in the few ranges a threshold splits (one uniform
+    in 8,000; two to three times faster than the search alone)."""
+    high = u >> np.uint64(16)
+    w = _START[high]
+    split = np.flatnonzero(_SPLIT[high])
+    w[split] = np.searchsorted(_THRESHOLDS, u[split], side="right")
     return w
 
 
