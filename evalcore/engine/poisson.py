@@ -77,8 +77,9 @@ def bucket_sums(table: ir.Table, cells: pd.DataFrame, values: dict[str, ir.Value
     (cells x buckets rows, hundreds of thousands for a large log) comes back as numbers, no text to convert. ``run``
     is :meth:`evalcore.engine.scan.LazyLog.run`. Raises ValueError where a row's keys are not among ``cells``."""
     keys = ibis.memtable(cells.assign(cell=np.arange(len(cells), dtype=np.int64)))
-    joined = table.left_join(keys, [table[key].identical_to(keys[key]) for key in cells.columns])
-    keyed = joined.select(cell=keys.cell, bucket=example_bucket(table, seed, buckets), **values)
+    rows = table.select(*cells.columns, bucket=example_bucket(table, seed, buckets), **values)
+    joined = rows.left_join(keys, [rows[key].identical_to(keys[key]) for key in cells.columns])
+    keyed = joined.select(keys.cell, rows.bucket, *(rows[name] for name in values))  # columns: Ibis builds it faster
     sums = keyed.group_by(["cell", "bucket"]).aggregate(rows=keyed.count(),
                                                         **{name: keyed[name].sum() for name in values})
     result = run(sums, arrow=True)
