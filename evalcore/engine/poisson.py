@@ -122,6 +122,7 @@ _START = np.searchsorted(_THRESHOLDS, np.arange(2**16, dtype=np.uint64) << np.ui
 _SPLIT = np.searchsorted(_THRESHOLDS, (np.arange(2**16, dtype=np.uint64) + np.uint64(1)) << np.uint64(16),
                          side="left") > _START
 
+
 def _mix(z: np.ndarray) -> np.ndarray:
     """SplitMix64's finalizer (in place on a uint64 array, wrapping as the algorithm does)."""
     z ^= z >> np.uint64(30)
@@ -226,8 +227,8 @@ class _Laid:
 
 
 def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occupied: int, n_cells: int) -> _Laid:
-    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``): dense (one
-    :func:`numpy.bincount`) where it holds at most :data:`DENSE_CELLS` numbers, else compressed rows.
+    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``)
+    (:func:`_bucket_matrix`: dense up to :data:`DENSE_CELLS` numbers, else compressed rows).
 
     Whole numbers whose replicated totals stay below :math:`2^{24}` (each cell's Σ|S| times the largest weight,
     :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are multiplied in single precision (twice as fast, exactly
@@ -255,8 +256,8 @@ def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occu
 
 def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray,
                    shape: tuple[int, int]) -> np.ndarray | sparse.csr_matrix:
-    """``values`` at (``position``, ``cell``) in a matrix of ``shape``: dense where it holds at most
-    :data:`DENSE_CELLS` numbers, else compressed rows."""
+    """``values`` at (``position``, ``cell``) in a matrix of ``shape``: dense (one :func:`numpy.bincount`) where it
+    holds at most :data:`DENSE_CELLS` numbers, else compressed rows."""
     size = shape[0] * shape[1]
     if size <= DENSE_CELLS:
         return np.bincount(position * shape[1] + cell, values, size).reshape(shape)
