@@ -33,7 +33,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import ibis
@@ -94,6 +96,9 @@ BLOCK = 512
 DENSE_CELLS = 2**21
 #: the smallest matrix of bucket sums whose equal columns are looked for (smaller ones: not worth the look)
 SHARED_CELLS = 2**17
+#: equal columns are looked for where at most 1 / SHARED_FILL of the matrix holds sums: the look costs per sum, the
+#: products it saves per number of the matrix (a fuller matrix, e.g. a log of a million rows: slower with the look)
+SHARED_FILL = 4
 #: the most weights (bytes) a :class:`BucketWeights` keeps: n_boot up to 2,048 of all buckets (16 MB)
 KEPT_WEIGHTS = 2**24
 #: SplitMix64's increment (the golden ratio's 64 bits) and its finalizer's multipliers
@@ -114,6 +119,8 @@ def _poisson_thresholds(largest: int = 20) -> np.ndarray:
 _THRESHOLDS = _poisson_thresholds()
 #: the largest weight :func:`_poisson_of` gives
 MAX_WEIGHT = len(_THRESHOLDS) - 1
+#: a weight :class:`BucketWeights` has not drawn yet (no weight is that large)
+_UNKNOWN = 255
 #: the weight of the smallest uniform of each of the 2^16 ranges of its top 16 bits: the weight of every uniform of
 #: the range, unless a threshold lies inside it (:data:`_SPLIT`)
 _START = np.searchsorted(_THRESHOLDS, np.arange(2**16, dtype=np.uint64) << np.uint64(16), side="right") \
@@ -135,46 +142,50 @@ def _mix(z: np.ndarray) -> np.ndarray:
 
 class BucketWeights:
     """The (n_boot, buckets) Poisson(1) weights :math:`W_{bh}` of the module's docstring: a function of the seed,
-    the bucket and the replicate, computed for the buckets asked for and kept (one byte each, up to
+    the bucket and the replicate, computed for the buckets and replicates asked for and kept (one byte each, up to
     :data:`KEPT_WEIGHTS` of them), so that a second pass with the same seed (the leaderboard, then calibration)
-    does not draw them again."""
+    does not draw them again. Threads may ask at once (no lock): a weight not yet kept reads as :data:`_UNKNOWN`,
+    and a thread that finds one draws the weights itself, writing the same values as any other."""
 
     def __init__(self, n_boot: int, seed: int):
         self.n_boot, self.seed = int(n_boot), int(seed)
         self._key = _mix(np.array([self.seed & (2**64 - 1)], dtype=np.uint64))[0]
         kept = self.n_boot * BUCKETS <= KEPT_WEIGHTS  # by bucket: a bucket's replicates side by side
-        self._kept = np.zeros((BUCKETS, self.n_boot), dtype=np.uint8) if kept else None
-        self._known = np.zeros(BUCKETS, dtype=bool)
-        self._lock = threading.Lock()
+        self._kept = np.full((BUCKETS, self.n_boot), _UNKNOWN, dtype=np.uint8) if kept else None
 
-    def columns(self, buckets: np.ndarray) -> np.ndarray:
-        """(n_boot, len(buckets)) weights of ``buckets`` (whole numbers, uint8)."""
+    def columns(self, buckets: np.ndarray, replicates: slice = slice(None)) -> np.ndarray:
+        """(n_boot, len(buckets)) weights of ``buckets`` (whole numbers, uint8); the rows of ``replicates`` only
+        where given."""
         buckets = np.asarray(buckets, dtype=np.int64)
+        rows = np.arange(self.n_boot)[replicates]
         if self._kept is None:
-            return self._draw(buckets)
-        with self._lock:
-            new = buckets[~self._known[buckets]]
-            if new.size:
-                self._kept[new] = self._draw(new).T
-                self._known[new] = True
-            return self._kept[buckets].T
+            return self._draw(buckets, rows)
+        kept = self._kept[buckets][:, replicates]
+        unknown = (kept == _UNKNOWN).any(axis=1)
+        if unknown.any():
+            drawn = self._draw(buckets[unknown], rows).T
+            self._kept[buckets[unknown][:, None], rows[None, :]] = drawn
+            kept[unknown] = drawn
+        return kept.T
 
-    def _draw(self, buckets: np.ndarray) -> np.ndarray:
-        """The weights of ``buckets`` from their counters (uint8)."""
-        counter = (buckets.astype(np.uint64)[None, :] << np.uint64(32)) \
-            | np.arange(self.n_boot, dtype=np.uint64)[:, None]
-        u = _mix(self._key + (counter + np.uint64(1)) * _GOLDEN)
+    def _draw(self, buckets: np.ndarray, replicates: np.ndarray) -> np.ndarray:
+        """The (len(replicates), len(buckets)) weights from their counters (uint8)."""
+        z = (buckets.astype(np.uint64)[None, :] << np.uint64(32)) | replicates.astype(np.uint64)[:, None]
+        z += np.uint64(1)  # the state after c + 1 steps: key + (c + 1) x golden (in place: no temporaries)
+        z *= _GOLDEN
+        z += self._key
+        u = _mix(z)
         u >>= np.uint64(32)
-        return _poisson_of(u.ravel()).reshape(counter.shape)
+        return _poisson_of(u.ravel()).reshape(z.shape)
 
 
 def _poisson_of(u: np.ndarray) -> np.ndarray:
     """The Poisson(1) counts of uniforms ``u`` in [0, 2^32) (uint64): the number of thresholds <= u — a binary
     search, done as a look-up on u's top 16 bits, searched only in the few ranges a threshold splits (one uniform
     in 8,000; two to three times faster than the search alone)."""
-    high = u >> np.uint64(16)
-    w = _START[high]
-    split = np.flatnonzero(_SPLIT[high])
+    high = (u >> np.uint64(16)).view(np.int64)  # below 2^16: indices as they are, no conversion
+    w = _START.take(high)
+    split = np.flatnonzero(_SPLIT.take(high))
     w[split] = np.searchsorted(_THRESHOLDS, u[split], side="right")
     return w
 
@@ -198,70 +209,99 @@ def replicate_totals(sums: dict[str, np.ndarray], n_cells: int, columns: list[st
     bucket = np.asarray(sums["bucket"], dtype=np.int64)
     present = np.bincount(bucket, minlength=BUCKETS) > 0
     occupied = np.flatnonzero(present)
-    position = (np.cumsum(present) - 1)[bucket]  # the bucket's place among the occupied ones
+    # the bucket's place among the occupied ones: the bucket itself where all are occupied (a large log)
+    position = bucket if len(occupied) == BUCKETS else (np.cumsum(present) - 1)[bucket]
     laid = {}
     for column in columns:
         group = groups.get(column)
-        width = n_cells if group is None else (int(group.max()) + 1 if len(group) else 0)
-        laid[column] = _laid_out(np.asarray(sums[column], dtype=float), position,
-                                 cell if group is None else group[cell], len(occupied), width)
-    out = {column: np.zeros((weights.n_boot, part.matrix.shape[1])) for column, part in laid.items()}
-    with _one_blas_thread():
+        if group is None:
+            laid[column] = _laid_out(np.asarray(sums[column]), position, cell, len(occupied), n_cells)
+        else:  # several cells of a group share a bucket: summed
+            laid[column] = _laid_out(np.asarray(sums[column]), position, group[cell], len(occupied),
+                                     int(group.max()) + 1 if len(group) else 0, distinct=False)
+
+    def totals(replicates: slice) -> dict[str, np.ndarray]:
+        out = {column: np.zeros((len(range(weights.n_boot)[replicates]), part.matrix.shape[1]))
+               for column, part in laid.items()}
         for start in range(0, len(occupied), BLOCK):
-            counts = weights.columns(occupied[start:start + BLOCK])
-            w = {dtype: counts.astype(dtype) for dtype in {part.dtype for part in laid.values()}}
+            counts = weights.columns(occupied[start:start + BLOCK], replicates)
+            w = {dtype: counts.astype(dtype) for dtype in {part.matrix.dtype for part in laid.values()}}
             for column, part in laid.items():
-                block = part.matrix[start:start + BLOCK].astype(part.dtype, copy=False)
-                out[column] += (block.T @ w[part.dtype].T).T if sparse.issparse(block) else w[part.dtype] @ block
-    return {column: out[column].take(part.inverse, axis=1) for column, part in laid.items()}
+                block, weight = part.matrix[start:start + BLOCK], w[part.matrix.dtype]
+                out[column] += (block.T @ weight.T).T if sparse.issparse(block) else weight @ block
+        return out
+
+    with _one_blas_thread():
+        if _HELPER is None:
+            parts = [totals(slice(None))]
+        else:  # the second half of the replicates on the helper thread, the first here
+            half = weights.n_boot // 2
+            second = _HELPER.submit(totals, slice(half, None))
+            parts = [totals(slice(0, half)), second.result()]
+    return {column: np.concatenate([part[column] for part in parts]).take(laid[column].inverse, axis=1)
+            for column in laid}
 
 
 @dataclass(frozen=True)
 class _Laid:
-    """One column's bucket sums, laid out for the products: ``matrix`` (occupied buckets x distinct cells),
-    multiplied in ``dtype``; ``inverse``: each cell's column in it."""
+    """One column's bucket sums, laid out for the products: ``matrix`` (occupied buckets x distinct cells, in the
+    precision it is multiplied in); ``inverse``: each cell's column in it."""
 
     matrix: np.ndarray | sparse.csr_matrix
-    dtype: type
     inverse: np.ndarray
 
 
-def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occupied: int, n_cells: int) -> _Laid:
-    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``)
-    (:func:`_bucket_matrix`: dense up to :data:`DENSE_CELLS` numbers, else compressed rows).
+def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occupied: int, n_cells: int,
+              distinct: bool = True) -> _Laid:
+    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``), summed unless
+    each place occurs once (``distinct``; :func:`_bucket_matrix`: dense up to :data:`DENSE_CELLS` numbers, else
+    compressed rows).
 
     Whole numbers whose replicated totals stay below :math:`2^{24}` (each cell's Σ|S| times the largest weight,
-    :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are multiplied in single precision (twice as fast, exactly
-    the same numbers), and cells with equal columns share one (in a matrix of at least :data:`SHARED_CELLS` numbers):
-    the row counts of models that scored the same examples of a task, the common case. Equal columns are found by an
-    exact fingerprint, Σ k_h S_ch with random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so
-    the order of summation does not matter), then checked entry by entry (a fingerprint shared by unequal columns
-    keeps every cell)."""
-    largest = np.bincount(cell, np.abs(values), n_cells)
-    exact = largest.max(initial=0.0) * MAX_WEIGHT < 2**24 and np.array_equal(values, np.trunc(values))
-    if exact and SHARED_CELLS <= n_occupied * n_cells <= DENSE_CELLS:
-        _, first, inverse = np.unique(np.bincount(cell, _KEYS[position] * values, n_cells), return_index=True,
-                                      return_inverse=True)
+    :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are laid out and multiplied in single precision (twice as
+    fast, exactly the same numbers), and cells with equal columns share one (in a matrix of at least
+    :data:`SHARED_CELLS` numbers, at most a :data:`SHARED_FILL`-th filled): the row counts of models that scored the
+    same examples of a task, the common case. Equal columns are found by an exact fingerprint, Σ k_h S_ch with
+    random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so the order of summation does not
+    matter), then checked entry by entry (a fingerprint shared by unequal columns keeps every cell)."""
+    whole = values.dtype.kind in "biu" or np.array_equal(values, np.trunc(values))
+    values = values.astype(np.float64, copy=False)  # what bincount weighs with: converted once
+    largest = np.bincount(cell, values if values.min(initial=0.0) >= 0 else np.abs(values), n_cells)
+    dtype = np.float32 if whole and largest.max(initial=0.0) * MAX_WEIGHT < 2**24 else np.float64
+    size = n_occupied * n_cells
+    shared = SHARED_CELLS <= size <= DENSE_CELLS and len(values) * SHARED_FILL <= size
+    if dtype is np.float32 and distinct and shared:
+        keyed = _KEYS[position]
+        keyed *= values
+        _, first, inverse = np.unique(np.bincount(cell, keyed, n_cells), return_index=True, return_inverse=True)
         if len(first) < n_cells:
             kept = np.zeros(n_cells, dtype=bool)
             kept[first] = True
             rows = kept[cell]
-            matrix = _bucket_matrix(values[rows], position[rows], inverse[cell[rows]], (n_occupied, len(first)))
-            if np.array_equal(matrix[position, inverse[cell]], values) and np.array_equal(largest,
-                                                                                          largest[first][inverse]):
-                return _Laid(matrix, np.float32, inverse)
-    return _Laid(_bucket_matrix(values, position, cell, (n_occupied, n_cells)), np.float32 if exact else float,
-                 np.arange(n_cells))
+            matrix = _bucket_matrix(values[rows], position[rows], inverse[cell[rows]], (n_occupied, len(first)),
+                                    dtype, distinct)
+            laid_at = position * len(first)  # each sum's place in the (dense) matrix, flat
+            laid_at += inverse[cell]
+            if np.array_equal(matrix.ravel()[laid_at], values) and np.array_equal(largest, largest[first][inverse]):
+                return _Laid(matrix, inverse)
+    return _Laid(_bucket_matrix(values, position, cell, (n_occupied, n_cells), dtype, distinct), np.arange(n_cells))
 
 
-def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray,
-                   shape: tuple[int, int]) -> np.ndarray | sparse.csr_matrix:
-    """``values`` at (``position``, ``cell``) in a matrix of ``shape``: dense (one :func:`numpy.bincount`) where it
-    holds at most :data:`DENSE_CELLS` numbers, else compressed rows."""
+def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray, shape: tuple[int, int],
+                   dtype: type, distinct: bool) -> np.ndarray | sparse.csr_matrix:
+    """``values`` at (``position``, ``cell``) in a matrix of ``shape`` and ``dtype``: dense where it holds at most
+    :data:`DENSE_CELLS` numbers (placed where each place occurs once, ``distinct``, else summed with one
+    :func:`numpy.bincount`), else compressed rows (summed)."""
     size = shape[0] * shape[1]
-    if size <= DENSE_CELLS:
-        return np.bincount(position * shape[1] + cell, values, size).reshape(shape)
-    return sparse.csr_matrix((values, (position, cell)), shape=shape)
+    if size > DENSE_CELLS:
+        return sparse.csr_matrix((values, (position, cell)), shape=shape, dtype=dtype)
+    flat = position * shape[1]
+    flat += cell
+    if not distinct:
+        return np.bincount(flat, values, size).reshape(shape).astype(dtype, copy=False)
+    matrix = np.zeros(size, dtype=dtype)
+    matrix[flat] = values
+    return matrix.reshape(shape)
 
 
 #: the random integer keys of the occupied buckets' places that fingerprint a column of bucket sums (:func:`_laid_out`)
@@ -269,13 +309,17 @@ _KEYS = np.random.default_rng(0).integers(1, 2**32, BUCKETS).astype(float)
 #: the process's BLAS libraries, found once when the module loads (inspecting the loaded libraries takes 5-10 ms)
 _BLAS = ThreadpoolController()
 _BLAS_LOCK = threading.Lock()
+#: the thread that multiplies the second half of the replicates (:func:`replicate_totals`), where there is a core for it
+_HELPER = ThreadPoolExecutor(1, thread_name_prefix="evalcore-replicates") if (os.cpu_count() or 1) > 1 else None
 
 
 @contextlib.contextmanager
 def _one_blas_thread():
-    """BLAS on one thread while the replicates are multiplied: the products are small (n_boot x BLOCK times BLOCK x
-    cells), and they run right after the engine's own threads; a second BLAS thread waiting for a core costs more
-    than it brings (several times more on a loaded 2-core machine; the results are the same). The limit is the
-    process's, so threads take turns (a lock): each restores the count it found, never another's limit."""
+    """BLAS on one thread per caller while the replicates are multiplied: the products are small (n_boot x BLOCK
+    times BLOCK x cells), and they run right after the engine's own threads; BLAS' own second thread, waiting for a
+    core, costs more than it brings (several times more on a loaded 2-core machine), while two halves of the
+    replicates on two threads of ours (:data:`_HELPER`) take turns on a busy core at no loss and halve the time on
+    an idle machine (the same numbers: each replicate's row is the same product). The limit is the process's, so
+    callers take turns (a lock): each restores the count it found, never another's limit."""
     with _BLAS_LOCK, _BLAS.limit(limits=1, user_api="blas"):
         yield

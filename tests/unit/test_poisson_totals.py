@@ -68,8 +68,8 @@ def test_whole_numbers_too_large_for_single_precision_stay_exact():
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 0))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 20, 0))
     position, cell = sums["bucket"], sums["cell"]
-    assert poisson._laid_out(sums["rows"].astype(float), position, cell, BUCKETS, n_cells).dtype is float
-    assert poisson._laid_out(sums["correct"].astype(float), position, cell, BUCKETS, n_cells).dtype is np.float32
+    assert poisson._laid_out(sums["rows"].astype(float), position, cell, BUCKETS, n_cells).matrix.dtype == np.float64
+    assert poisson._laid_out(sums["correct"].astype(float), position, cell, BUCKETS, n_cells).matrix.dtype == np.float32
 
 
 def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch):
