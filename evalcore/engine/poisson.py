@@ -72,12 +72,13 @@ def _backend(table: ir.Table) -> str | None:
 
 
 def bucket_sums(table: ir.Table, cells: pd.DataFrame, values: dict[str, ir.Value], seed: int, run,
-                buckets: int = BUCKETS) -> dict[str, np.ndarray]:
+                buckets: int = BUCKETS) -> list[dict[str, np.ndarray]]:
     """Per (cell, bucket) of ``table``'s rows: ``rows`` and the sum of each named value expression (one pass), as
     arrays ``cell`` (the row's position in ``cells``, a frame of key columns with one row per cell), ``bucket``,
-    ``rows`` and the values. The cell number is joined in the engine (null keys match null keys), so the result
-    (cells x buckets rows, hundreds of thousands for a large log) comes back as numbers, no text to convert. ``run``
-    is :meth:`evalcore.engine.scan.LazyLog.run`. Raises ValueError where a row's keys are not among ``cells``."""
+    ``rows`` and the values, in the parts the engine returned them in (its Arrow batches, read without a copy). The
+    cell number is joined in the engine (null keys match null keys), so the result (cells x buckets rows, hundreds
+    of thousands for a large log) comes back as numbers, no text to convert. ``run`` is
+    :meth:`evalcore.engine.scan.LazyLog.run`. Raises ValueError where a row's keys are not among ``cells``."""
     keys = ibis.memtable(cells.assign(cell=np.arange(len(cells), dtype=np.int64)))
     rows = table.select(*cells.columns, bucket=example_bucket(table, seed, buckets), **values)
     joined = rows.left_join(keys, [rows[key].identical_to(keys[key]) for key in cells.columns])
@@ -87,7 +88,8 @@ def bucket_sums(table: ir.Table, cells: pd.DataFrame, values: dict[str, ir.Value
     result = run(sums, arrow=True)
     if result["cell"].null_count:
         raise ValueError("the table holds rows whose keys are not in cells")
-    return {name: result[name].to_numpy() for name in result.column_names}
+    return [{name: batch[name].to_numpy(zero_copy_only=False) for name in batch.schema.names}
+            for batch in result.to_batches()]
 
 
 #: occupied buckets per block of weights
@@ -197,27 +199,32 @@ def bucket_weights(n_boot: int, seed: int) -> BucketWeights:
     return BucketWeights(n_boot, seed)
 
 
-def replicate_totals(sums: dict[str, np.ndarray], n_cells: int, columns: list[str], weights: BucketWeights,
+def replicate_totals(sums: list[dict[str, np.ndarray]], n_cells: int, columns: list[str], weights: BucketWeights,
                      groups: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    r"""For each of ``columns`` of ``sums`` (from :func:`bucket_sums`), the (n_boot, n_cells) replicated totals
-    :math:`\sum_h W_{bh} S_{ch}` (cells absent from ``sums`` total 0); a column named in ``groups`` is totalled
-    per group of cells instead (``groups[column][c]``: cell c's group, numbered from 0), e.g. a model's rows over
-    its bins. Over the occupied buckets: each column's (occupied buckets x distinct cells) matrix :math:`S` is laid
-    out once (:func:`_laid_out`), and multiplied :data:`BLOCK` rows at a time by the weights of those buckets."""
+    r"""For each of ``columns`` of ``sums`` (the parts of :func:`bucket_sums`), the (n_boot, n_cells) replicated
+    totals :math:`\sum_h W_{bh} S_{ch}` (cells absent from ``sums`` total 0); a column named in ``groups`` is
+    totalled per group of cells instead (``groups[column][c]``: cell c's group, numbered from 0), e.g. a model's
+    rows over its bins. Over the occupied buckets: each column's (occupied buckets x distinct cells) matrix
+    :math:`S` is laid out once (:func:`_laid_out`), and multiplied :data:`BLOCK` rows at a time by the weights of
+    those buckets."""
     groups = groups or {}
-    cell = np.asarray(sums["cell"], dtype=np.int64)
-    bucket = np.asarray(sums["bucket"], dtype=np.int64)
-    present = np.bincount(bucket, minlength=BUCKETS) > 0
+    cell = [np.asarray(part["cell"], dtype=np.int64) for part in sums]
+    bucket = [np.asarray(part["bucket"], dtype=np.int64) for part in sums]
+    present = np.zeros(BUCKETS, dtype=bool)
+    for b in bucket:
+        present[b] = True
     occupied = np.flatnonzero(present)
     # the bucket's place among the occupied ones: the bucket itself where all are occupied (a large log)
-    position = bucket if len(occupied) == BUCKETS else (np.cumsum(present) - 1)[bucket]
+    place = None if len(occupied) == BUCKETS else np.cumsum(present) - 1
+    position = bucket if place is None else [place[b] for b in bucket]
     laid = {}
     for column in columns:
+        values = [np.asarray(part[column]) for part in sums]
         group = groups.get(column)
         if group is None:
-            laid[column] = _laid_out(np.asarray(sums[column]), position, cell, len(occupied), n_cells)
+            laid[column] = _laid_out(values, position, cell, len(occupied), n_cells)
         else:  # several cells of a group share a bucket: summed
-            laid[column] = _laid_out(np.asarray(sums[column]), position, group[cell], len(occupied),
+            laid[column] = _laid_out(values, position, [group[c] for c in cell], len(occupied),
                                      int(group.max()) + 1 if len(group) else 0, distinct=False)
 
     def totals(replicates: slice) -> dict[str, np.ndarray]:
@@ -251,11 +258,11 @@ class _Laid:
     inverse: np.ndarray
 
 
-def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occupied: int, n_cells: int,
-              distinct: bool = True) -> _Laid:
-    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``), summed unless
-    each place occurs once (``distinct``; :func:`_bucket_matrix`: dense up to :data:`DENSE_CELLS` numbers, else
-    compressed rows).
+def _laid_out(values: list[np.ndarray], position: list[np.ndarray], cell: list[np.ndarray], n_occupied: int,
+              n_cells: int, distinct: bool = True) -> _Laid:
+    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``) (each a list
+    of parts), summed unless each place occurs once (``distinct``; :func:`_bucket_matrix`: dense up to
+    :data:`DENSE_CELLS` numbers, else compressed rows).
 
     Whole numbers whose replicated totals stay below :math:`2^{24}` (each cell's Σ|S| times the largest weight,
     :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are laid out and multiplied in single precision (twice as
@@ -264,43 +271,54 @@ def _laid_out(values: np.ndarray, position: np.ndarray, cell: np.ndarray, n_occu
     same examples of a task, the common case. Equal columns are found by an exact fingerprint, Σ k_h S_ch with
     random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so the order of summation does not
     matter), then checked entry by entry (a fingerprint shared by unequal columns keeps every cell)."""
-    whole = values.dtype.kind in "biu" or np.array_equal(values, np.trunc(values))
-    values = values.astype(np.float64, copy=False)  # what bincount weighs with: converted once
-    largest = np.bincount(cell, values if values.min(initial=0.0) >= 0 else np.abs(values), n_cells)
+    whole = all(v.dtype.kind in "biu" or np.array_equal(v, np.trunc(v)) for v in values)
+    values = [v.astype(np.float64, copy=False) for v in values]  # what bincount weighs with: converted once
+    largest = _per_cell(cell, [v if v.min(initial=0.0) >= 0 else np.abs(v) for v in values], n_cells)
     dtype = np.float32 if whole and largest.max(initial=0.0) * MAX_WEIGHT < 2**24 else np.float64
     size = n_occupied * n_cells
-    shared = SHARED_CELLS <= size <= DENSE_CELLS and len(values) * SHARED_FILL <= size
+    shared = SHARED_CELLS <= size <= DENSE_CELLS and sum(map(len, values)) * SHARED_FILL <= size
     if dtype is np.float32 and distinct and shared:
-        keyed = _KEYS[position]
-        keyed *= values
-        _, first, inverse = np.unique(np.bincount(cell, keyed, n_cells), return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(_per_cell(cell, [_KEYS[p] * v for p, v in zip(position, values)], n_cells),
+                                      return_index=True, return_inverse=True)
         if len(first) < n_cells:
             kept = np.zeros(n_cells, dtype=bool)
             kept[first] = True
-            rows = kept[cell]
-            matrix = _bucket_matrix(values[rows], position[rows], inverse[cell[rows]], (n_occupied, len(first)),
-                                    dtype, distinct)
-            laid_at = position * len(first)  # each sum's place in the (dense) matrix, flat
-            laid_at += inverse[cell]
-            if np.array_equal(matrix.ravel()[laid_at], values) and np.array_equal(largest, largest[first][inverse]):
+            rows = [kept[c] for c in cell]
+            matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], [p[r] for p, r in zip(position, rows)],
+                                    [inverse[c[r]] for c, r in zip(cell, rows)], (n_occupied, len(first)), dtype,
+                                    distinct)
+            flat = matrix.ravel()  # each sum's place in the (dense) matrix: position x distinct cells + column
+            if all(np.array_equal(flat[p * len(first) + inverse[c]], v) for p, c, v in zip(position, cell, values)) \
+                    and np.array_equal(largest, largest[first][inverse]):
                 return _Laid(matrix, inverse)
     return _Laid(_bucket_matrix(values, position, cell, (n_occupied, n_cells), dtype, distinct), np.arange(n_cells))
 
 
-def _bucket_matrix(values: np.ndarray, position: np.ndarray, cell: np.ndarray, shape: tuple[int, int],
-                   dtype: type, distinct: bool) -> np.ndarray | sparse.csr_matrix:
-    """``values`` at (``position``, ``cell``) in a matrix of ``shape`` and ``dtype``: dense where it holds at most
-    :data:`DENSE_CELLS` numbers (placed where each place occurs once, ``distinct``, else summed with one
-    :func:`numpy.bincount`), else compressed rows (summed)."""
+def _per_cell(cell: list[np.ndarray], values: list[np.ndarray], n_cells: int) -> np.ndarray:
+    """Σ of ``values`` per cell over the parts."""
+    total = np.zeros(n_cells)
+    for c, v in zip(cell, values):
+        total += np.bincount(c, v, n_cells)
+    return total
+
+
+def _bucket_matrix(values: list[np.ndarray], position: list[np.ndarray], cell: list[np.ndarray],
+                   shape: tuple[int, int], dtype: type, distinct: bool) -> np.ndarray | sparse.csr_matrix:
+    """``values`` at (``position``, ``cell``) (lists of parts) in a matrix of ``shape`` and ``dtype``: dense where
+    it holds at most :data:`DENSE_CELLS` numbers (placed where each place occurs once, ``distinct``, else summed
+    with :func:`numpy.bincount`), else compressed rows (summed)."""
     size = shape[0] * shape[1]
     if size > DENSE_CELLS:
-        return sparse.csr_matrix((values, (position, cell)), shape=shape, dtype=dtype)
-    flat = position * shape[1]
-    flat += cell
+        return sparse.csr_matrix((np.concatenate(values), (np.concatenate(position), np.concatenate(cell))),
+                                 shape=shape, dtype=dtype)
     if not distinct:
-        return np.bincount(flat, values, size).reshape(shape).astype(dtype, copy=False)
+        return _per_cell([p * shape[1] + c for p, c in zip(position, cell)], values, size).reshape(shape) \
+            .astype(dtype, copy=False)
     matrix = np.zeros(size, dtype=dtype)
-    matrix[flat] = values
+    for p, c, v in zip(position, cell, values):
+        flat = p * shape[1]
+        flat += c
+        matrix[flat] = v
     return matrix.reshape(shape)
 
 

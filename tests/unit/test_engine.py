@@ -20,7 +20,7 @@ from evalcore.sampling.kmeans1d import kmeans_1d, kmeans_1d_binned
 from evalcore.sampling.designs import design_efficiency_of_log
 from evalcore.subgroups.estimates import empirical_bayes
 from evalcore.data.validation import validate
-from evalcore.engine import is_lazy, scan
+from evalcore.engine import duckdb_connection, is_lazy, scan
 from evalcore.engine.poisson import BUCKETS, example_bucket
 from evalcore.errors import EvalDataError
 
@@ -320,6 +320,22 @@ def test_poisson_bootstrap_covers_the_true_accuracies(tmp_path):
         hits["diff"] += diff["ci_low"] <= sign * 0.05 <= diff["ci_high"]
     for what, count in hits.items():
         assert 0.84 <= count / runs <= 0.96, (what, count / runs)
+
+
+def test_a_log_in_duckdb_is_queried_through_a_view_of_its_validated_table(tmp_path):
+    """scan registers the validated table (text identities, NaN as missing, clipped confidences) as a temporary
+    view of its connection, one per log: queries compile against its name and read the validated values."""
+    pd.DataFrame({"model": ["a", "a", "b", "b"], "example_id": [1, 2, 1, 2], "correct": [1.0, np.nan, 0.0, 1.0],
+                  "confidence": [1 + 1e-7, 0.2, -1e-7, 0.9]}).to_parquet(tmp_path / "log.parquet")
+    con = duckdb_connection()
+    first, second = (scan(tmp_path / "log.parquet", connection=con) for _ in range(2))
+    assert first.table.get_name() != second.table.get_name()
+    query = first.table.group_by("model").aggregate(n=first.table.correct.count())
+    sql = con.compile(query)
+    assert first.table.get_name() in sql and "parquet" not in sql.lower() and "isnan" not in sql.lower()
+    assert first.run(query).sort_values("model")["n"].tolist() == [1, 2]
+    rows = second.run(second.table.order_by(["model", "example_id"]))
+    assert rows["confidence"].tolist() == [1.0, 0.2, 0.0, 0.9] and rows["example_id"].tolist() == ["1", "2", "1", "2"]
 
 
 def test_a_duckdb_table_and_an_ibis_expression_are_sources(tmp_path, pair):

@@ -166,11 +166,11 @@ def test_the_benchmarks_bare_duckdb_passes_are_the_engines_statistics(tmp_path):
     np.testing.assert_allclose(mine["rows"], reps["model_rows"], rtol=1e-12)
 
 
-def _numbered(sums: pd.DataFrame, cells: pd.MultiIndex) -> dict[str, np.ndarray]:
-    """Bucket sums keyed by text, as the bare passes return them, with each row's position in ``cells``."""
+def _numbered(sums: pd.DataFrame, cells: pd.MultiIndex) -> list[dict[str, np.ndarray]]:
+    """Bucket sums keyed by text, as the bare passes return them, with each row's position in ``cells`` (one part)."""
     position = cells.get_indexer(pd.MultiIndex.from_frame(sums[list(cells.names)]))
     assert (position >= 0).all()
-    return {"cell": position} | {name: sums[name].to_numpy() for name in sums.columns}
+    return [{"cell": position} | {name: sums[name].to_numpy() for name in sums.columns}]
 
 
 def test_probabilities_are_clipped_as_in_memory(tmp_path):

@@ -1,10 +1,13 @@
 """The replicated totals of the paired Poisson bootstrap (:func:`evalcore.engine.poisson.replicate_totals`) against
-the definition, W (n_boot x buckets) @ S (buckets x cells), on bucket sums with repeated columns (models that
-scored the same examples), cells absent from the sums, cells totalled per group, whole numbers (multiplied in
-single precision: exactly the same numbers) and fractions, on the dense and the sparse path; and the bucket sums'
-cell numbers, joined in the engine (:func:`evalcore.engine.poisson.bucket_sums`)."""
+the definition, W (n_boot x buckets) @ S (buckets x cells), on bucket sums in several parts (as the engine returns
+them) with repeated columns (models that scored the same examples), cells absent from the sums, cells totalled per
+group, whole numbers (multiplied in single precision: exactly the same numbers) and fractions, on the dense and the
+sparse path, on one thread or two; the weights asked for by replicates and from several threads at once; and the
+bucket sums' cell numbers, joined in the engine (:func:`evalcore.engine.poisson.bucket_sums`)."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -29,21 +32,30 @@ def _sums(seed: int = 0) -> tuple[dict[str, np.ndarray], int]:
             rows.append(pd.DataFrame({"cell": 4 * model + task, "bucket": buckets, "rows": counts,
                                       "correct": rng.binomial(counts, 0.6), "score": rng.random(buckets.size)}))
     sums = pd.concat(rows, ignore_index=True).sample(frac=1, random_state=seed)  # any row order
-    return {name: sums[name].to_numpy() for name in sums.columns}, 16
+    cuts = [0, len(sums) // 5, len(sums) // 2, len(sums)]  # three parts of unequal length
+    return [{name: sums[name].to_numpy()[a:b] for name in sums.columns} for a, b in zip(cuts, cuts[1:])], 16
 
 
-def _definition(sums: dict[str, np.ndarray], n_cells: int, column: str, n_boot: int, seed: int) -> np.ndarray:
+def _joined(sums: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([part[name] for part in sums]) for name in sums[0]}
+
+
+def _definition(sums: list[dict[str, np.ndarray]], n_cells: int, column: str, n_boot: int, seed: int) -> np.ndarray:
     w = bucket_weights(n_boot, seed).columns(np.arange(BUCKETS)).astype(float)
     s = np.zeros((BUCKETS, n_cells))
-    np.add.at(s, (sums["bucket"], sums["cell"]), sums[column].astype(float))
+    joined = _joined(sums)
+    np.add.at(s, (joined["bucket"], joined["cell"]), joined[column].astype(float))
     return w @ s
 
 
 @pytest.mark.parametrize("dense", [True, False])
-def test_replicate_totals_are_the_definition(dense, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_replicate_totals_are_the_definition(dense, threads, monkeypatch):
     sums, n_cells = _sums()
     if not dense:
         monkeypatch.setattr(poisson, "DENSE_CELLS", 0)
+    if threads == 1:
+        monkeypatch.setattr(poisson, "_HELPER", None)
     got = replicate_totals(sums, n_cells, ["rows", "correct", "score"], bucket_weights(40, 3))
     for column in ("rows", "correct"):  # whole numbers: the same numbers
         assert np.array_equal(got[column], _definition(sums, n_cells, column, 40, 3))
@@ -64,12 +76,14 @@ def test_a_column_is_totalled_per_group_of_cells():
 def test_whole_numbers_too_large_for_single_precision_stay_exact():
     """Counts whose replicated totals could pass 2^24 are multiplied in double precision: still exact."""
     sums, n_cells = _sums(2)
-    sums["rows"] = sums["rows"] * 100_003  # a cell's Σ|S| x 20 beyond 2^24
+    for part in sums:
+        part["rows"] = part["rows"] * 100_003  # a cell's Σ|S| x 20 beyond 2^24
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 0))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 20, 0))
-    position, cell = sums["bucket"], sums["cell"]
-    assert poisson._laid_out(sums["rows"].astype(float), position, cell, BUCKETS, n_cells).matrix.dtype == np.float64
-    assert poisson._laid_out(sums["correct"].astype(float), position, cell, BUCKETS, n_cells).matrix.dtype == np.float32
+    position, cell = [part["bucket"] for part in sums], [part["cell"] for part in sums]
+    for column, dtype in (("rows", np.float64), ("correct", np.float32)):
+        values = [part[column].astype(float) for part in sums]
+        assert poisson._laid_out(values, position, cell, BUCKETS, n_cells).matrix.dtype == dtype
 
 
 def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch):
@@ -77,12 +91,13 @@ def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch
     zeros for the cells without rows). With keys that make
     every column of the same total share a fingerprint, the entry-by-entry check keeps unequal cells apart."""
     sums, n_cells = _sums(3)
-    rows = sums["rows"].astype(float)
-    laid = poisson._laid_out(rows, sums["bucket"], sums["cell"], BUCKETS, n_cells)
+    position, cell = [part["bucket"] for part in sums], [part["cell"] for part in sums]
+    laid = poisson._laid_out([part["rows"] for part in sums], position, cell, BUCKETS, n_cells)
     assert laid.matrix.shape[1] == 5 and laid.inverse[0] == laid.inverse[4] == laid.inverse[8] != laid.inverse[1]
     monkeypatch.setattr(poisson, "_KEYS", np.ones(BUCKETS))  # a fingerprint is then the column's total
-    sums["rows"] = np.ones_like(sums["rows"])  # every task's cells: 300 buckets of one row, equal totals
-    laid = poisson._laid_out(sums["rows"].astype(float), sums["bucket"], sums["cell"], BUCKETS, n_cells)
+    for part in sums:
+        part["rows"] = np.ones_like(part["rows"])  # every task's cells: 300 buckets of one row, equal totals
+    laid = poisson._laid_out([part["rows"] for part in sums], position, cell, BUCKETS, n_cells)
     assert len(np.unique(laid.inverse)) > 4
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(25, 1))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 25, 1))
@@ -98,7 +113,7 @@ def test_bucket_sums_number_the_cells_and_match_missing_keys():
     table = con.table("bucket_sums_log")
     cells = pd.DataFrame({"model": ["b", "b", "a", "a"], "task": ["t", None, "t", None]})
     sums = bucket_sums(table, cells, {"correct": table.correct}, 0, execute)
-    got = pd.DataFrame(sums).groupby("cell")[["rows", "correct"]].sum()
+    got = pd.DataFrame(_joined(sums)).groupby("cell")[["rows", "correct"]].sum()
     assert got.to_dict("index") == {0: {"rows": 2, "correct": 2.0}, 1: {"rows": 1, "correct": 0.0},
                                    2: {"rows": 1, "correct": 1.0}, 3: {"rows": 1, "correct": 0.0}}
     with pytest.raises(ValueError, match="not in cells"):
@@ -123,3 +138,21 @@ def test_the_weights_are_poisson_one_and_depend_on_seed_bucket_and_replicate_onl
     u = u[u < 2**32]
     assert np.array_equal(poisson._poisson_of(u), np.searchsorted(poisson._THRESHOLDS, u, side="right"))
     assert poisson._poisson_of(np.array([2**32 - 1], dtype=np.uint64))[0] <= poisson.MAX_WEIGHT
+
+
+def test_weights_asked_by_replicates_and_from_many_threads_are_the_same():
+    """A range of replicates gets those rows of all the replicates, before or after the others are drawn, kept or
+    not (a replicate's weight does not depend on n_boot); twelve requests from eight threads at once, overlapping,
+    get the weights one thread gets (no lock: a weight not yet kept is drawn again, the same)."""
+    full = poisson.BucketWeights(64, 9).columns(np.arange(BUCKETS))
+    assert full.shape == (64, BUCKETS) and full.max() <= poisson.MAX_WEIGHT
+    weights = poisson.BucketWeights(64, 9)
+    assert np.array_equal(weights.columns(np.arange(100, 900), slice(32, None)), full[32:, 100:900])
+    assert np.array_equal(weights.columns(np.arange(BUCKETS)), full)
+    unkept = poisson.BucketWeights(4096, 9)
+    assert unkept._kept is None and np.array_equal(unkept.columns(np.arange(5), slice(0, 64)), full[:, :5])
+    shared, starts = poisson.BucketWeights(64, 9), range(0, 6144, 512)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda a: shared.columns(np.arange(a, a + 2048), slice(a % 3, None)), starts))
+    for start, weights_of in zip(starts, got):
+        assert np.array_equal(weights_of, full[start % 3:, start:start + 2048])
