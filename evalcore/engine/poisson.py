@@ -217,15 +217,13 @@ def replicate_totals(sums: list[dict[str, np.ndarray]], n_cells: int, columns: l
     # the bucket's place among the occupied ones: the bucket itself where all are occupied (a large log)
     place = None if len(occupied) == BUCKETS else np.cumsum(present) - 1
     position = bucket if place is None else [place[b] for b in bucket]
+    by_cell = _Places(position, cell, len(occupied), n_cells)
     laid = {}
     for column in columns:
-        values = [np.asarray(part[column]) for part in sums]
         group = groups.get(column)
-        if group is None:
-            laid[column] = _laid_out(values, position, cell, len(occupied), n_cells)
-        else:  # several cells of a group share a bucket: summed
-            laid[column] = _laid_out(values, position, [group[c] for c in cell], len(occupied),
-                                     int(group.max()) + 1 if len(group) else 0, distinct=False)
+        places = by_cell if group is None else _Places(  # several cells of a group share a bucket: summed
+            position, [group[c] for c in cell], len(occupied), int(group.max()) + 1 if len(group) else 0, False)
+        laid[column] = _laid_out([np.asarray(part[column]) for part in sums], places)
 
     def totals(replicates: slice) -> dict[str, np.ndarray]:
         out = {column: np.zeros((len(range(weights.n_boot)[replicates]), part.matrix.shape[1]))
@@ -258,67 +256,98 @@ class _Laid:
     inverse: np.ndarray
 
 
-def _laid_out(values: list[np.ndarray], position: list[np.ndarray], cell: list[np.ndarray], n_occupied: int,
-              n_cells: int, distinct: bool = True) -> _Laid:
-    """The (occupied buckets x cells) matrix of bucket sums, ``values`` at (``position``, ``cell``) (each a list
-    of parts), summed unless each place occurs once (``distinct``; :func:`_bucket_matrix`: dense up to
-    :data:`DENSE_CELLS` numbers, else compressed rows).
+@dataclass
+class _Places:
+    """Where bucket sums go in an (occupied buckets x ``width``) matrix: per part of the sums, each sum's bucket
+    (``position`` among the ``n_occupied``) and column (``cell``); ``distinct``: each place holds one sum (else
+    several, summed: cells totalled per group). What the columns of one call share is computed once."""
 
-    Whole numbers whose replicated totals stay below :math:`2^{24}` (each cell's Σ|S| times the largest weight,
-    :data:`MAX_WEIGHT`: row counts, sums of 0/1 labels) are laid out and multiplied in single precision (twice as
-    fast, exactly the same numbers), and cells with equal columns share one (in a matrix of at least
-    :data:`SHARED_CELLS` numbers, at most a :data:`SHARED_FILL`-th filled): the row counts of models that scored the
-    same examples of a task, the common case. Equal columns are found by an exact fingerprint, Σ k_h S_ch with
-    random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so the order of summation does not
-    matter), then checked entry by entry (a fingerprint shared by unequal columns keeps every cell)."""
-    whole = all(v.dtype.kind in "biu" or np.array_equal(v, np.trunc(v)) for v in values)
-    values = [v.astype(np.float64, copy=False) for v in values]  # what bincount weighs with: converted once
-    largest = _per_cell(cell, [v if v.min(initial=0.0) >= 0 else np.abs(v) for v in values], n_cells)
-    dtype = np.float32 if whole and largest.max(initial=0.0) * MAX_WEIGHT < 2**24 else np.float64
-    size = n_occupied * n_cells
+    position: list[np.ndarray]
+    cell: list[np.ndarray]
+    n_occupied: int
+    width: int
+    distinct: bool = True
+
+    @functools.cached_property
+    def counts(self) -> np.ndarray:
+        """The number of sums of each column."""
+        return _per_cell(self.cell, [None] * len(self.cell), self.width)
+
+    @functools.cached_property
+    def flat(self) -> list[np.ndarray]:
+        """Each sum's place in the dense matrix, flat: position x width + cell."""
+        flat = [p * self.width for p in self.position]
+        for f, c in zip(flat, self.cell):
+            f += c
+        return flat
+
+
+def _laid_out(values: list[np.ndarray], places: _Places) -> _Laid:
+    """The matrix of bucket sums ``values`` (a list of parts) at their ``places``, dense up to :data:`DENSE_CELLS`
+    numbers, else compressed rows (:func:`_bucket_matrix`).
+
+    Whole numbers whose replicated totals stay below :math:`2^{24}` (each column's Σ|S| times the largest weight,
+    :data:`MAX_WEIGHT`, at most its number of sums times the largest |S|: row counts, sums of 0/1 labels) are laid
+    out and multiplied in single precision (twice as fast, exactly the same numbers), and cells with equal columns
+    share one (in a matrix of at least :data:`SHARED_CELLS` numbers, at most a :data:`SHARED_FILL`-th filled): the
+    row counts of models that scored the same examples of a task, the common case. Equal columns are found by an
+    exact fingerprint, Σ k_h S_ch with random integer keys k_h < 2^32 (whole numbers: the sums stay below 2^53, so
+    the order of summation does not matter), then checked entry by entry (a fingerprint shared by unequal columns
+    keeps every cell): a cell's sums equal its column's at the same buckets, and they are as many."""
+    exact = all(v.dtype.kind in "biu" or np.array_equal(v, np.trunc(v)) for v in values) \
+        and _below_single_precision(values, places)
+    dtype = np.float32 if exact else np.float64
+    size = places.n_occupied * places.width
     shared = SHARED_CELLS <= size <= DENSE_CELLS and sum(map(len, values)) * SHARED_FILL <= size
-    if dtype is np.float32 and distinct and shared:
-        _, first, inverse = np.unique(_per_cell(cell, [_KEYS[p] * v for p, v in zip(position, values)], n_cells),
-                                      return_index=True, return_inverse=True)
-        if len(first) < n_cells:
-            kept = np.zeros(n_cells, dtype=bool)
+    if exact and places.distinct and shared:
+        position, cell = places.position, places.cell
+        fingerprint = _per_cell(cell, [_KEYS[p] * v for p, v in zip(position, values)], places.width)
+        _, first, inverse = np.unique(fingerprint, return_index=True, return_inverse=True)
+        if len(first) < places.width:
+            kept = np.zeros(places.width, dtype=bool)
             kept[first] = True
             rows = [kept[c] for c in cell]
-            matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], [p[r] for p, r in zip(position, rows)],
-                                    [inverse[c[r]] for c, r in zip(cell, rows)], (n_occupied, len(first)), dtype,
-                                    distinct)
+            distinct = _Places([p[r] for p, r in zip(position, rows)], [inverse[c[r]] for c, r in zip(cell, rows)],
+                               places.n_occupied, len(first))
+            matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], distinct, dtype)
             flat = matrix.ravel()  # each sum's place in the (dense) matrix: position x distinct cells + column
             if all(np.array_equal(flat[p * len(first) + inverse[c]], v) for p, c, v in zip(position, cell, values)) \
-                    and np.array_equal(largest, largest[first][inverse]):
+                    and np.array_equal(places.counts, places.counts[first][inverse]):
                 return _Laid(matrix, inverse)
-    return _Laid(_bucket_matrix(values, position, cell, (n_occupied, n_cells), dtype, distinct), np.arange(n_cells))
+    return _Laid(_bucket_matrix(values, places, dtype), np.arange(places.width))
 
 
-def _per_cell(cell: list[np.ndarray], values: list[np.ndarray], n_cells: int) -> np.ndarray:
-    """Σ of ``values`` per cell over the parts."""
+def _below_single_precision(values: list[np.ndarray], places: _Places) -> bool:
+    """Whether every column's Σ|S| x :data:`MAX_WEIGHT` stays below 2^24: bounded first by its number of sums times
+    the largest |S| (no pass over the sums), summed where the bound does not tell."""
+    largest = max((max(abs(float(v.max())), abs(float(v.min()))) for v in values if len(v)), default=0.0)
+    if places.counts.max(initial=0) * largest * MAX_WEIGHT < 2**24:
+        return True
+    return _per_cell(places.cell, [np.abs(v) for v in values], places.width).max(initial=0) * MAX_WEIGHT < 2**24
+
+
+def _per_cell(cell: list[np.ndarray], values: list[np.ndarray | None], n_cells: int) -> np.ndarray:
+    """Σ of ``values`` per cell over the parts (a count where a part's values are None)."""
     total = np.zeros(n_cells)
     for c, v in zip(cell, values):
         total += np.bincount(c, v, n_cells)
     return total
 
 
-def _bucket_matrix(values: list[np.ndarray], position: list[np.ndarray], cell: list[np.ndarray],
-                   shape: tuple[int, int], dtype: type, distinct: bool) -> np.ndarray | sparse.csr_matrix:
-    """``values`` at (``position``, ``cell``) (lists of parts) in a matrix of ``shape`` and ``dtype``: dense where
-    it holds at most :data:`DENSE_CELLS` numbers (placed where each place occurs once, ``distinct``, else summed
-    with :func:`numpy.bincount`), else compressed rows (summed)."""
+def _bucket_matrix(values: list[np.ndarray], places: _Places, dtype: type) -> np.ndarray | sparse.csr_matrix:
+    """``values`` (a list of parts) at their ``places`` in a matrix of ``dtype``: dense where it holds at most
+    :data:`DENSE_CELLS` numbers (placed where each place holds one sum, else summed with :func:`numpy.bincount`),
+    else compressed rows (summed)."""
+    shape = (places.n_occupied, places.width)
     size = shape[0] * shape[1]
     if size > DENSE_CELLS:
-        return sparse.csr_matrix((np.concatenate(values), (np.concatenate(position), np.concatenate(cell))),
-                                 shape=shape, dtype=dtype)
-    if not distinct:
-        return _per_cell([p * shape[1] + c for p, c in zip(position, cell)], values, size).reshape(shape) \
-            .astype(dtype, copy=False)
+        return sparse.csr_matrix((np.concatenate(values), (np.concatenate(places.position),
+                                                           np.concatenate(places.cell))), shape=shape, dtype=dtype)
+    if not places.distinct:
+        return _per_cell(places.flat, values, size).reshape(shape).astype(dtype, copy=False)
     matrix = np.zeros(size, dtype=dtype)
-    for p, c, v in zip(position, cell, values):
-        flat = p * shape[1]
-        flat += c
-        matrix[flat] = v
+    for f, v in zip(places.flat, values):
+        matrix[f] = v
     return matrix.reshape(shape)
 
 

@@ -40,6 +40,11 @@ def _joined(sums: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {name: np.concatenate([part[name] for part in sums]) for name in sums[0]}
 
 
+def _places(sums: list[dict[str, np.ndarray]], n_cells: int) -> poisson._Places:
+    """Every bucket occupied: a sum's place is its bucket."""
+    return poisson._Places([part["bucket"] for part in sums], [part["cell"] for part in sums], BUCKETS, n_cells)
+
+
 def _definition(sums: list[dict[str, np.ndarray]], n_cells: int, column: str, n_boot: int, seed: int) -> np.ndarray:
     w = bucket_weights(n_boot, seed).columns(np.arange(BUCKETS)).astype(float)
     s = np.zeros((BUCKETS, n_cells))
@@ -74,16 +79,22 @@ def test_a_column_is_totalled_per_group_of_cells():
 
 
 def test_whole_numbers_too_large_for_single_precision_stay_exact():
-    """Counts whose replicated totals could pass 2^24 are multiplied in double precision: still exact."""
+    """Counts whose replicated totals could pass 2^24 are multiplied in double precision: still exact; where the
+    quick bound on a column's total does not tell, the totals themselves decide."""
     sums, n_cells = _sums(2)
     for part in sums:
         part["rows"] = part["rows"] * 100_003  # a cell's Σ|S| x 20 beyond 2^24
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 0))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 20, 0))
-    position, cell = [part["bucket"] for part in sums], [part["cell"] for part in sums]
+    places = _places(sums, n_cells)
     for column, dtype in (("rows", np.float64), ("correct", np.float32)):
         values = [part[column].astype(float) for part in sums]
-        assert poisson._laid_out(values, position, cell, BUCKETS, n_cells).matrix.dtype == dtype
+        assert poisson._laid_out(values, places).matrix.dtype == dtype
+    # many small sums in one cell, one large in another: the quick bound (1,000 sums x 10^5 x 20) does not tell,
+    # the columns' totals do (10^5 x 20 = 2 x 10^6 < 2^24; 9 x 10^5 x 20 > 2^24)
+    places = poisson._Places([np.arange(1001)], [np.repeat([0, 1], [1000, 1])], BUCKETS, 2)
+    assert poisson._below_single_precision([np.repeat([1, 100_000], [1000, 1])], places)
+    assert not poisson._below_single_precision([np.repeat([1, -900_000], [1000, 1])], places)
 
 
 def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch):
@@ -91,13 +102,13 @@ def test_equal_columns_share_one_and_a_shared_fingerprint_is_checked(monkeypatch
     zeros for the cells without rows). With keys that make
     every column of the same total share a fingerprint, the entry-by-entry check keeps unequal cells apart."""
     sums, n_cells = _sums(3)
-    position, cell = [part["bucket"] for part in sums], [part["cell"] for part in sums]
-    laid = poisson._laid_out([part["rows"] for part in sums], position, cell, BUCKETS, n_cells)
+    places = _places(sums, n_cells)
+    laid = poisson._laid_out([part["rows"] for part in sums], places)
     assert laid.matrix.shape[1] == 5 and laid.inverse[0] == laid.inverse[4] == laid.inverse[8] != laid.inverse[1]
     monkeypatch.setattr(poisson, "_KEYS", np.ones(BUCKETS))  # a fingerprint is then the column's total
     for part in sums:
         part["rows"] = np.ones_like(part["rows"])  # every task's cells: 300 buckets of one row, equal totals
-    laid = poisson._laid_out([part["rows"] for part in sums], position, cell, BUCKETS, n_cells)
+    laid = poisson._laid_out([part["rows"] for part in sums], _places(sums, n_cells))
     assert len(np.unique(laid.inverse)) > 4
     got = replicate_totals(sums, n_cells, ["rows"], bucket_weights(25, 1))
     assert np.array_equal(got["rows"], _definition(sums, n_cells, "rows", 25, 1))
