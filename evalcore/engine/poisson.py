@@ -206,7 +206,7 @@ def replicate_totals(sums: list[dict[str, np.ndarray]], n_cells: int, columns: l
     totalled per group of cells instead (``groups[column][c]``: cell c's group, numbered from 0), e.g. a model's
     rows over its bins. Over the occupied buckets: each column's (occupied buckets x distinct cells) matrix
     :math:`S` is laid out once (:func:`_laid_out`), and multiplied :data:`BLOCK` rows at a time by the weights of
-    those buckets."""
+    those buckets (the two halves of the replicates on two threads, :func:`_one_blas_thread`)."""
     groups = groups or {}
     cell = [np.asarray(part["cell"], dtype=np.int64) for part in sums]
     bucket = [np.asarray(part["bucket"], dtype=np.int64) for part in sums]
@@ -355,9 +355,19 @@ def _bucket_matrix(values: list[np.ndarray], places: _Places, dtype: type) -> np
 _KEYS = np.random.default_rng(0).integers(1, 2**32, BUCKETS).astype(float)
 #: the process's BLAS libraries, found once when the module loads (inspecting the loaded libraries takes 5-10 ms)
 _BLAS = ThreadpoolController()
-_BLAS_LOCK = threading.Lock()
-#: the thread that multiplies the second half of the replicates (:func:`replicate_totals`), where there is a core for it
-_HELPER = ThreadPoolExecutor(1, thread_name_prefix="evalcore-replicates") if (os.cpu_count() or 1) > 1 else None
+
+
+def _start_helpers() -> None:
+    """The lock :func:`_one_blas_thread` takes and the thread that multiplies the second half of the replicates
+    (:func:`replicate_totals`), where there is a core for it; made anew in a forked child (a fork copies neither
+    the thread nor, usefully, a lock another thread held)."""
+    global _BLAS_LOCK, _HELPER
+    _BLAS_LOCK = threading.Lock()
+    _HELPER = ThreadPoolExecutor(1, thread_name_prefix="evalcore-replicates") if (os.cpu_count() or 1) > 1 else None
+
+
+_start_helpers()
+os.register_at_fork(after_in_child=_start_helpers)
 
 
 @contextlib.contextmanager

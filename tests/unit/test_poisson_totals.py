@@ -7,6 +7,9 @@ bucket sums' cell numbers, joined in the engine (:func:`evalcore.engine.poisson.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -167,3 +170,16 @@ def test_weights_asked_by_replicates_and_from_many_threads_are_the_same():
         got = list(pool.map(lambda a: shared.columns(np.arange(a, a + 2048), slice(a % 3, None)), starts))
     for start, weights_of in zip(starts, got):
         assert np.array_equal(weights_of, full[start % 3:, start:start + 2048])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_multiplies_on_a_helper_thread_of_its_own():
+    """A fork copies the module's helper executor but not its thread: the child makes its own (else the second half
+    of the replicates would wait forever)."""
+    sums, n_cells = _sums(4)
+    expected = replicate_totals(sums, n_cells, ["rows"], bucket_weights(20, 1))["rows"]  # the helper thread runs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # forking a process with threads
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(replicate_totals, (sums, n_cells, ["rows"], bucket_weights(20, 1))).get(60)
+    assert np.array_equal(got["rows"], expected)
