@@ -238,12 +238,12 @@ def replicate_totals(sums: list[dict[str, np.ndarray]], n_cells: int, columns: l
 
     with _one_blas_thread():
         if _HELPER is None:
-            parts = [totals(slice(None))]
+            halves = [totals(slice(None))]
         else:  # the second half of the replicates on the helper thread, the first here
             half = weights.n_boot // 2
             second = _HELPER.submit(totals, slice(half, None))
-            parts = [totals(slice(0, half)), second.result()]
-    return {column: np.concatenate([part[column] for part in parts]).take(laid[column].inverse, axis=1)
+            halves = [totals(slice(0, half)), second.result()]
+    return {column: np.concatenate([out[column] for out in halves]).take(laid[column].inverse, axis=1)
             for column in laid}
 
 
@@ -307,9 +307,9 @@ def _laid_out(values: list[np.ndarray], places: _Places) -> _Laid:
             kept = np.zeros(places.width, dtype=bool)
             kept[first] = True
             rows = [kept[c] for c in cell]
-            distinct = _Places([p[r] for p, r in zip(position, rows)], [inverse[c[r]] for c, r in zip(cell, rows)],
-                               places.n_occupied, len(first))
-            matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], distinct, dtype)
+            kept_places = _Places([p[r] for p, r in zip(position, rows)],
+                                  [inverse[c[r]] for c, r in zip(cell, rows)], places.n_occupied, len(first))
+            matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], kept_places, dtype)
             flat = matrix.ravel()  # each sum's place in the (dense) matrix: position x distinct cells + column
             if all(np.array_equal(flat[p * len(first) + inverse[c]], v) for p, c, v in zip(position, cell, values)) \
                     and np.array_equal(places.counts, places.counts[first][inverse]):
