@@ -271,7 +271,7 @@ class _Places:
     @functools.cached_property
     def counts(self) -> np.ndarray:
         """The number of sums of each column."""
-        return _per_cell(self.cell, [None] * len(self.cell), self.width)
+        return _per_cell(self.cell, self.width)
 
     @functools.cached_property
     def flat(self) -> list[np.ndarray]:
@@ -301,7 +301,7 @@ def _laid_out(values: list[np.ndarray], places: _Places) -> _Laid:
     shared = SHARED_CELLS <= size <= DENSE_CELLS and sum(map(len, values)) * SHARED_FILL <= size
     if exact and places.distinct and shared:
         position, cell = places.position, places.cell
-        fingerprint = _per_cell(cell, [_KEYS[p] * v for p, v in zip(position, values)], places.width)
+        fingerprint = _per_cell(cell, places.width, [_KEYS[p] * v for p, v in zip(position, values)])
         _, first, inverse = np.unique(fingerprint, return_index=True, return_inverse=True)
         if len(first) < places.width:
             kept = np.zeros(places.width, dtype=bool)
@@ -310,8 +310,8 @@ def _laid_out(values: list[np.ndarray], places: _Places) -> _Laid:
             kept_places = _Places([p[r] for p, r in zip(position, rows)],
                                   [inverse[c[r]] for c, r in zip(cell, rows)], places.n_occupied, len(first))
             matrix = _bucket_matrix([v[r] for v, r in zip(values, rows)], kept_places, dtype)
-            flat = matrix.ravel()  # each sum's place in the (dense) matrix: position x distinct cells + column
-            if all(np.array_equal(flat[p * len(first) + inverse[c]], v) for p, c, v in zip(position, cell, values)) \
+            every = _Places(position, [inverse[c] for c in cell], places.n_occupied, len(first))  # all sums, shared
+            if all(np.array_equal(matrix.ravel()[f], v) for f, v in zip(every.flat, values)) \
                     and np.array_equal(places.counts, places.counts[first][inverse]):
                 return _Laid(matrix, inverse)
     return _Laid(_bucket_matrix(values, places, dtype), np.arange(places.width))
@@ -323,14 +323,14 @@ def _below_single_precision(values: list[np.ndarray], places: _Places) -> bool:
     largest = max((max(abs(float(v.max())), abs(float(v.min()))) for v in values if len(v)), default=0.0)
     if places.counts.max(initial=0) * largest * MAX_WEIGHT < 2**24:
         return True
-    return _per_cell(places.cell, [np.abs(v) for v in values], places.width).max(initial=0) * MAX_WEIGHT < 2**24
+    return _per_cell(places.cell, places.width, [np.abs(v) for v in values]).max(initial=0) * MAX_WEIGHT < 2**24
 
 
-def _per_cell(cell: list[np.ndarray], values: list[np.ndarray | None], n_cells: int) -> np.ndarray:
-    """Σ of ``values`` per cell over the parts (a count where a part's values are None)."""
+def _per_cell(cell: list[np.ndarray], n_cells: int, values: list[np.ndarray] | None = None) -> np.ndarray:
+    """Σ of ``values`` per cell over the parts (without values: the number of sums of each cell)."""
     total = np.zeros(n_cells)
-    for c, v in zip(cell, values):
-        total += np.bincount(c, v, n_cells)
+    for i, c in enumerate(cell):
+        total += np.bincount(c, None if values is None else values[i], n_cells)
     return total
 
 
@@ -344,7 +344,7 @@ def _bucket_matrix(values: list[np.ndarray], places: _Places, dtype: type) -> np
         return sparse.csr_matrix((np.concatenate(values), (np.concatenate(places.position),
                                                            np.concatenate(places.cell))), shape=shape, dtype=dtype)
     if not places.distinct:
-        return _per_cell(places.flat, values, size).reshape(shape).astype(dtype, copy=False)
+        return _per_cell(places.flat, size, values).reshape(shape).astype(dtype, copy=False)
     matrix = np.zeros(size, dtype=dtype)
     for f, v in zip(places.flat, values):
         matrix[f] = v
