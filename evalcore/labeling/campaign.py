@@ -10,6 +10,15 @@ once acknowledged survives the server being killed, and concurrent annotators ne
 write that depends on it. :meth:`Campaign.estimate` is the design's estimate from the current labels
 (:func:`.estimate.live_estimate`), read from the catalog alone.
 
+**Claims and conflicts.** A label is accepted from the holder of the example's claim (also once the claim has
+expired, until its holder asks for another example) and from an annotator changing their own label; labels from a
+file (:meth:`Campaign.import_labels`) need no claim. An expired claim lets a second annotator have the example, so
+an example can end with more labels than the campaign's overlap. Labels are never averaged when they disagree
+(:func:`settle`): an example whose current labels agree is settled by them; one whose labels disagree waits in the
+adjudication queue (:meth:`Campaign.pending`) until its owner or a named adjudicator decides its value
+(:meth:`Campaign.adjudicate`; decisions are kept with their history, as labels). The estimate, the labeled
+examples and the export use settled values only, and say which examples are pending or skipped.
+
 Who may label: the members who may see the campaign (:func:`evalcore.workspace.access.visible`: its owner, or any
 signed-in member once it is shared; anyone where it has no owner); only its owner deletes it.
 """
@@ -19,8 +28,9 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,6 +38,7 @@ import pandas as pd
 from evalcore.data.limits import env_number
 from evalcore.data.repeats import per_example
 from evalcore.errors import EvalDataError, listed
+from evalcore.labeling import agreement
 from evalcore.labeling.estimate import MIN_LABELS, LiveEstimate, inclusion_probabilities, live_estimate
 from evalcore.labeling.queue import DESIGN_NAMES, DESIGNS, plan_queue
 from evalcore.stats.intervals import DEFAULT_LEVEL
@@ -42,6 +53,10 @@ WORDS = {"correct": {"correct": 1.0, "incorrect": 0.0, "true": 1.0, "false": 0.0
                      "right": 1.0, "wrong": 0.0},
          "pairwise": {"a": 0.0, "b": 1.0, "tie": 0.5}}
 QUEUE_COLUMNS = ("position", "example_id", "task", "stratum", "weight", "priority", "proxy", "judge")
+#: scores agree when they differ by at most this share of the scale's range (1 point on a 1-5 scale)
+SCORE_AGREEMENT = 0.25
+#: the columns of :meth:`Campaign._labeled`'s frame, the estimator's input
+LABELED_COLUMNS = ("example_id", "position", "stratum", "weight", "proxy", "judge", "value", "low", "high", "status")
 
 
 def _now() -> str:
@@ -126,6 +141,7 @@ class CampaignRecord:
     overlap: int
     planned: int
     pool: dict
+    adjudicators: tuple[str, ...] = ()
 
     @property
     def description(self) -> str:
@@ -136,25 +152,68 @@ class CampaignRecord:
 
 
 def _record(row) -> CampaignRecord:
+    """A campaign's record from its catalog row (a catalog read-only at schema version 3 names no adjudicators)."""
     return CampaignRecord(row["id"], row["dataset_id"], row["name"], canonical(row["owner"]), bool(row["shared"]),
                           row["created"], row["model"], row["design"], row["metric"],
                           (row["scale_low"], row["scale_high"]), row["target"], row["budget"], row["level"],
-                          row["seed"], row["overlap"], row["planned"], json.loads(row["pool"]))
+                          row["seed"], row["overlap"], row["planned"], json.loads(row["pool"]),
+                          tuple(json.loads(row["adjudicators"]) if "adjudicators" in row.keys() else ()))
+
+
+class Labeled(NamedTuple):
+    """:meth:`Campaign._labeled`: the estimator's rows (:data:`LABELED_COLUMNS`), the active design's threshold
+    τ, and how many examples are skipped (no label) and pending (labels that disagree)."""
+
+    frame: pd.DataFrame
+    tau: float
+    skipped: int
+    pending: int
+
+
+def _names(names) -> tuple[str, ...]:
+    """Members' names in their canonical form, each once, in the order given (blanks dropped)."""
+    return tuple(dict.fromkeys(n for n in map(canonical, [names] if isinstance(names, str) else names) if n))
+
+
+def settle(labels: pd.DataFrame, adjudicated: pd.Series, metric: str, scale: tuple[float, float]) -> pd.DataFrame:
+    """Each example's settled value from its current labels (``labels``: ``example_id``, ``value``; skips left
+    out) and the adjudications in force (``adjudicated``: example id -> value), indexed by example id, with
+    ``value``, ``low``, ``high``, ``labels`` (how many) and ``status``:
+
+    * ``adjudicated``: the adjudicator's value, whatever the labels say (low = high = value);
+    * ``labeled``: the labels agree: 0/1 and A/B/tie labels all equal; scores within :data:`SCORE_AGREEMENT` of the
+      scale's range of each other (max - min <= 0.25 (high - low)), settled at their mean (low = high = value);
+    * ``pending``: the labels disagree: value NaN, ``low``/``high`` the smallest and largest label; never averaged.
+    """
+    per = labels.groupby("example_id", sort=False)["value"].agg(["min", "max", "mean", "size"])
+    tolerance = SCORE_AGREEMENT * (scale[1] - scale[0]) if metric == "score" else 0.0
+    conflict = (per["max"] - per["min"]) > tolerance
+    out = pd.DataFrame({"value": per["mean"].where(~conflict), "low": per["min"].where(conflict, per["mean"]),
+                        "high": per["max"].where(conflict, per["mean"]), "labels": per["size"],
+                        "status": np.where(conflict, "pending", "labeled")}, index=per.index)
+    out = out.reindex(out.index.append(adjudicated.index[~adjudicated.index.isin(out.index)]))
+    out.loc[adjudicated.index, ["value", "low", "high"]] = np.repeat(adjudicated.to_numpy(float)[:, None], 3, 1)
+    out.loc[adjudicated.index, "status"] = "adjudicated"
+    out["labels"] = out["labels"].fillna(0).astype(int)
+    return out
 
 
 def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
-    """The estimate in one plain sentence, as the Label page opens with it."""
+    """The estimate in one plain sentence, as the Label page opens with it, with how many examples await
+    adjudication."""
     what = {"correct": "accuracy", "score": "mean score", "pairwise": "share of battles model B wins"}[info.metric]
+    pending = (f" {estimate.pending:,} example{' awaits' if estimate.pending == 1 else 's await'} adjudication: "
+               "their labels disagree." if estimate.pending else "")
     if estimate.estimate != estimate.estimate:  # NaN: not enough labels yet
         return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs 2 labels in every "
-                f"stratum, and the stop rule at least {MIN_LABELS} labels.")
+                f"stratum, and the stop rule at least {MIN_LABELS} labels.{pending}")
     text = (f"{info.model}'s {what} is {estimate.estimate:.3f} ({info.level:.0%} interval {estimate.ci_low:.3f}–"
             f"{estimate.ci_high:.3f}) from {estimate.labels:,} labels, {info.description.split(';')[0]}.")
     if estimate.stop:
         return text + (f" You can stop: the interval is within ±{info.target:g}." if info.target is not None else
-                       f" The budget of {info.budget:,} labels is used.")
+                       f" The budget of {info.budget:,} labels is used.") + pending
     return text + f" About {estimate.needed:,} more labels needed" + (
-        f" for ±{info.target:g}." if info.target is not None else " for the budget.")
+        f" for ±{info.target:g}." if info.target is not None else " for the budget.") + pending
 
 
 class Campaign:
@@ -213,7 +272,8 @@ class Campaign:
                "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
                "scale_high": scale[1], "target": None if target is None else float(target),
                "budget": None if budget is None else int(budget), "level": level, "seed": int(seed),
-               "overlap": int(overlap), "planned": int(plan.planned), "pool": json.dumps(plan.pool)}
+               "overlap": int(overlap), "planned": int(plan.planned), "pool": json.dumps(plan.pool),
+               "adjudicators": "[]"}
         order = plan.order.assign(position=np.arange(len(plan.order)))
         if "task" not in order:
             order["task"] = None
@@ -245,10 +305,10 @@ class Campaign:
         return [_record(r) for r in found if access.visible(r["owner"], bool(r["shared"]), viewer)]
 
     def delete(self, viewer: str | None = None) -> None:
-        """Delete the campaign with its queue, claims and labels: its owner only."""
+        """Delete the campaign with its queue, claims, labels and adjudications: its owner only."""
         access.check_change(self.id, self.info.owner, viewer)
         with catalog.transaction(self._db) as db:
-            for table in ("claims", "labels", "queue"):
+            for table in ("claims", "adjudications", "labels", "queue"):
                 db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
             db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
 
@@ -268,11 +328,14 @@ class Campaign:
 
     def next(self, annotator: str) -> str | None:
         """The next example for ``annotator`` in the queue's order, claimed for them (the same one again while
-        their claim holds), or None when the queue is done for them."""
+        their claim holds), or None when the queue is done for them. Their expired claims are given up here (the
+        example may have gone to another annotator since); others' expired claims no longer hold an example, but
+        stay until their holders ask again, so that a label given late is kept (and settled by :func:`settle`)."""
         who = self._member(annotator)
         now = time.time()
         with catalog.transaction(self._db) as db:
-            db.execute("DELETE FROM claims WHERE campaign_id = ? AND until < ?", (self.id, now))
+            db.execute("DELETE FROM claims WHERE campaign_id = ? AND annotator = ? AND until < ?",
+                       (self.id, who, now))
             held = db.execute("SELECT example_id FROM claims WHERE campaign_id = ? AND annotator = ?",
                               (self.id, who)).fetchone()
             if held is not None:
@@ -282,11 +345,12 @@ class Campaign:
             found = db.execute(
                 """SELECT q.example_id FROM queue q WHERE q.campaign_id = :c AND q.position < :end
                    AND q.labeled + (SELECT COUNT(*) FROM claims k WHERE k.campaign_id = :c
-                                    AND k.example_id = q.example_id) < :overlap
+                                    AND k.example_id = q.example_id AND k.until >= :now) < :overlap
                    AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.campaign_id = :c AND l.example_id = q.example_id
                                    AND l.annotator = :who AND l.replaced_by IS NULL)
                    ORDER BY q.position LIMIT 1""",
-                {"c": self.id, "end": self._queue_end(), "overlap": self.info.overlap, "who": who}).fetchone()
+                {"c": self.id, "end": self._queue_end(), "overlap": self.info.overlap, "who": who, "now": now}
+            ).fetchone()
             if found is None:
                 return None
             db.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", (self.id, found["example_id"], who,
@@ -296,17 +360,25 @@ class Campaign:
     def record(self, example_id: str, annotator: str, value=None, note: str | None = None,
                skipped: bool = False) -> int:
         """Keep a label (or a skip) of ``example_id`` by ``annotator``; its id. Refused with a clear message for an
-        example outside the queue, a value off the metric's scale, or an annotator who is not a member."""
+        example outside the queue, a value off the metric's scale, an annotator who is not a member, or one who
+        neither holds the example's claim (live or expired) nor replaces their own label."""
         who = self._member(annotator)
         number = None if skipped else parse_value(value, self.info.metric, self.info.scale)
         with catalog.transaction(self._db) as db:
-            return self._record_in(db, str(example_id), who, number, note, skipped)
+            return self._record_in(db, str(example_id), who, number, note, skipped, need_claim=True)
 
-    def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool) -> int:
+    def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool, need_claim: bool) -> int:
         if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
                       (self.id, example_id)).fetchone() is None:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
                                 "the examples its design drew can be labeled (others would bias the estimate).")
+        if need_claim and db.execute(
+                """SELECT 1 FROM claims WHERE campaign_id = :c AND example_id = :e AND annotator = :w UNION ALL
+                   SELECT 1 FROM labels WHERE campaign_id = :c AND example_id = :e AND annotator = :w
+                   AND replaced_by IS NULL""", {"c": self.id, "e": example_id, "w": who}).fetchone() is None:
+            raise EvalDataError(f"{who} holds no claim on the example {example_id!r} of this campaign ({self.id}): "
+                                "label the example the campaign hands you (the Label page, or Campaign.next), or "
+                                "change one of your own labels.")
         cursor = db.execute("INSERT INTO labels (campaign_id, example_id, annotator, value, note, skipped, created) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (self.id, example_id, who, number, None if note is None else str(note), int(skipped),
@@ -347,42 +419,156 @@ class Campaign:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
         return dict(found[0])
 
-    def _labeled(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, float, int]:
-        """One row per labeled example (its value the mean of its current labels, ``labels`` if read already), the
-        active design's threshold τ and the examples skipped without any label."""
-        labels = self.current_labels() if labels is None else labels
-        per = labels.groupby("example_id", sort=False).agg(
-            value=("value", "mean"), **{c: (c, "first") for c in ("position", "stratum", "weight", "proxy", "judge")})
+    def _adjudicated(self) -> pd.DataFrame:
+        """The adjudications in force, indexed by example id: ``value`` and ``adjudicator``."""
+        rows = catalog.rows(self._db, "SELECT example_id, value, adjudicator FROM adjudications WHERE campaign_id = ? "
+                                      "AND replaced_by IS NULL", (self.id,))
+        return pd.DataFrame([tuple(r) for r in rows], columns=["example_id", "value", "adjudicator"]).astype(
+            {"value": float}).set_index("example_id")
+
+    def _labeled(self) -> Labeled:
+        """The estimator's input (:func:`.estimate.live_estimate`): one row per example of the drawn sample with a
+        label or a skip in force, in queue order, with its queue row (``position``, ``stratum``, ``weight``,
+        ``proxy``, ``judge``), ``value``, ``low``, ``high`` and ``status`` (:func:`settle`): a settled example
+        (``labeled`` or ``adjudicated``) has value = low = high = its settled value; a ``pending`` one value NaN,
+        low and high its smallest and largest label; a ``skipped`` one (skips, no label) value NaN, low and high
+        the scale's ends. With the active design's threshold τ (the priority just past the sample's furthest
+        position) and how many examples are skipped and pending."""
+        rows = catalog.rows(self._db, """SELECT l.example_id, l.value, l.skipped, q.position, q.stratum, q.weight,
+            q.proxy, q.judge FROM labels l JOIN queue q ON q.campaign_id = l.campaign_id AND q.example_id = l.example_id
+            WHERE l.campaign_id = ? AND l.replaced_by IS NULL ORDER BY q.position""", (self.id,))
+        current = pd.DataFrame([tuple(r) for r in rows], columns=["example_id", "value", "skipped", "position",
+                                                                  "stratum", "weight", "proxy", "judge"]).astype(
+            {"value": float, "weight": float, "proxy": float, "judge": float})
+        settled = settle(current[current["skipped"] == 0], self._adjudicated()["value"], self.info.metric,
+                         self.info.scale)
+        frame = current.drop_duplicates("example_id").drop(columns=["value", "skipped"]).join(
+            settled[["value", "low", "high", "status"]], on="example_id")
+        skipped = frame["status"].isna().to_numpy()
+        frame.loc[skipped, "low"], frame.loc[skipped, "high"] = self.info.scale
+        frame.loc[skipped, "status"] = "skipped"
         tau = 0.0
-        if len(per) and self.info.design == "active":
+        if len(frame) and self.info.design == "active":
             after = catalog.rows(self._db, "SELECT priority FROM queue WHERE campaign_id = ? AND position = ?",
-                                 (self.id, int(per["position"].max()) + 1))
+                                 (self.id, int(frame["position"].max()) + 1))
             tau = float(after[0]["priority"]) if after else 0.0
-        skipped = catalog.rows(self._db, """SELECT COUNT(DISTINCT example_id) AS n FROM labels WHERE campaign_id = ?
-            AND skipped = 1 AND replaced_by IS NULL AND example_id NOT IN (SELECT example_id FROM labels
-            WHERE campaign_id = ? AND skipped = 0 AND replaced_by IS NULL)""", (self.id, self.id))[0]["n"]
-        return per.reset_index(), tau, int(skipped)
+        return Labeled(frame[list(LABELED_COLUMNS)].reset_index(drop=True), tau, int(skipped.sum()),
+                       int((frame["status"] == "pending").sum()))
 
     def estimate(self) -> LiveEstimate:
-        """The design's estimate from the current labels (:func:`.estimate.live_estimate`)."""
-        labeled, tau, skipped = self._labeled()
+        """The design's estimate from the settled labels, the pending and the skipped examples
+        (:meth:`_labeled`, :func:`.estimate.live_estimate`)."""
+        labeled = self._labeled()
         r = self.info
-        return live_estimate(labeled, r.design, r.pool, r.planned, r.target, r.level, tau=tau, skipped=skipped,
-                             scale=r.scale)
+        return live_estimate(labeled.frame, r.design, r.pool, r.planned, r.target, r.level, tau=labeled.tau,
+                             skipped=labeled.skipped, pending=labeled.pending, scale=r.scale)
+
+    def version(self) -> tuple[int, int]:
+        """What changes with every label, skip and adjudication: the largest label id and adjudication id of the
+        campaign (the key of the Label page's cached statistics)."""
+        found = catalog.rows(self._db, """SELECT (SELECT COALESCE(MAX(id), 0) FROM labels WHERE campaign_id = :c),
+            (SELECT COALESCE(MAX(id), 0) FROM adjudications WHERE campaign_id = :c)""", {"c": self.id})
+        return (int(found[0][0]), int(found[0][1])) if found else (0, 0)
 
     def labeled_examples(self) -> pd.DataFrame:
-        """One row per labeled example: ``example_id``, ``correct`` (or ``score``/``outcome``: the mean of its
-        current labels), ``inclusion_probability`` and ``stratum``: the labeled version of the dataset, with what
-        the design's estimator needs (``sum correct / inclusion_probability / N`` is the Horvitz-Thompson estimate
-        for the stratified and simple designs)."""
-        return self._labeled_examples(self.current_labels())
+        """One row per example of the drawn sample with a label or a skip in force: ``example_id``, ``correct`` (or
+        ``score``/``outcome``: its settled value, :func:`settle`; empty while its labels disagree and where it was
+        only skipped), ``status`` (labeled, adjudicated, pending or skipped), ``inclusion_probability`` (from the
+        examples of the sample, as the design drew them) and ``stratum``. Where no example is pending or skipped,
+        ``sum correct / inclusion_probability / N`` is the Horvitz-Thompson estimate for the stratified and simple
+        designs."""
+        return self._labeled_examples(self._labeled())
 
-    def _labeled_examples(self, labels: pd.DataFrame) -> pd.DataFrame:
-        labeled, tau, _ = self._labeled(labels)
-        pi = inclusion_probabilities(labeled, self.info.design, self.info.pool, tau) if len(labeled) else []
+    def _labeled_examples(self, labeled: Labeled) -> pd.DataFrame:
+        frame = labeled.frame
+        pi = inclusion_probabilities(frame, self.info.design, self.info.pool, labeled.tau) if len(frame) else []
         metric = {"correct": "correct", "score": "score", "pairwise": "outcome"}[self.info.metric]
-        return pd.DataFrame({"example_id": labeled["example_id"], metric: labeled["value"],
-                             "inclusion_probability": pi, "stratum": labeled["stratum"]})
+        return pd.DataFrame({"example_id": frame["example_id"], metric: frame["value"], "status": frame["status"],
+                             "inclusion_probability": pi, "stratum": frame["stratum"]})
+
+    # ------------------------------------------------------------------------------------------- adjudication
+    def may_adjudicate(self, who: str | None) -> bool:
+        """Whether ``who`` settles the campaign's disagreements: its owner or a named adjudicator; on a campaign
+        without an owner and without named adjudicators, anyone who may label it."""
+        who = canonical(who)
+        if self.info.owner is None and not self.info.adjudicators:
+            return who is not None
+        return who is not None and (who == self.info.owner or who in self.info.adjudicators)
+
+    def set_adjudicators(self, names, viewer: str | None = None) -> tuple[str, ...]:
+        """Name the members who, besides the owner, settle disagreements (replacing the list); the names kept.
+        The owner only (:func:`evalcore.workspace.access.check_change`); a name that is not a member of the
+        campaign is refused."""
+        access.check_change(self.id, self.info.owner, viewer)
+        chosen = tuple(self._member(n) for n in _names(names))
+        with catalog.transaction(self._db) as db:
+            db.execute("UPDATE campaigns SET adjudicators = ? WHERE id = ?", (json.dumps(chosen), self.id))
+        self.info = replace(self.info, adjudicators=chosen)
+        return chosen
+
+    def pending(self) -> pd.DataFrame:
+        """The adjudication queue: every label in force of each example whose labels disagree and that no
+        adjudication settles (:func:`settle`), in queue order: ``example_id``, ``position``, ``stratum``,
+        ``annotator``, ``value``, ``note``, ``created``."""
+        frame = self._labeled().frame
+        labels = self.current_labels()
+        waiting = labels["example_id"].isin(frame.loc[frame["status"] == "pending", "example_id"])
+        return labels.loc[waiting, ["example_id", "position", "stratum", "annotator", "value", "note",
+                                    "created"]].reset_index(drop=True)
+
+    def adjudicate(self, example_id: str, value, adjudicator: str, note: str | None = None) -> int:
+        """Settle ``example_id``, whose labels disagree, at ``value`` (on the metric's scale, :func:`parse_value`),
+        decided by ``adjudicator`` (:meth:`may_adjudicate`) with an optional ``note``; the decision's id. A
+        decision is a fact kept like a label: deciding again replaces the earlier one, which stays, ``replaced_by``
+        naming the new one. Refused with PermissionError for anyone but the owner and the named adjudicators, and
+        with EvalDataError for an example outside the queue or whose labels do not disagree."""
+        who = self._member(adjudicator)
+        if not self.may_adjudicate(who):
+            named = listed(list(self.info.adjudicators)) if self.info.adjudicators else "none named"
+            raise PermissionError(f"{who} may not adjudicate the campaign '{self.info.name}' ({self.id}): its owner "
+                                  f"({self.info.owner}) and its adjudicators ({named}) settle disagreements; ask the "
+                                  "owner to name you an adjudicator.")
+        number = parse_value(value, self.info.metric, self.info.scale)
+        example_id = str(example_id)
+        with catalog.transaction(self._db) as db:
+            if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
+                          (self.id, example_id)).fetchone() is None:
+                raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+            decided = db.execute("SELECT 1 FROM adjudications WHERE campaign_id = ? AND example_id = ? AND "
+                                 "replaced_by IS NULL", (self.id, example_id)).fetchone() is not None
+            values = [r[0] for r in db.execute("SELECT value FROM labels WHERE campaign_id = ? AND example_id = ? "
+                                               "AND replaced_by IS NULL AND skipped = 0", (self.id, example_id))]
+            state = settle(pd.DataFrame({"example_id": example_id, "value": values}, dtype=object).astype(
+                {"value": float}), pd.Series(dtype=float), self.info.metric, self.info.scale)
+            if not decided and (not values or state["status"].iloc[0] != "pending"):
+                why = (f"has {'no label' if not values else 'one label'} yet" if len(values) < 2 else
+                       f"has {len(values)} labels that agree (settled at {state['value'].iloc[0]:g})")
+                raise EvalDataError(f"The example {example_id!r} {why}: only examples whose labels disagree are "
+                                    "adjudicated (the adjudication queue, Campaign.pending(), lists them).")
+            cursor = db.execute("INSERT INTO adjudications (campaign_id, example_id, value, adjudicator, note, "
+                                "created) VALUES (?, ?, ?, ?, ?, ?)",
+                                (self.id, example_id, number, who, None if note is None else str(note), _now()))
+            db.execute("UPDATE adjudications SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
+                       "replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, cursor.lastrowid))
+            return int(cursor.lastrowid)
+
+    def adjudications(self) -> pd.DataFrame:
+        """Every adjudication ever made (replaced ones too), oldest first."""
+        rows = catalog.rows(self._db, "SELECT id, example_id, value, adjudicator, note, created, replaced_by FROM "
+                                      "adjudications WHERE campaign_id = ? ORDER BY id", (self.id,))
+        return pd.DataFrame([tuple(r) for r in rows], columns=["id", "example_id", "value", "adjudicator", "note",
+                                                               "created", "replaced_by"])
+
+    def annotator_quality(self) -> pd.DataFrame:
+        """Each annotator's agreement with the settled labels and with the other annotators
+        (:func:`.agreement.annotator_quality`), over the examples labeled twice or more or adjudicated: a single
+        label settles its example by itself and says nothing of its annotator."""
+        labels = self.current_labels()
+        frame = self._labeled().frame.set_index("example_id")
+        counts = labels.groupby("example_id").size().reindex(frame.index, fill_value=0)
+        checked = frame["status"].eq("adjudicated") | (frame["status"].eq("labeled") & (counts >= 2))
+        return agreement.annotator_quality(labels[["example_id", "annotator", "value"]], frame.loc[checked, "value"],
+                                 self.info.metric, self.info.level)
 
     def design_sentence(self, estimate: LiveEstimate | None = None) -> str:
         """E.g. "m: estimated from 312 labels, stratified, Neyman allocation (stratified Horvitz-Thompson), in the
@@ -416,28 +602,32 @@ class Campaign:
     # ------------------------------------------------------------------------------------------- files
     def export(self) -> pd.DataFrame:
         """One row per queued example (the budget's, or the planned part of a target's queue and every labeled
-        one): ``position``, ``example_id``, ``task``, ``stratum``, ``inclusion_probability`` (of a labeled
-        example, from the labels held, as the estimate uses it; of the others, if the planned queue were labeled),
-        ``label`` (the mean of its current labels; empty if none) and ``annotator`` (who labeled it)."""
-        labels = self.current_labels()
+        one): ``position``, ``example_id``, ``task``, ``stratum``, ``inclusion_probability`` (of an example of the
+        sample, as the estimate counts it; of the others, if the planned queue were labeled), ``label`` (its
+        settled value, :func:`settle`: empty while its labels disagree, where it was only skipped, and before any
+        label), ``status`` (labeled, adjudicated, pending, skipped or unlabeled), ``annotator`` (who labeled it)
+        and ``adjudicator`` (who settled it, where someone did)."""
+        labeled = self._labeled()
         end = self._queue_end() if self.info.budget is not None else max(
-            self.info.planned, int(labels["position"].max()) + 1 if len(labels) else 0)
+            self.info.planned, int(labeled.frame["position"].max()) + 1 if len(labeled.frame) else 0)
         rows = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND position < ? ORDER BY position",
                             (self.id, end))
         queue = pd.DataFrame([dict(r) for r in rows])
-        done = self._labeled_examples(labels).set_index("example_id")
+        done = self._labeled_examples(labeled).set_index("example_id")
         tail = catalog.rows(self._db, "SELECT priority FROM queue WHERE campaign_id = ? AND position = ?",
                             (self.id, end))
         planned = inclusion_probabilities(queue, self.info.design, self.info.pool,
                                           float(tail[0]["priority"]) if tail else 0.0)
-        labeled = queue["example_id"].map(done.iloc[:, 0]) if len(done) else pd.Series(np.nan, index=queue.index)
-        who = labels.groupby("example_id")["annotator"].agg(lambda a: ", ".join(sorted(a)))
+        settled = queue["example_id"].map(done.iloc[:, 0]) if len(done) else pd.Series(np.nan, index=queue.index)
+        who = self.current_labels().groupby("example_id")["annotator"].agg(lambda a: ", ".join(sorted(a)))
         return pd.DataFrame({
             "position": queue["position"], "example_id": queue["example_id"], "task": queue["task"],
             "stratum": queue["stratum"],
             "inclusion_probability": queue["example_id"].map(done["inclusion_probability"]).fillna(
                 pd.Series(planned, index=queue.index)) if len(done) else planned,
-            "label": labeled, "annotator": queue["example_id"].map(who)})
+            "label": settled, "status": queue["example_id"].map(done["status"]).fillna("unlabeled"),
+            "annotator": queue["example_id"].map(who),
+            "adjudicator": queue["example_id"].map(self._adjudicated()["adjudicator"])})
 
     def import_labels(self, table: pd.DataFrame, annotator: str = "import") -> int:
         """Record the labels of an exported table that came back filled in (``example_id`` and ``label``, and
@@ -469,5 +659,5 @@ class Campaign:
             raise EvalDataError("The labels file was not imported (nothing was recorded): " + "; ".join(problems[:5]))
         with catalog.transaction(self._db) as db:
             for eid, who, number in rows:
-                self._record_in(db, eid, who, number, None, False)
+                self._record_in(db, eid, who, number, None, False, need_claim=False)
         return len(rows)

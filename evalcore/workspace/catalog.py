@@ -10,7 +10,9 @@ disk refuses raises :class:`~evalcore.errors.EvalDataError` saying what happened
 
 The schema version is SQLite's ``user_version``, one migration step per version (:data:`STEPS`): version 1 stores
 every owner in its canonical form (:func:`.access.canonical`); version 2 adds labeling campaigns (their queues,
-labels and claims); version 3 series of runs. An older catalog is brought up to date once, when a writer first opens it.
+labels and claims); version 3 series of runs; version 4 adjudication of labeling campaigns (a campaign's named
+adjudicators, the decisions on its examples whose labels disagree). An older catalog is brought up to date once,
+when a writer first opens it.
 """
 
 from __future__ import annotations
@@ -80,6 +82,19 @@ SERIES = (
 )
 
 
+#: version 4: adjudication (:mod:`evalcore.labeling.campaign`). ``campaigns.adjudicators`` is a JSON list of the
+#: members who, besides the owner, settle the examples whose labels disagree; ``adjudications`` every decision ever
+#: made (a replaced one keeps its row, ``replaced_by`` naming the decision that replaced it)
+ADJUDICATIONS = (
+    "ALTER TABLE campaigns ADD COLUMN adjudicators TEXT NOT NULL DEFAULT '[]'",
+    """CREATE TABLE IF NOT EXISTS adjudications (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    example_id TEXT NOT NULL, value REAL NOT NULL, adjudicator TEXT NOT NULL, note TEXT, created TEXT NOT NULL,
+    replaced_by INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS adjudications_example ON adjudications(campaign_id, example_id)",
+)
+
+
 def _step_1(connection: sqlite3.Connection) -> None:
     """Version 1: the datasets and analyses, every owner in its canonical form."""
     for statement in SCHEMA:
@@ -102,8 +117,14 @@ def _step_3(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _step_4(connection: sqlite3.Connection) -> None:
+    """Version 4: a campaign's adjudicators and its adjudications."""
+    for statement in ADJUDICATIONS:
+        connection.execute(statement)
+
+
 #: the migrations, one step per version: a catalog at version v runs the steps after v, in order
-STEPS = (_step_1, _step_2, _step_3)
+STEPS = (_step_1, _step_2, _step_3, _step_4)
 SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)
