@@ -10,13 +10,12 @@ import streamlit as st
 
 from evalcore.data.display import literal
 from evalcore.errors import EvalDataError
-from evalcore.labeling import agreement
+from evalcore.workspace import access
 from evalcore.labeling.campaign import Campaign, sentence
-from evalcore.labeling.figures import estimate_figure
 from evalcore.labeling.queue import DESIGN_NAMES, DESIGNS
 from pages.common import data_source as ds
 from pages.common import render, selection
-from pages.common.labeling_cache import example_table
+from pages.common.labeling_cache import campaign_agreement, campaign_state, example_table
 from pages.common.navigation import ensure_app_navigation
 from pages.common.workspace_store import locked, viewer, workspace
 
@@ -221,39 +220,139 @@ def _relabel(campaign: Campaign, who: str) -> None:
         st.button("Replace my label", on_click=_give_chosen, args=(campaign, who), key="relabel_save")
 
 
-def _agreement(campaign: Campaign) -> None:
-    labels = campaign.current_labels()
-    with st.expander("Agreement: between annotators, and the AI judge against the humans"):
-        if campaign.info.overlap > 1:
-            found = agreement.annotator_agreement(labels, campaign.info.metric, campaign.info.level, campaign.info.seed)
-            if found is None:
-                st.write("No example has two labels yet.")
+def _agreement(campaign: Campaign, version: tuple[int, int]) -> None:
+    """Agreement between annotators, each annotator's quality, and the AI judge against the humans: computed only
+    while the section is open, and then once per new label or adjudication (cached by the campaign's version)."""
+    info = campaign.info
+    box = st.expander("Agreement: between annotators, each annotator's quality, the AI judge against the humans",
+                      key="label_agreement", on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        found = campaign_agreement(campaign.id, version, _campaign=campaign)
+        if found.annotators is None:
+            st.caption("No two examples have two labels yet: agreement between annotators needs them (a campaign "
+                       "with overlap 2 or more gives them).")
+        else:
+            a = found.annotators
+            st.write(f"{a.statistic}: {render.ci(a.value, a.ci_low, a.ci_high)} over {a.n:,} examples. {a.meaning}")
+        if len(found.quality):
+            st.markdown("**Each annotator** (against the settled labels, on the examples labeled twice or more or "
+                        "adjudicated, and against the other annotators)")
+            render.table(found.quality, f"{info.name} annotators")
+        if found.judge is None:
+            st.caption("No AI judge verdicts on the settled examples.")
+        else:
+            k = found.judge.kappa
+            st.write(f"AI judge vs humans on {found.judge.n:,} settled examples: {k.statistic} "
+                     f"{render.ci(k.value, k.ci_low, k.ci_high)}. With the judge, the {found.judge.n:,} labels are "
+                     f"worth {found.judge.effective_labels:,.0f} labels alone (PPI effective sample size).")
+            st.dataframe(found.judge.confusion)
+
+
+#: how a label's value reads, per metric (a score as its number)
+SHOWN = {"correct": {1.0: "correct", 0.0: "incorrect"}, "pairwise": {0.0: "A", 1.0: "B", 0.5: "tie"}}
+#: the most examples the adjudication queue shows at once (the rest follow as these are settled)
+QUEUE_SHOWN = 20
+
+
+def _settle(campaign: Campaign, example_id: str, who: str, position: int) -> None:
+    """A "Settle" button's callback: the value chosen for the example becomes its adjudicated label."""
+    value = st.session_state.get(f"adjudicate_value_{position}")
+    if value is None:
+        st.session_state["label_error"] = f"Choose the value of the example {example_id} before settling it."
+        return
+    try:
+        campaign.adjudicate(example_id, value, who, note=st.session_state.get(f"adjudicate_note_{position}") or None)
+    except (EvalDataError, PermissionError) as exc:
+        st.session_state["label_error"] = str(exc)
+
+
+def _name_adjudicators(campaign: Campaign) -> None:
+    """The owner's "Save the adjudicators" callback: the names typed, comma-separated, replace the list."""
+    try:
+        campaign.set_adjudicators(st.session_state["label_adjudicators"].split(","), viewer=member)
+    except (EvalDataError, PermissionError) as exc:
+        st.session_state["label_error"] = str(exc)
+
+
+def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) -> None:
+    """The adjudication queue, for the owner and the named adjudicators: each example whose labels disagree with
+    every label (annotator, value, note: shown literally), and the value to settle it at."""
+    info = campaign.info
+    owner_here = locked() is None and access.may_change(info.owner, member)
+    if not campaign.may_adjudicate(who) and not owner_here:
+        return
+    examples = pending.drop_duplicates("example_id")
+    st.subheader(f"Adjudication queue ({len(examples):,} pending)", anchor=False)
+    if owner_here:
+        with st.expander("Adjudicators besides the owner"):
+            st.text_input("Names or e-mail addresses, comma-separated", value=", ".join(info.adjudicators),
+                          key="label_adjudicators")
+            st.button("Save the adjudicators", on_click=_name_adjudicators, args=(campaign,),
+                      key="label_adjudicators_save")
+    if not campaign.may_adjudicate(who):
+        st.caption("Type your name above to settle them." if who is None else
+                   f"{literal(who)} is not an adjudicator of this campaign: name yourself above to settle them.")
+        return
+    if examples.empty:
+        st.caption("No example awaits adjudication: every example's labels agree or are settled.")
+        return
+    st.caption("These examples' labels disagree: they count in the estimate only as a range until settled. Choose "
+               "the right value of each.")
+    texts = example_table(info.dataset_id, info.model, info.owner, info.metric)
+    for example_id, position in examples[["example_id", "position"]].head(QUEUE_SHOWN).itertuples(index=False):
+        with st.container(border=True):
+            st.markdown(f"**Example {literal(example_id)}** (position {position + 1:,} of the queue)")
+            for label in pending[pending["example_id"] == example_id].itertuples(index=False):
+                shown = SHOWN.get(info.metric, {}).get(label.value, f"{label.value:g}")
+                note = f" (note: {label.note})" if isinstance(label.note, str) and label.note else ""
+                st.text(f"{label.annotator}: {shown}{note}")
+            with st.expander("The example"):
+                row = texts.loc[example_id] if example_id in texts.index else None
+                for role, title in (("input", "Input"), ("target", "Reference"), ("output", "The model's output")):
+                    _show_text(row, role, title)
+            left, middle, right = st.columns([2, 3, 1])
+            if info.metric == "score":
+                left.number_input("Settled score", min_value=info.scale[0], max_value=info.scale[1], value=None,
+                                  key=f"adjudicate_value_{position}")
             else:
-                st.write(f"{found.statistic}: {render.ci(found.value, found.ci_low, found.ci_high)} over "
-                         f"{found.n:,} examples. {found.meaning}")
-        else:
-            st.caption("One label per example: start a campaign with overlap 2 or more to measure agreement.")
-        per = labels.groupby("example_id").agg(value=("value", "mean"), judge=("judge", "first"))
-        judged = agreement.judge_agreement(per, campaign.info.metric, campaign.info.level, campaign.info.seed)
-        if judged is None:
-            st.caption("No AI judge verdicts on the labeled examples.")
-        else:
-            k = judged.kappa
-            st.write(f"AI judge vs humans on {judged.n:,} examples: {k.statistic} "
-                     f"{render.ci(k.value, k.ci_low, k.ci_high)}. With the judge, the {judged.n:,} labels are "
-                     f"worth {judged.effective_labels:,.0f} labels alone (PPI effective sample size).")
-            st.dataframe(judged.confusion)
+                left.radio("Settled label", list(SHOWN[info.metric].values()), index=None, horizontal=True,
+                           key=f"adjudicate_value_{position}")
+            middle.text_input("Note (optional)", key=f"adjudicate_note_{position}")
+            right.button("Settle", on_click=_settle, args=(campaign, example_id, who, int(position)),
+                         key=f"adjudicate_save_{position}", type="primary")
+    if len(examples) > QUEUE_SHOWN:
+        st.caption(f"{len(examples) - QUEUE_SHOWN:,} more follow as these are settled.")
+
+
+def _records(campaign: Campaign) -> None:
+    """Every label and adjudication with the replaced ones, and the queue with the settled labels (CSV each):
+    read only while the section is open."""
+    info = campaign.info
+    box = st.expander("Every label and adjudication (with the replaced ones), and the queue", key="label_records",
+                      on_change="rerun")
+    with box:
+        if not box.open:
+            return
+        render.table(campaign.history(), f"{info.name} labels")
+        adjudications = campaign.adjudications()
+        if len(adjudications):
+            render.table(adjudications, f"{info.name} adjudications")
+        render.table(campaign.export(), f"{info.name} queue")
 
 
 def _campaign(campaign: Campaign) -> None:
     info = campaign.info
-    estimate = campaign.estimate()
+    version = campaign.version()
+    state = campaign_state(campaign.id, version, WHAT[info.metric], _campaign=campaign)
+    estimate = state.estimate
     render.answer(sentence(info, estimate))
     if estimate.stop:
         st.success(f"You can stop: the {info.level:.0%} interval is within ±{info.target:g}." if info.target is not None
                    else f"You can stop: the budget of {info.budget:,} labels is used.", icon=":material/flag:")
-    if not math.isnan(estimate.estimate):
-        render.chart(estimate_figure(estimate, info.model, WHAT[info.metric]), f"{info.name} estimate")
+    if state.figure is not None:
+        render.chart(state.figure, f"{info.name} estimate")
     st.progress(min(estimate.labels / max(info.planned, 1), 1.0),
                 text=f"{estimate.labels:,} labels of about {info.planned:,} planned; {estimate.needed:,} more "
                      "needed at the current variance" + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
@@ -275,10 +374,9 @@ def _campaign(campaign: Campaign) -> None:
             else:
                 _example(campaign, example_id, who)
         _relabel(campaign, who)
-    _agreement(campaign)
-    with st.expander("Every label (with the replaced ones)"):
-        render.table(campaign.history(), f"{info.name} labels")
-        render.table(campaign.export(), f"{info.name} queue")
+    _adjudication(campaign, who, state.pending)
+    _agreement(campaign, version)
+    _records(campaign)
     if not math.isnan(estimate.estimate) and locked() is None and info.scale == (0.0, 1.0):
         if st.button("Use this estimate in every view", icon=":material/insights:",
                      help="Saves the campaign's estimate (the design's, with its interval) as a dataset of the "

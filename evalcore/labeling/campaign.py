@@ -170,6 +170,17 @@ class Labeled(NamedTuple):
     pending: int
 
 
+@dataclass(frozen=True)
+class CampaignAgreement:
+    """:meth:`Campaign.agreement`: ``annotators`` (their agreement beyond chance; None before two examples have two
+    labels), ``judge`` (the AI judge against the settled labels; None without judge verdicts) and ``quality`` (one
+    row per annotator, :func:`.agreement.annotator_quality`)."""
+
+    annotators: agreement.Agreement | None
+    judge: agreement.JudgeAgreement | None
+    quality: pd.DataFrame
+
+
 def _names(names) -> tuple[str, ...]:
     """Members' names in their canonical form, each once, in the order given (blanks dropped)."""
     return tuple(dict.fromkeys(n for n in map(canonical, [names] if isinstance(names, str) else names) if n))
@@ -563,12 +574,27 @@ class Campaign:
         """Each annotator's agreement with the settled labels and with the other annotators
         (:func:`.agreement.annotator_quality`), over the examples labeled twice or more or adjudicated: a single
         label settles its example by itself and says nothing of its annotator."""
-        labels = self.current_labels()
-        frame = self._labeled().frame.set_index("example_id")
+        return self._quality(self.current_labels(), self._labeled().frame)
+
+    def _quality(self, labels: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.set_index("example_id")
         counts = labels.groupby("example_id").size().reindex(frame.index, fill_value=0)
         checked = frame["status"].eq("adjudicated") | (frame["status"].eq("labeled") & (counts >= 2))
         return agreement.annotator_quality(labels[["example_id", "annotator", "value"]], frame.loc[checked, "value"],
-                                 self.info.metric, self.info.level)
+                                           self.info.metric, self.info.level)
+
+    def agreement(self) -> CampaignAgreement:
+        """How far the labels can be trusted: the annotators' agreement on the labels in force
+        (:func:`.agreement.annotator_agreement`), the AI judge against the settled labels (pending and skipped
+        examples left out, :func:`.agreement.judge_agreement`) and each annotator's quality
+        (:meth:`annotator_quality`)."""
+        info = self.info
+        labels = self.current_labels()
+        frame = self._labeled().frame
+        settled = frame[frame["status"].isin(("labeled", "adjudicated"))]
+        return CampaignAgreement(agreement.annotator_agreement(labels, info.metric, info.level, info.seed),
+                                 agreement.judge_agreement(settled, info.metric, info.level, info.seed),
+                                 self._quality(labels, frame))
 
     def design_sentence(self, estimate: LiveEstimate | None = None) -> str:
         """E.g. "m: estimated from 312 labels, stratified, Neyman allocation (stratified Horvitz-Thompson), in the
@@ -625,7 +651,7 @@ class Campaign:
             "stratum": queue["stratum"],
             "inclusion_probability": queue["example_id"].map(done["inclusion_probability"]).fillna(
                 pd.Series(planned, index=queue.index)) if len(done) else planned,
-            "label": settled, "status": queue["example_id"].map(done["status"]).fillna("unlabeled"),
+            "label": settled, "status": queue["example_id"].map(done["status"]).astype(object).fillna("unlabeled"),
             "annotator": queue["example_id"].map(who),
             "adjudicator": queue["example_id"].map(self._adjudicated()["adjudicator"])})
 

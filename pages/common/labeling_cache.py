@@ -1,11 +1,19 @@
-"""The Label page's cached steps: a campaign's examples with their text, looked up by the campaign's example id."""
+"""The Label page's cached steps: a campaign's examples with their text, looked up by the campaign's example id; its
+estimate, chart and adjudication queue, and its agreement statistics, each keyed by the campaign's version (its
+largest label and adjudication ids, :meth:`evalcore.labeling.campaign.Campaign.version`): computed at most once per
+new label or adjudication, however many reruns and sessions ask."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
+import plotly.graph_objects as go
 
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
-from evalcore.labeling.campaign import examples_of
+from evalcore.labeling.campaign import Campaign, CampaignAgreement, examples_of
+from evalcore.labeling.estimate import LiveEstimate
+from evalcore.labeling.figures import estimate_figure
 
 from .store import cached
 from .workspace_store import workspace
@@ -19,3 +27,28 @@ def example_table(dataset_id: str, model: str, owner: str | None, metric: str) -
     one lookup."""
     rows = examples_of(workspace().dataset(dataset_id, owner), model, metric)
     return rows[[c for c in ("model_a", "model_b", *EXAMPLE_TEXT_ROLES) if c in rows.columns]]
+
+
+@dataclass(frozen=True)
+class CampaignState:
+    """What the Label page opens with: the ``estimate``, its ``figure`` (None before the first estimate) and the
+    adjudication queue (``pending``, :meth:`evalcore.labeling.campaign.Campaign.pending`)."""
+
+    estimate: LiveEstimate
+    figure: go.Figure | None
+    pending: pd.DataFrame
+
+
+@cached("Reading the labels...")
+def campaign_state(campaign_id: str, version: tuple[int, int], what: str, _campaign: Campaign) -> CampaignState:
+    """The campaign's estimate, chart and adjudication queue at ``version`` (``what`` names the metric on the
+    chart's axis)."""
+    estimate = _campaign.estimate()
+    figure = None if estimate.estimate != estimate.estimate else estimate_figure(estimate, _campaign.info.model, what)
+    return CampaignState(estimate, figure, _campaign.pending())
+
+
+@cached("Measuring agreement (bootstrap intervals)...")
+def campaign_agreement(campaign_id: str, version: tuple[int, int], _campaign: Campaign) -> CampaignAgreement:
+    """The campaign's agreement statistics at ``version`` (:meth:`evalcore.labeling.campaign.Campaign.agreement`)."""
+    return _campaign.agreement()

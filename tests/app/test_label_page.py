@@ -146,3 +146,59 @@ def test_a_pairwise_campaign_on_battles_maps_left_and_right_back_to_a_and_b(fold
     assert_no_exception(at)
     value = campaign.current_labels()["value"].tolist()
     assert value == [0.0 if left == row["model_a"] else 1.0]  # "left is better" is a win of the model shown left
+
+
+def _signed_in(member: str, campaign_id: str):
+    """A session of an instance with sign-in for the team.example domain, as ``member``, on the campaign's page."""
+    from streamlit.testing.v1 import AppTest
+
+    from test_pages import APP, TIMEOUT
+    from test_workspace_page import AUTH
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.secrets["auth"] = AUTH
+    at.secrets["team"] = {"domains": ["team.example"]}
+    at.user = {"is_logged_in": True, "email": member, "email_verified": True}
+    at.query_params["campaign"] = campaign_id
+    return goto(at, "label")
+
+
+def test_two_annotators_disagree_with_overlap_2_and_the_owner_clears_the_adjudication_queue(folder):
+    owner, alice, bob = "olivia@team.example", "alice@team.example", "bob@team.example"
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels", owner=owner, shared=True)
+    campaign = Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3, owner=owner, shared=True, overlap=2)
+    given = {}
+    for a, b in ((1, 1), (1, 0), (0, 0), (0, 1), (1, 1)):
+        example = campaign.next(alice)
+        assert campaign.next(bob) == example
+        campaign.record(example, alice, a)
+        campaign.record(example, bob, b, note="**bold** <b>guess</b>" if a != b else None)
+        given[example] = (a, b)
+    disputed = [e for e, (a, b) in given.items() if a != b]
+
+    annotator = _signed_in(bob, campaign.id)  # not an adjudicator: no queue
+    assert not [s for s in annotator.subheader if s.value.startswith("Adjudication queue")]
+    at = _signed_in(owner, campaign.id)
+    assert "2 examples await adjudication" in shown(at.subheader[0].value)
+    assert [s.value for s in at.subheader if s.value.startswith("Adjudication queue")] == [
+        "Adjudication queue (2 pending)"]
+    lines = [t.value for t in at.text]
+    assert f"{bob}: incorrect (note: **bold** <b>guess</b>)" in lines  # literally: no Markdown, no HTML
+    assert f"{alice}: correct" in lines
+    for example in disputed:
+        position = int(campaign.example(example)["position"])
+        at.radio(key=f"adjudicate_value_{position}").set_value("correct")
+        at.text_input(key=f"adjudicate_note_{position}").set_value("checked the answer")
+        at.button(key=f"adjudicate_save_{position}").click()
+        at.run()
+        assert_no_exception(at)
+        assert not texts(at.error)
+    assert [s.value for s in at.subheader if s.value.startswith("Adjudication queue")] == [
+        "Adjudication queue (0 pending)"]
+    assert "await adjudication" not in shown(at.subheader[0].value)
+    assert campaign.pending().empty
+    table = campaign.export().set_index("example_id")
+    assert table.loc[disputed, "status"].tolist() == ["adjudicated"] * 2
+    assert table.loc[disputed, "label"].tolist() == [1.0, 1.0] and table.loc[disputed, "adjudicator"].eq(owner).all()
+    assert campaign.adjudications()["note"].tolist() == ["checked the answer"] * 2
