@@ -22,6 +22,10 @@ ENV EVALCORE_WORKSPACE=/data
 RUN mkdir -p /data && chown evalcore:evalcore /data
 VOLUME ["/data"]
 
+# Images a log's image column names (the Label page): mount them read-only and point EVALCORE_MEDIA_DIR there, e.g.
+#   docker run -v /srv/images:/media:ro -e EVALCORE_MEDIA_DIR=/media ...
+# ENV EVALCORE_MEDIA_DIR=/media
+
 USER evalcore
 EXPOSE 8501
 

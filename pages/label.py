@@ -9,6 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.data.display import literal
+from evalcore.data.media import MediaError, image_suffix, load_image, media_dir
+from evalcore.data.options import chosen_letter, option_lines, parse_options
 from evalcore.errors import EvalDataError
 from evalcore.workspace import access
 from evalcore.labeling.campaign import Campaign, sentence
@@ -23,6 +25,12 @@ ensure_app_navigation()
 
 ANNOTATOR = "label_annotator"
 WHAT = {"correct": "accuracy", "score": "mean score", "pairwise": "share model B wins"}
+#: characters beyond which a text is shown in a box that scrolls
+LONG_TEXT = 1500
+#: what a log needs for its examples to be shown (said when it has none of it)
+WHAT_TO_ADD = ("add to the log a column 'input' (the question; also read from question or prompt), 'options' (a "
+               "list, or columns A, B, C ...) or 'image' (a file under EVALCORE_MEDIA_DIR, or in a zip of images "
+               "uploaded below) and save it again")
 
 st.title("Label")
 member = viewer()
@@ -140,10 +148,84 @@ def _give_chosen(campaign: Campaign, who: str) -> None:
     _give(campaign, st.session_state["relabel_example"], who, st.session_state["relabel_value"])
 
 
-def _show_text(row: pd.Series | None, role: str, title: str) -> None:
-    if row is not None and role in row and isinstance(row[role], str) and row[role]:
-        st.markdown(f"**{title}**")
-        st.text(row[role])  # literal: never Markdown or HTML
+def _value(row: pd.Series | None, role: str) -> str | None:
+    """The ``role`` text of an example's row; None where the log has none (no column, missing, blank)."""
+    value = row.get(role) if row is not None else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _show_text(row: pd.Series | None, role: str, title: str) -> bool:
+    """Show the ``role`` text under ``title``, literally (never Markdown or HTML), a long one in a box of its own
+    that scrolls; whether there was any."""
+    value = _value(row, role)
+    if value is None:
+        return False
+    st.markdown(f"**{title}**")
+    (st.container(height=320) if len(value) > LONG_TEXT else st.container()).text(value)
+    return True
+
+
+def _show_options(row: pd.Series | None) -> bool:
+    """Show a multiple-choice example's options, lettered, the model's choice and the reference marked
+    (:mod:`evalcore.data.options`); whether there were any."""
+    options = parse_options(_value(row, "options"))
+    if not options:
+        return False
+    st.markdown("**Options**")
+    st.text(option_lines(options, chosen_letter(_value(row, "output"), options),
+                         chosen_letter(_value(row, "target"), options)))
+    return True
+
+
+def _image_name(row: pd.Series | None) -> tuple[str, str] | None:
+    """(the name of the example's image, the role it comes from): its ``image``, else an example id named like an
+    image file (ImageNet's ILSVRC2012_val_00000293.JPEG); None when it has neither."""
+    if (name := _value(row, "image")) is not None:
+        return name, "image"
+    example = _value(row, "example_id")
+    return (example, "example_id") if image_suffix(example) else None
+
+
+def _show_image(dataset_id: str, owner: str | None, row: pd.Series | None) -> bool:
+    """Show the example's image (:func:`evalcore.data.media.load_image`: the zip of images saved with the dataset,
+    read as the campaign's ``owner`` reads the dataset, then EVALCORE_MEDIA_DIR), or one line naming the file and
+    why it is not shown; whether the example has an image."""
+    found = _image_name(row)
+    if found is None:
+        return False
+    name, role = found
+    archive = workspace().media_archive(dataset_id, owner)
+    if role == "example_id" and archive is None and media_dir() is None:
+        return False  # an id named like a file, and nowhere to look for it: the page says what to add
+    try:
+        shown = load_image(name, archive)
+    except MediaError as exc:
+        st.warning(literal(f"The image of this example (role '{role}') is not shown: {exc}"),
+                   icon=":material/hide_image:")
+        return True
+    st.image(shown.data)
+    st.caption(literal(f"{name} ({shown.format}, {shown.width:,} x {shown.height:,} pixels)"))
+    return True
+
+
+def _media_upload(dataset_id: str) -> None:
+    """Save a zip of the images the dataset's image column names with the dataset (its owner, where saved items may
+    change): checked, then kept in the workspace (:meth:`evalcore.workspace.Workspace.add_media`)."""
+    with st.expander("Images of this dataset: upload a zip of them"):
+        if (why := locked()) is not None:
+            st.caption(literal(why))
+            return
+        upload = st.file_uploader("A zip of the images, at the paths the image column gives", type=["zip"],
+                                  key="label_media_zip")
+        if upload is None or not st.button("Save the images with the dataset", key="label_media_save"):
+            return
+        try:
+            saved = workspace().add_media(dataset_id, upload.getvalue(), viewer=member)
+        except (EvalDataError, LookupError, PermissionError) as exc:
+            why = str(exc).strip("'\"")
+            st.error(literal(f"{upload.name}: {why}"))
+        else:
+            st.success(literal(f"{upload.name}: {saved.members:,} files saved with the dataset."))
 
 
 def _flipped(seed: int, example_id: str) -> bool:
@@ -187,15 +269,20 @@ def _example(campaign: Campaign, example_id: str, who: str) -> None:
     st.caption(f"Position {queued['position'] + 1:,} of the queue" + (f", stratum {queued['stratum'] + 1}"
                                                                       if info.design in ("proportional", "neyman")
                                                                       else ""))
-    _show_text(row, "input", "Input")
+    image = _show_image(info.dataset_id, info.owner, row)
+    question = _show_text(row, "input", "Input")
+    options = _show_options(row)
     _show_text(row, "target", "Reference")
     if info.metric == "pairwise" and row is not None:
         sides = [str(row.get("model_a", "")), str(row.get("model_b", ""))]
         left, right = sides[::-1] if _flipped(info.seed, example_id) else sides  # the buttons follow this order
         st.text(f"Left: {left}    Right: {right}    (the order is random for each battle)")
     _show_text(row, "output", "The model's output")
-    if row is None or not any(isinstance(row.get(r), str) and row.get(r) for r in ("input", "output")):
-        st.info("This log keeps no text for its examples: label it from the example id in your own tool.")
+    if not (image or question or options):
+        st.info(literal(f"This log keeps no question, options or image for its examples: label it from the "
+                        f"example id in your own tool, or {WHAT_TO_ADD}."))
+    if image or not (question or options):
+        _media_upload(info.dataset_id)
     _buttons(campaign, example_id, who)
     if queued["judge"] is not None:
         with st.expander("The AI judge's verdict (hidden by default so it does not anchor you)"):

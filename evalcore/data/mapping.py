@@ -51,14 +51,18 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "target": ("target", "reference", "answer", "gold", "expected", "expected_output", "ideal", "ground_truth",
                "references", "gold_answer", "correct_answer", "label_text"),
     "output": ("output", "response", "completion", "prediction", "generation", "model_output", "actual_output",
-               "model_answer", "predicted_answer", "generated_text"),
+               "model_answer", "predicted_answer", "generated_text", "pred", "predicted"),
     "explanation": ("explanation", "reason", "reasoning", "rationale", "judgment", "judgement", "critique",
                     "feedback"),
+    "options": ("options", "choices", "answer_options", "answer_choices", "option_list", "choice_list",
+                "candidates", "mc_options"),
+    "image": ("image", "image_path", "image_file", "img", "img_path", "filepath", "file_path", "file", "path",
+              "media", "media_path", "picture", "photo"),
 }
 
 #: roles recognised only by an exact synonym ('sample_id' is an example id, not a repeat; 'prompt_tokens' is a
 #: number, not the prompt)
-EXACT_ONLY = frozenset({"repeat", "se", "input", "target", "output", "explanation"})
+EXACT_ONLY = frozenset({"repeat", "se", "input", "target", "output", "explanation", "options", "image"})
 
 
 _EVERY_SYNONYM = frozenset(name for names in SYNONYMS.values() for name in names)
@@ -108,7 +112,7 @@ def suggest_mapping(columns: Iterable[object], kind: str | None = None) -> dict[
     cols = [str(c) for c in columns]
     if kind is None:
         battles = _suggest_roles(cols, ROLES[BATTLES])
-        if {"model_a", "model_b"} <= set(battles.values()):
+        if {"model_a", "model_b"} <= set(battles.values()) and not option_columns(cols):  # A, B, C: options
             return battles
         summary = _suggest_roles(cols, ROLES[SUMMARY])
         log = _suggest_roles(cols, ROLES[LOG])
@@ -122,6 +126,31 @@ def suggest_mapping(columns: Iterable[object], kind: str | None = None) -> dict[
     if kind not in KINDS:
         raise EvalDataError(f"Unknown data shape '{kind}': choose one of {', '.join(KINDS)}.")
     return _suggest_roles(cols, ROLES[kind])
+
+
+#: names of option columns: a single letter, or option_a, choice_a, opt_a, answer_a (any case and separator)
+_OPTION_COLUMN = re.compile(r"\A(?:(?:option|choice|opt|answer)_?)?([a-z])\Z")
+
+
+def option_columns(columns: Iterable[object]) -> list[str]:
+    """The columns of a multiple-choice example's options, in letter order: the run from A of columns named by a
+    letter (three or more: ``A`` and ``B`` alone are a battle's models) or by a prefix and a letter (``option_a``,
+    ``choice_b``, ``opt_c``, ``answer_d``: two or more); [] when there is none. Prefixed names win over bare letters."""
+    found: dict[bool, dict[str, str]] = {True: {}, False: {}}
+    for column in columns:
+        name = normalize(column)
+        match = _OPTION_COLUMN.match(name)
+        if match:
+            found[len(name) > 1].setdefault(match.group(1), str(column))
+    for prefixed, fewest in ((True, 2), (False, 3)):
+        run = []
+        for letter in "abcdefghijklmnopqrstuvwxyz":
+            if letter not in found[prefixed]:
+                break
+            run.append(found[prefixed][letter])
+        if len(run) >= fewest:
+            return run
+    return []
 
 
 def with_overrides(columns: Iterable[object], overrides: dict[str, str | None] | None,

@@ -28,12 +28,15 @@ LOG_ROLES = (
     "target",      # text: the reference answer(s)
     "output",      # text: the model's answer
     "explanation", # text: a scorer's or judge's reasoning
+    "options",     # text: a multiple-choice example's options (a list, or option columns A, B, C ...)
+    "image",       # text: the example's image file (under EVALCORE_MEDIA_DIR or in the dataset's zip of images)
 )
 LOG_VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 LOG_LABEL_ROLES = ("model", "example_id", "task", "category", "group")
 #: Optional text of an example: shown to people (literally), never needed by a method; each value is cut at
-#: ``ReadLimits.max_text_value_bytes`` and all of them together bounded by ``ReadLimits.max_text_bytes``.
-EXAMPLE_TEXT_ROLES = ("input", "target", "output", "explanation")
+#: ``ReadLimits.max_text_value_bytes`` and all of them together bounded by ``ReadLimits.max_text_bytes``. The options
+#: are read by :mod:`evalcore.data.options`, the image's path by :mod:`evalcore.data.media` (the Label page).
+EXAMPLE_TEXT_ROLES = ("input", "target", "output", "explanation", "options", "image")
 
 #: Leaderboard summary roles: counts per (model, task); ``accuracy`` may replace ``n_correct``; ``se`` is the
 #: tool's own standard error of the accuracy (e.g. AlpacaEval's length-controlled win rate's), used when given.

@@ -1,5 +1,5 @@
-"""The text of an example (roles ``input``, ``target``, ``output``, ``explanation``): kept so that people can read
-which question a model got wrong, bounded so that no log can fill the memory with it.
+"""The text of an example (roles ``input``, ``target``, ``output``, ``explanation``, ``options``, ``image``): kept so
+that people can read which question a model got wrong, bounded so that no log can fill the memory with it.
 
 Each value becomes text (``str(value)``; missing stays missing) and is cut at ``limits.max_text_value_bytes`` bytes
 of UTF-8 (at a character boundary; default 4 KB); all text of a log together is bounded by ``limits.max_text_bytes``
@@ -9,6 +9,9 @@ stored as written and shown literally; no method reads it.
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pandas as pd
 
 from evalcore.data.limits import ReadLimits, size_text
@@ -19,6 +22,16 @@ def cut(text: str, max_bytes: int) -> str:
     """``text`` shortened to at most ``max_bytes`` bytes of UTF-8, without splitting a character."""
     data = text.encode("utf-8")
     return text if len(data) <= max_bytes else data[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def _as_text(value) -> str:
+    """A value as text: a list (a Parquet or JSON list column, e.g. the options) as a JSON array, so that it reads
+    back as a list (:func:`evalcore.data.options.parse_options`); anything else as ``str`` writes it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return json.dumps([v if isinstance(v, str) else str(v) for v in list(value)], ensure_ascii=False)
+    return str(value)
 
 
 def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
@@ -36,7 +49,7 @@ def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
         if not present.any():  # a tool's role it left empty: no column
             continue
         text = pd.Series(None, index=raw.index, dtype=object)
-        values = column[present].map(lambda v: v if isinstance(v, str) else str(v))
+        values = column[present].map(_as_text)
         n_bytes = values.str.len()  # characters: a lower bound of the bytes, exact for ASCII
         long = n_bytes > limits.max_text_value_bytes // 4
         if long.any():

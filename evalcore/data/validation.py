@@ -14,8 +14,9 @@ Canonical shapes (see :mod:`evalcore.data.schema`):
 * summary: model, task, category (str), n, n_correct (int64), accuracy (float64, fraction), se (float64, the
   tool's own standard error of the accuracy, when given);
 * battles: model_a, model_b (str), outcome (float64 0/1, missing = no human vote), judge (float64 in [0, 1]);
-* logs and battles may carry an example's text (``input``, ``target``, ``output``, ``explanation``; object columns of
-  str), bounded by :mod:`evalcore.data.text`.
+* logs and battles may carry an example's text (``input``, ``target``, ``output``, ``explanation``; logs also
+  ``options``, gathered from option columns A, B, C ... by :mod:`evalcore.data.options`, and ``image``, a path; object
+  columns of str), bounded by :mod:`evalcore.data.text`.
 
 Nothing is dropped silently: rows that views exclude are counted in the report, and every refusal names the
 column, the first offending rows (row 1 = the first data row after the header) and what was expected.
@@ -33,6 +34,7 @@ import pandas as pd
 
 from evalcore.data.features import screen_features
 from evalcore.data.mapping import GROUP_VALUES, check_mapping, detect_kind, suggest_group, suggest_mapping
+from evalcore.data.options import gather_option_columns
 from evalcore.importers import RawLog, read_logs
 from evalcore.importers.combine import UNRELATED
 from evalcore.importers.detect import NamedSource
@@ -223,6 +225,9 @@ def validate(
     raw, left_out = _leave_out(raw, mapping)
     kind = kind or detect_kind(mapping.values())
     _add_identity_roles(mapping, raw.columns, kind)
+    options = gather_option_columns(raw, mapping) if kind == LOG else None
+    if options is not None:  # columns A, B, C ... become the one options column
+        raw, mapping, options_note = options
     group = suggest_group(raw, mapping) if kind == LOG and (
         mapping_given is None if group_from_values is None else group_from_values) else None
     if group is not None:
@@ -230,6 +235,8 @@ def validate(
     check_mapping(mapping, raw.columns, kind)
     builder = {LOG: _validate_log, SUMMARY: _validate_summary, BATTLES: _validate_battles}[kind]
     frame, features, notes = builder(raw, mapping, limits or ReadLimits.from_env())
+    if options is not None:
+        notes.append(options_note)
     if group is not None:
         notes.insert(0, f"No group column: '{group[0]}' ({group[1]} values) is the group, the subgroups of the "
                         "Subgroups page and of Compare's slices. It is the text column with the most values, "

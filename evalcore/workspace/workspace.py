@@ -1,10 +1,11 @@
 """``Workspace(root)``: saved datasets (canonical frames) and saved analyses, with owners and sharing.
 
-The folder holds ``catalog.sqlite`` (:mod:`.catalog`) and ``data/<digest>.parquet`` (:mod:`.storage`). A dataset is
+The folder holds ``catalog.sqlite`` (:mod:`.catalog`), ``data/<digest>.parquet`` (:mod:`.storage`) and a dataset's
+zip of images, ``media/<dataset id>.zip`` (:meth:`Workspace.add_media`). A dataset is
 an upload validated once and kept as its canonical frame; an analysis is a page with its settings and selection on
 a dataset, reachable by an unguessable id (192 random bits, :func:`evalcore.workspace.access.new_id`). Back up the workspace by
 copying the folder while no one writes, or with SQLite's online backup of ``catalog.sqlite`` plus a copy of
-``data/`` (data files are never changed once written).
+``data/`` and ``media/`` (data files are never changed once written).
 
 Every owner and viewer passes through :func:`.access.canonical` here, at the API's boundary. Every change is one
 catalog transaction: a refused one (no permission, a full or read-only disk) changes nothing. A data file is written
@@ -24,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore.data import media
 from evalcore.data.validation import load_eval_log, report_of
 from evalcore.engine import LazyLog, scan
 from evalcore.errors import EvalDataError
@@ -199,6 +201,28 @@ class Workspace:
         row = self._row("datasets", "dataset", dataset_id, viewer)
         return scan(storage.path_of(self.root, row["digest"]))
 
+    def add_media(self, dataset_id: str, data: bytes, viewer: str | None = None) -> media.ArchiveSummary:
+        """Save ``data``, a zip of the images a dataset's ``image`` column names, with a dataset ``viewer`` may change
+        (its owner), replacing an earlier one: checked first (:func:`evalcore.data.media.check_archive`: members,
+        sizes, zip-slip names), so a refused zip writes nothing. Kept as ``media/<dataset id>.zip``, read member by
+        member, never unpacked (:meth:`media_archive`)."""
+        row = self._row("datasets", "dataset", dataset_id, viewer)
+        access.check_change(dataset_id, row["owner"], viewer)
+        summary = media.check_archive(bytes(data), media.MediaLimits.from_env())
+        storage.write_atomic(self._media_path(dataset_id), bytes(data))
+        return summary
+
+    def media_archive(self, dataset_id: str, viewer: str | None = None) -> Path | None:
+        """The zip of images saved with a dataset ``viewer`` may see (:meth:`add_media`); None when it has none."""
+        self._row("datasets", "dataset", dataset_id, viewer)
+        path = self._media_path(dataset_id)
+        return path if path.is_file() else None
+
+    def _media_path(self, dataset_id: str) -> Path:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", str(dataset_id)):  # an id of access.new_id: a file name as it is
+            raise LookupError(f"No dataset with id {dataset_id!r} in this workspace.")
+        return self.root / "media" / f"{dataset_id}.zip"
+
     def datasets(self, viewer: str | None = None) -> list[DatasetRecord]:
         """The datasets ``viewer`` may see, newest first."""
         found = catalog.rows(self.catalog, "SELECT * FROM datasets ORDER BY created DESC, rowid DESC")
@@ -283,6 +307,10 @@ class Workspace:
             db.execute("DELETE FROM series_runs WHERE dataset_id = ?", (item_id,))  # the run leaves its series
             db.execute("UPDATE series SET baseline = NULL WHERE baseline = ?", (item_id,))
             db.execute("DELETE FROM datasets WHERE id = ?", (item_id,))
+            try:
+                self._media_path(item_id).unlink(missing_ok=True)  # its zip of images goes with it
+            except OSError as exc:
+                raise EvalDataError(storage.storage_problem(self.root / "media", exc)) from exc
             if not db.execute("SELECT 1 FROM datasets WHERE digest = ?", (row["digest"],)).fetchone():
                 storage.remove(self.root, row["digest"])
         return use.own

@@ -21,12 +21,13 @@ from .workspace_store import workspace
 
 @cached("Opening the examples to label...")
 def example_table(dataset_id: str, model: str, owner: str | None, metric: str) -> pd.DataFrame:
-    """The text of each example of a campaign (``input``, ``target``, ``output``, ``explanation`` where the log has
-    them; battles: the two models too), indexed by the campaign's example id
+    """The text of each example of a campaign (its ``example_id`` and ``input``, ``target``, ``output``,
+    ``explanation``, ``options``, ``image`` where the log has them; battles: the two models too), indexed by the
+    campaign's example id
     (:func:`evalcore.labeling.campaign.examples_of`). Cached per dataset and model: a click to the next example is
     one lookup."""
     rows = examples_of(workspace().dataset(dataset_id, owner), model, metric)
-    return rows[[c for c in ("model_a", "model_b", *EXAMPLE_TEXT_ROLES) if c in rows.columns]]
+    return rows[[c for c in ("example_id", "model_a", "model_b", *EXAMPLE_TEXT_ROLES) if c in rows.columns]]
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ def test_mmlu_pro_header_is_a_log_with_src_as_group(shared_file):
         "src": "group",
         "correct": "correct",
         "answer": "target",  # the answer key's letter: the example's reference answer (text)
+        "pred": "output",  # the model's letter: shown beside the reference on the Label page
     }
     assert detect_kind(mapping.values()) == LOG
 
