@@ -50,6 +50,9 @@ Benchmarks (``--only`` takes these names):
   target; see :mod:`benchmarks.ppi`).
 * ``compare-10m``: ``evalcore compare LOG --base A --new B`` in a subprocess on a generated 10,000,000-row two-model
   Parquet log, median of 3 runs (:mod:`benchmarks.compare_speed`).
+* ``label-team``: the Label page in chromium with an AI judge and overlap 2: a key press until the next example is
+  shown and until the page has settled, opening a campaign with 1,000 labels, its agreement section
+  (:mod:`benchmarks.label_team`).
 """
 
 from __future__ import annotations
@@ -474,6 +477,12 @@ def bench_compare(name: str, repeats: int) -> list[Result]:
     return compare_speed.BENCHMARKS[name](repeats)
 
 
+def bench_label_team(repeats: int) -> list[Result]:
+    from benchmarks import label_team
+
+    return label_team.measure(repeats=repeats)
+
+
 def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]], bool]]:
     """name -> (function of the number of repeats, whether it is a server/browser benchmark)."""
     return {
@@ -505,6 +514,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "ess-curve": (partial(bench_ppi, "ess-curve"), False),
         "bt-ess-curve": (partial(bench_ppi, "bt-ess-curve"), False),
         "compare-10m": (partial(bench_compare, "compare-10m"), False),
+        "label-team": (bench_label_team, True),
     }
 
 

@@ -17,7 +17,7 @@ from evalcore.labeling.campaign import Campaign, sentence
 from evalcore.labeling.queue import DESIGN_NAMES, DESIGNS
 from pages.common import data_source as ds
 from pages.common import render, selection
-from pages.common.labeling_cache import campaign_agreement, campaign_state, example_table
+from pages.common.labeling_cache import CampaignState, campaign_agreement, campaign_state, example_table
 from pages.common.navigation import ensure_app_navigation
 from pages.common.workspace_store import locked, viewer, workspace
 
@@ -429,11 +429,9 @@ def _records(campaign: Campaign) -> None:
         render.table(campaign.export(), f"{info.name} queue")
 
 
-def _campaign(campaign: Campaign) -> None:
-    info = campaign.info
-    version = campaign.version()
-    state = campaign_state(campaign.id, version, WHAT[info.metric], _campaign=campaign)
-    estimate = state.estimate
+def _answer(campaign: Campaign, state: CampaignState) -> None:
+    """The estimate in a sentence, the chart, the progress and what the interval means."""
+    info, estimate = campaign.info, state.estimate
     render.answer(sentence(info, estimate))
     if estimate.stop:
         st.success(f"You can stop: the {info.level:.0%} interval is within ±{info.target:g}." if info.target is not None
@@ -444,6 +442,11 @@ def _campaign(campaign: Campaign) -> None:
                 text=f"{estimate.labels:,} labels of about {info.planned:,} planned; {estimate.needed:,} more "
                      "needed at the current variance" + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
     st.caption(f"{literal(info.name)} · {literal(info.description)} · {estimate.estimator}. {estimate.meaning}")
+
+
+def _campaign(campaign: Campaign) -> None:
+    info = campaign.info
+    top = st.container()  # the answer, filled once the next example is on screen: a click shows it first
     if (message := st.session_state.pop("label_error", None)) is not None:
         st.error(literal(message))
     who = _annotator()
@@ -461,6 +464,11 @@ def _campaign(campaign: Campaign) -> None:
             else:
                 _example(campaign, example_id, who)
         _relabel(campaign, who)
+    version = campaign.version()
+    with top:
+        state = campaign_state(campaign.id, version, WHAT[info.metric], _campaign=campaign)
+        _answer(campaign, state)
+    estimate = state.estimate
     _adjudication(campaign, who, state.pending)
     _agreement(campaign, version)
     _records(campaign)

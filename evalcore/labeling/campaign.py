@@ -581,7 +581,7 @@ class Campaign:
         counts = labels.groupby("example_id").size().reindex(frame.index, fill_value=0)
         checked = frame["status"].eq("adjudicated") | (frame["status"].eq("labeled") & (counts >= 2))
         return agreement.annotator_quality(labels[["example_id", "annotator", "value"]], frame.loc[checked, "value"],
-                                           self.info.metric, self.info.level)
+                                           self.info.metric, self.info.level, scale=self.info.scale)
 
     def agreement(self) -> CampaignAgreement:
         """How far the labels can be trusted: the annotators' agreement on the labels in force
