@@ -40,8 +40,14 @@ from evalcore.sampling.designs import allocate_budget, kmeans_strata, stratum_sp
 
 #: strata of the stratified designs (as the Labeling budget page's default)
 N_STRATA = 10
-#: weight of the uniform in the active design's sampling probabilities
-UNIFORM_SHARE = 0.1
+#: weight of the uniform in the active design's sampling probabilities, and of proportional allocation in the Neyman
+#: design's shares (defensive mixtures: a part of the proxy tells the design nothing, whatever the proxy claims)
+UNIFORM_SHARE = 0.25
+#: the proxy is read within [PROXY_TRUST, 1 - PROXY_TRUST] when it shapes a design: a confidence of 0.999 is
+#: planned for as 0.95, so the examples a proxy calls certain still get labels enough to check that claim
+PROXY_TRUST = 0.05
+#: the share of examples on which an AI judge is taken to agree with the humans before any label (PPI++'s plan)
+JUDGE_AGREEMENT = 0.85
 
 
 @dataclass(frozen=True)
@@ -65,13 +71,19 @@ def _z(level: float) -> float:
 
 
 def _planned(design: str, proxy: np.ndarray, strata: np.ndarray, weight: np.ndarray, target: float | None,
-             budget: int | None, level: float, spread: float) -> int:
+             budget: int | None, level: float, spread: float, judge: np.ndarray) -> int:
     """The budget, or the labels that reach ±``target`` by the design's variance under the proxy read as the
-    probability of a correct answer (``S_h² ≈ p̄_h (1 - p̄_h)``; without a proxy the worst case ``spread² / 4``)."""
+    probability of a correct answer (``S_h² ≈ p̄_h (1 - p̄_h)``; without a proxy the worst case ``spread² / 4``).
+    PPI++ plans with the judge: the rectifier's variance is at most the disagreement rate, taken as
+    ``1 -`` :data:`JUDGE_AGREEMENT` before any label (the live estimate re-plans from the measured one), and never
+    above the labels' own ``m (1 - m)`` at the judge's mean m, which λ = 0 gives."""
     n_pool = proxy.size
     if budget is not None:
         return int(budget)
-    if np.isfinite(proxy).all():
+    if design == "ppi" and np.isfinite(judge).all():
+        m = float(np.clip(judge.mean(), 0.0, 1.0))
+        variance_n = min(m * (1 - m), 1 - JUDGE_AGREEMENT) * spread**2
+    elif np.isfinite(proxy).all():
         wh = np.bincount(strata) / n_pool
         mean_h = np.bincount(strata, proxy) / np.maximum(np.bincount(strata), 1)
         s_h = np.sqrt(np.clip(mean_h * (1 - mean_h), 1e-4, None)) * spread
@@ -85,6 +97,19 @@ def _planned(design: str, proxy: np.ndarray, strata: np.ndarray, weight: np.ndar
         variance_n = spread**2 / 4
     needed = math.ceil(_z(level) ** 2 * variance_n / target**2)
     return int(min(max(needed, 30), n_pool))
+
+
+def _shares(design: str, strata: np.ndarray, trusted: np.ndarray, labels: int) -> np.ndarray:
+    """Each stratum's share of ``labels``: proportional allocation (:func:`evalcore.sampling.designs.allocate_budget`:
+    ``n_h ∝ N_h``, at least 2 per stratum), or Neyman's ``n_h ∝ N_h S_h`` (``S_h`` from the proxy read within the
+    trusted range) mixed with it, ``(1 - ε) a_h + ε a_h^prop`` (ε = :data:`UNIFORM_SHARE`): a stratum the proxy
+    calls certain keeps a quarter of its proportional share, labels enough to find out if it is not."""
+    proportional = allocate_budget(strata, labels, "proportional")
+    proportional = proportional / proportional.sum()
+    if design == "proportional":
+        return proportional
+    counts = allocate_budget(strata, labels, "neyman", proxy=trusted)
+    return (1 - UNIFORM_SHARE) * counts / counts.sum() + UNIFORM_SHARE * proportional
 
 
 def _interleaved(strata: np.ndarray, shares: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -123,19 +148,18 @@ def plan_queue(pool: pd.DataFrame, design: str, target: float | None = None, bud
                                 f"{n_pool:,} examples have none. Choose 'srs', or map that column.")
     rng = np.random.default_rng(seed)
     spread = scale[1] - scale[0]
+    trusted = np.clip(proxy, PROXY_TRUST, 1 - PROXY_TRUST)
     strata = np.zeros(n_pool, dtype=np.int64)
     weight = np.ones(n_pool)
     if design in ("proportional", "neyman"):
         strata = kmeans_strata(proxy, min(N_STRATA, max(1, n_pool // 4)), seed=seed).astype(np.int64)
     elif design == "active":
-        u = np.sqrt(np.clip(proxy, 0.0, 1.0) * (1 - np.clip(proxy, 0.0, 1.0)))
-        u = u if u.sum() > 0 else np.ones(n_pool)
+        u = np.sqrt(trusted * (1 - trusted))
         weight = (1 - UNIFORM_SHARE) * u + UNIFORM_SHARE * u.mean()
-    planned = _planned(design, proxy, strata, weight, target, budget, level, spread)
+    planned = _planned(design, trusted, strata, weight, target, budget, level, spread, judge)
     sizes = np.bincount(strata)
     if design in ("proportional", "neyman"):
-        counts = allocate_budget(strata, max(planned, 2 * sizes.size), design, proxy=proxy)
-        position = _interleaved(strata, counts / counts.sum(), rng)
+        position = _interleaved(strata, _shares(design, strata, trusted, max(planned, 2 * sizes.size)), rng)
         priority = -np.arange(n_pool, dtype=float)
     elif design == "active":
         keys = weight / rng.uniform(size=n_pool)  # priorities q_i = u_i / U_i
@@ -154,5 +178,5 @@ def plan_queue(pool: pd.DataFrame, design: str, target: float | None = None, bud
                  "sum_judge": float(judge[finite_j].sum()), "sum_judge_sq": float((judge[finite_j] ** 2).sum()),
                  "sum_proxy": float(np.nansum(proxy)), "n_strata": int(sizes.size)}
     if design == "neyman":
-        constants["spread_h"] = stratum_spread(strata, proxy).tolist()
+        constants["spread_h"] = stratum_spread(strata, trusted).tolist()
     return QueuePlan(design, order, planned, constants)

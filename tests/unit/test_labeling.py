@@ -45,13 +45,14 @@ def test_every_prefix_of_a_stratified_queue_follows_the_allocation():
     strata = plan.order["stratum"].to_numpy()
     sizes = np.bincount(strata)
     from evalcore.sampling.designs import allocate_budget
-    allocation = allocate_budget(np.asarray(pd.Series(strata, index=plan.order["example_id"]).loc[
-        pool["example_id"]]), 120, "neyman", proxy=pool["proxy"].to_numpy())
-    shares = allocation / allocation.sum()
+    by_pool = np.asarray(pd.Series(strata, index=plan.order["example_id"]).loc[pool["example_id"]])
+    # Neyman's allocation with the proxy read within [0.05, 0.95], mixed with proportional: 3/4 + 1/4
+    allocation = allocate_budget(by_pool, 120, "neyman", proxy=np.clip(pool["proxy"].to_numpy(), 0.05, 0.95))
+    proportional = allocate_budget(by_pool, 120, "proportional")
+    shares = 0.75 * allocation / allocation.sum() + 0.25 * proportional / proportional.sum()
     for t in (10, 40, 120):
         counts = np.bincount(strata[:t], minlength=sizes.size)
         assert np.all(np.abs(counts - t * shares) <= 1.0), (t, counts, t * shares)
-    assert np.array_equal(np.bincount(strata[:120], minlength=sizes.size), allocation)
 
 
 def test_the_active_queue_is_priority_sampling_by_the_proxys_uncertainty():
@@ -59,9 +60,9 @@ def test_the_active_queue_is_priority_sampling_by_the_proxys_uncertainty():
     plan = plan_queue(pool, "active", budget=100, seed=2)
     priority = plan.order["priority"].to_numpy()
     assert np.all(np.diff(priority) <= 0)  # decreasing priorities
-    p = plan.order["proxy"].to_numpy()
+    p = np.clip(plan.order["proxy"].to_numpy(), 0.05, 0.95)  # a proxy's certainty is read as at most 0.95
     u = np.sqrt(p * (1 - p))
-    assert plan.order["weight"].to_numpy() == pytest.approx(0.9 * u + 0.1 * u.mean())
+    assert plan.order["weight"].to_numpy() == pytest.approx(0.75 * u + 0.25 * u.mean())
     # examples near p = 0.5 come early: the mean uncertainty of the first 100 is above the pool's
     assert u[:100].mean() > u.mean()
 
@@ -77,30 +78,51 @@ def test_a_design_without_its_column_is_refused_by_name():
 
 
 # ------------------------------------------------------------------------------------------------ estimates
+def _wilson(theta: float, var: float, k: float) -> tuple[float, float]:
+    """The Wilson interval at the effective sample size n* = θ(1 - θ)/v with critical value k, by the textbook."""
+    n = theta * (1 - theta) / var
+    center = (theta + k * k / (2 * n)) / (1 + k * k / n)
+    half = k / (1 + k * k / n) * math.sqrt(theta * (1 - theta) / n + k * k / (4 * n * n))
+    return center - half, center + half
+
+
 def test_stratified_horvitz_thompson_by_hand():
     """Two strata of 6 and 4 examples; 3 and 2 labels. θ = 0.6·(2/3) + 0.4·(1/2) = 0.6;
-    se² = 0.36·(1 - 3/6)·(1/3)/3 + 0.16·(1 - 2/4)·(1/2)/2 = 0.02 + 0.02 = 0.04."""
+    v = 0.36·(1 - 3/6)·(1/3)/3 + 0.16·(1 - 2/4)·(1/2)/2 = 0.02 + 0.02 = 0.04 (the floors 1/8 and 1/6 do not bind);
+    Satterthwaite's df = 0.04² / (0.02²/2 + 0.02²/1) = 8/3; the interval is Wilson's at n* = 0.24 / 0.04 = 6."""
+    from scipy.stats import t as student_t
+
+    from evalcore.labeling.estimate import design_moments
+
     pool = {"N": 10, "strata": [6, 4]}
     labeled = {"value": np.array([1.0, 1.0, 0.0, 1.0, 0.0]), "stratum": np.array([0, 0, 0, 1, 1]),
                "weight": np.ones(5), "proxy": np.full(5, 0.5), "judge": np.full(5, np.nan)}
+    theta, var, df = design_moments("proportional", labeled["value"], labeled, pool)
+    assert (theta, var, df) == pytest.approx((0.6, 0.04, 8 / 3))
     got = live_estimate(labeled, "proportional", pool, planned=5, target=None, level=0.95)
-    assert got.estimate == pytest.approx(0.6) and got.se == pytest.approx(0.2)
-    assert got.ci_low == pytest.approx(0.6 - 1.959964 * 0.2, abs=1e-6)
+    assert got.estimate == pytest.approx(0.6)
+    assert (got.ci_low, got.ci_high) == pytest.approx(_wilson(0.6, 0.04, student_t.ppf(0.975, 8 / 3)))
     assert got.stop  # a budget campaign stops when its labels are in
 
 
 def test_ipw_with_a_control_variate_by_hand():
     """Three labeled examples with π = (0.5, 0.25, 1.0) (u / τ, τ = 0.8) in a pool of 8 whose proxy sums to 4.
     λ = Σ c z p / Σ c p² with c = (1 - π)/π²: c = (2, 12, 0), z = (1, 0, 1), p = (0.5, 0.5, 0.9):
-    λ = 1 / (0.5 + 3) = 2/7; θ = (λ·4 + (1 - λ/2)/0.5 + (0 - λ/2)/0.25 + (1 - 0.9 λ)) / 8."""
+    λ = 1 / (0.5 + 3) = 2/7; θ = (λ·4 + (1 - λ/2)/0.5 + (0 - λ/2)/0.25 + (1 - 0.9 λ)) / 8. The variance
+    Σ c r² / 64 = (2 (1 - λ/2)² + 12 (λ/2)²) / 64 is below its floor, half a unit residual at the largest weight:
+    12 / 2 / 64."""
+    from evalcore.labeling.estimate import design_moments
+
     labeled = {"value": np.array([1.0, 0.0, 1.0]), "weight": np.array([0.4, 0.2, 0.9]),
                "proxy": np.array([0.5, 0.5, 0.9]), "stratum": np.zeros(3, int), "judge": np.full(3, np.nan)}
     pool = {"N": 8, "strata": [8], "sum_proxy": 4.0}
     lam = 2 / 7
     theta = (lam * 4 + (1 - lam / 2) / 0.5 + (0 - lam / 2) / 0.25 + (1 - 0.9 * lam)) / 8
-    var = (2 * (1 - lam / 2) ** 2 + 12 * (lam / 2) ** 2) / 64
+    assert 2 * (1 - lam / 2) ** 2 + 12 * (lam / 2) ** 2 < 6
+    got_theta, var, _ = design_moments("active", labeled["value"], labeled, pool, tau=0.8)
+    assert got_theta == pytest.approx(theta) and var == pytest.approx(6 / 64)
     got = live_estimate(labeled, "active", pool, planned=3, target=0.1, level=0.95, tau=0.8)
-    assert got.estimate == pytest.approx(theta) and got.se == pytest.approx(math.sqrt(var))
+    assert got.estimate == pytest.approx(theta) and got.ci_low < theta < got.ci_high
 
 
 def test_priority_sampling_ipw_is_unbiased_over_queue_seeds():
@@ -119,19 +141,25 @@ def test_priority_sampling_ipw_is_unbiased_over_queue_seeds():
 
 
 def test_ppi_with_a_perfect_judge_is_exact_and_with_a_constant_one_is_the_sample_mean():
+    """A perfect judge: the estimate is the pool's accuracy and the rectifier's variance its floor, half a
+    disagreement in 51: v = (1 - 50/300) (0.5 / 51) / 50. A constant judge: λ = 0, the sample mean and its variance."""
+    from evalcore.labeling.estimate import design_moments
+
     pool, z = _pool(300, seed=1)
     z_by_id = dict(zip(pool["example_id"], z))
     perfect = pool.assign(judge=z)
     plan = plan_queue(perfect, "ppi", budget=50, seed=0)
-    got = live_estimate(_labeled(plan, z_by_id, 50), "ppi", plan.pool, 50, None, 0.95)
-    assert got.estimate == pytest.approx(z.mean()) and got.se == pytest.approx(0.0, abs=1e-12)
+    labeled = _labeled(plan, z_by_id, 50)
+    theta, var, _ = design_moments("ppi", labeled["value"], labeled, plan.pool)
+    assert theta == pytest.approx(z.mean()) and var == pytest.approx((1 - 50 / 300) * (0.5 / 51) / 50)
+    got = live_estimate(labeled, "ppi", plan.pool, 50, None, 0.95)
+    assert got.estimate == pytest.approx(z.mean()) and got.ci_high - got.ci_low > 0.01
     flat = pool.assign(judge=0.5)
     plan = plan_queue(flat, "ppi", budget=50, seed=0)
     labeled = _labeled(plan, z_by_id, 50)
-    got = live_estimate(labeled, "ppi", plan.pool, 50, None, 0.95)
     y = labeled["value"]
-    assert got.estimate == pytest.approx(y.mean())
-    assert got.se == pytest.approx(math.sqrt((1 - 50 / 300) * y.var(ddof=1) / 50))
+    theta, var, _ = design_moments("ppi", y, labeled, plan.pool)
+    assert theta == pytest.approx(y.mean()) and var == pytest.approx((1 - 50 / 300) * y.var(ddof=1) / 50)
 
 
 def test_no_stop_before_the_minimum_even_when_every_label_agrees():
