@@ -28,6 +28,8 @@ $(VENV)/.project-installed: pyproject.toml $(VENV)/.runtime-installed
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
+# The dashboard's workspace is the evalcore command's: EVALCORE_WORKSPACE, else ~/.local/share/evalcore/workspace
+# ($$XDG_DATA_HOME/evalcore/workspace), whatever folder make runs from. The tests use temporary folders instead.
 run: $(VENV)/.project-installed
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 

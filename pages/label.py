@@ -37,11 +37,19 @@ member = viewer()
 
 
 def _annotator() -> str | None:
-    """The signed-in member; on an instance without sign-in, the name typed here (kept for the session)."""
+    """The signed-in member; on an instance without sign-in, the name typed here, kept in the page's address
+    (``&annotator=NAME``) so that a reload keeps it."""
     if member is not None:
         return member
-    name = st.text_input("Your name (each label carries it)", key=ANNOTATOR, placeholder="e.g. alice")
-    return name.strip() or None
+    if ANNOTATOR not in st.session_state:  # a new session (a reload): the name from the address
+        st.session_state[ANNOTATOR] = st.query_params.get("annotator", "")
+    name = st.text_input("Your name (each label carries it; kept in this page's address)", key=ANNOTATOR,
+                         placeholder="e.g. alice").strip()
+    if name and st.query_params.get("annotator") != name:
+        st.query_params["annotator"] = name
+    elif not name and "annotator" in st.query_params:
+        del st.query_params["annotator"]
+    return name or None
 
 
 def _open(campaign_id: str) -> Campaign | None:
@@ -69,7 +77,8 @@ def _new_campaign() -> None:
         return
     st.subheader("Start a campaign", anchor=False)
     datasets = workspace().datasets(member)
-    choices = {"current": f"The current data ({ds.data_name()}; saved to the workspace when the campaign starts)",
+    choices = {"current": f"The current data ({ds.data_name()}; saved to the workspace once, with its first "
+                          "campaign)",
                **{d.id: f"{d.name} ({d.rows:,} rows, {d.models} models)" for d in datasets}}
     with st.form("new_campaign"):
         dataset = st.selectbox("Dataset", list(choices), format_func=choices.get)
@@ -85,20 +94,28 @@ def _new_campaign() -> None:
         low = m2.number_input("Score scale: from", value=0.0)
         high = m3.number_input("to", value=1.0)
         c4, c5, c6 = st.columns(3)
-        seed = c4.number_input("Seed", min_value=0, value=0, step=1)
+        seed = c4.number_input("Seed", min_value=0, value=Campaign.next_seed(workspace()), step=1,
+                               help="Orders the queue. The default is one more than the largest seed of this "
+                                    "workspace's campaigns, so that each campaign has its own queue.")
         overlap = c5.number_input("Labels per example (overlap, for agreement)", min_value=1, value=1, step=1)
         shared = c6.checkbox("Every signed-in member labels it", value=member is not None)
         start = st.form_submit_button("Start the campaign", type="primary")
     if not start:
         return
+    dataset_id, saved_now = None, False
     try:
-        dataset_id = _saved(dataset)
+        dataset_id, saved_now = _saved(dataset)
         campaign = Campaign.create(
             workspace(), dataset_id, model.strip(), design, target=size if goal.startswith("target") else None,
             budget=int(size) if goal.startswith("label") else None, level=_level(), seed=int(seed), owner=member,
             overlap=int(overlap), shared=shared, metric=None if metric.startswith("as ") else metric,
             scale=(low, high) if metric == "score" else None)
     except (EvalDataError, LookupError, PermissionError) as exc:
+        if saved_now:  # a refused campaign leaves no copy of the session's data behind
+            try:
+                workspace().delete(dataset_id, viewer=member)
+            except (EvalDataError, PermissionError):
+                pass  # another campaign or analysis started on it meanwhile: it stays, in use
         st.error(literal(str(exc).strip("'\"")))
         return
     st.query_params["campaign"] = campaign.id
@@ -119,12 +136,20 @@ def _level() -> float:
     return selection.current(data).level if data is not None else selection.DEFAULT_LEVEL
 
 
-def _saved(choice: str) -> str:
-    """The dataset id of the choice: the session's data is saved to the workspace first."""
+def _saved(choice: str) -> tuple[str, bool]:
+    """(the dataset id of the choice, whether it was saved just now). The session's data is a saved dataset already
+    when it was opened from the workspace, or when a dataset of the same content that this viewer may see exists
+    (the same digest: no second copy); otherwise it is saved now."""
     if choice != "current":
-        return choice
-    data = ds.active_data()
-    return workspace().add_dataset(data.loaded, ds.data_name(), owner=member).id
+        return choice, False
+    source = ds.source()
+    if source["type"] == "saved":
+        return source["id"], False
+    frame = ds.active_data().loaded
+    found = workspace().find_dataset(frame, member)
+    if found is not None:
+        return found.id, False
+    return workspace().add_dataset(frame, ds.data_name(), owner=member).id, True
 
 
 # ------------------------------------------------------------------------------------------------ a campaign

@@ -13,7 +13,7 @@ from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
 from evalcore.leaderboard.mcmc import ESS_MIN, RHAT_MAX, convergence_problems
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
-from evalcore.stats.overall import with_overall
+from evalcore.stats.overall import interval_name, with_overall
 from pages.common import data_source as ds
 from pages.common import overall_cache as oc
 from pages.common import leaderboard_cache as lc
@@ -42,6 +42,7 @@ def one_model(model: str) -> None:
     whole = oc.overall(key, "correct", sel.level, rows, summary=kind == SUMMARY)
     per_task = lc.per_task(key, sel.level, kind == SUMMARY, rows)
     pct = figures.percent(sel.level)
+    interval = interval_name("correct", data.report.design)  # a labeling campaign's: its design's estimator
     with answer_box:
         render.answer(headline.lead_sentence(whole, sel.level, "overall accuracy"))
     st.info(f"This log holds one model, {literal(model)}, so there is no ranking to show: above is its overall "
@@ -52,12 +53,12 @@ def one_model(model: str) -> None:
     with chart_box:
         render.chart(figures.interval_dots(per_task.assign(label=per_task["task"]), "label",
                                            f"Accuracy of {model} per task, best first", "accuracy",
-                                           f"{pct} Wilson intervals"), "accuracy per task")
+                                           f"{pct} {interval} intervals"), "accuracy per task")
     several = len(per_task) > 1
-    st.caption(f"Per task: accuracy over the task's labeled examples with its {pct} Wilson interval. Overall: the "
-               "mean over tasks" + (f", with a {pct} normal interval (se = sqrt(sum of the tasks' se²) / number of "
-                                   "tasks)." if several else " (one task: that task's own interval)."),
-               help=TERMS["Wilson"])
+    st.caption(f"Per task: accuracy over the task's labeled examples with its {pct} {interval} interval. Overall: "
+               "the mean over tasks" + (f", with a {pct} normal interval (se = sqrt(sum of the tasks' se²) / number "
+                                       "of tasks)." if several else " (one task: that task's own interval)."),
+               help=TERMS.get(interval))
     render.table(whole, "overall accuracy")
     render.table(per_task, "accuracy per task")
 

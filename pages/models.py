@@ -71,7 +71,7 @@ else:
     table = oc.overall((data.key, sel.models, sel.tasks, sel.groups), metric, sel.level, rows, over,
                        summary=kind == SUMMARY)
     several = bool((table["n_tasks"] > 1).any())
-    interval = "Wilson" if metric == "correct" else "Student-t"
+    interval = overall.interval_name(metric, data.report.design)
     if over == "tasks" and several:
         interval = (f"normal joined with Wilson at the effective number of examples (per task {interval}; se = "
                     "sqrt(sum of the tasks' se²) / number of tasks)")

@@ -10,6 +10,7 @@ from evalcore.stats import figures, headline
 from evalcore.stats.glossary import PAPERS, TERMS
 from evalcore.sampling import designs as sampling
 from evalcore.sampling import figures as sampling_figures
+from evalcore.sampling import plan
 from evalcore.sampling.annotation import read_labels
 from evalcore.data.validation import EvalDataError
 from evalcore.data.display import literal
@@ -56,7 +57,7 @@ if data is None:
     st.stop()
 sel = selection.current(data)
 kind = data.report.kind
-sources = [s for s in ("confidence", "proxy") if s in data.log and data.log.count(s)] if kind == LOG else []
+sources = [s for s in plan.SOURCES if s in data.log and data.log.count(s)] if kind == LOG else []
 if kind != LOG or "correct" not in data.log or not sources:
     st.info("This page needs a per-example log with 0/1 correctness (`correct`, labeled or not) and a proxy of it: "
             "the model's `confidence` or a surrogate's `proxy` column. Load a demo or upload such a log on the "
@@ -71,7 +72,7 @@ if examples is None:  # beyond the memory bound: the designs' predicted efficien
     model = c1.selectbox("Model", list(sel.models), index=opening(list(sel.models), rows), key="sp_model",
                          help=OPENS_ON)
     source = c2.selectbox("Proxy of correctness", sources, format_func=sc.PROXY_SOURCES.get, key="sp_proxy")
-    n_strata = c3.slider("Strata", 1, 20, 10, key="sp_strata")
+    n_strata = c3.slider("Strata", 1, 20, plan.N_STRATA, key="sp_strata")
     try:
         curves = sc.from_histogram((data.key, sel.models, sel.tasks, sel.groups), model, source, n_strata, rows)
     except EvalDataError as exc:
@@ -108,7 +109,7 @@ with st.expander("Settings", icon=":material/settings:"):
     bases = ["proxy"] + (["features"] if features else []) + (
         ["groups"] if rows["group"].nunique() > 1 else [])
     basis = s0.selectbox("Strata from", bases, format_func=sc.STRATA_BASES.get, key="sp_basis")
-    n_strata = s1.slider("Strata", 1, 20, 10, key="sp_strata", disabled=basis == "groups",
+    n_strata = s1.slider("Strata", 1, 20, plan.N_STRATA, key="sp_strata", disabled=basis == "groups",
                          help="More strata usually mean more precision (Fogliato et al. 2024) but need at least 2 "
                               "labels each; 1 = simple random sampling.")
     seed = int(s2.number_input("Seed", 0, 2**31 - 1, 0, key="sp_seed"))
@@ -140,29 +141,25 @@ if source == "calibrated":
 # --------------------------------------------------------------------------- the answer: labels needed
 st.subheader("Labels needed", anchor=False)
 w1, w2, w3, w4 = st.columns(4)
-width = w1.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, 0.05, 0.005,
+width = w1.number_input("Target interval width (full width, as a fraction)", 0.002, 0.5, plan.WIDTH, 0.005,
                         format="%.3f", key="sp_width")
-probability = w2.select_slider("Chance that one sample meets it", [0.5, 0.8, 0.9, 0.95, 0.99], value=0.9,
-                               format_func=figures.percent, key="sp_meet")
-design = w3.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get, index=1, key="sp_design",
+probability = w2.select_slider("Chance that one sample meets it", [0.5, 0.8, 0.9, 0.95, 0.99],
+                               value=plan.PROBABILITY, format_func=figures.percent, key="sp_meet")
+design = w3.radio("Design", list(sc.DESIGNS), format_func=sc.DESIGNS.get,
+                  index=list(sc.DESIGNS).index(plan.DESIGN), key="sp_design",
                   help="Default: stratified with proportional allocation (recommended by Fogliato et al. 2024; "
                        "never worse than simple random sampling in expectation). Neyman allocation pays off only "
                        "if the proxy is calibrated. " + TERMS["stratified"])
 budget = int(w4.number_input("Labels you can afford (budget n)", 2, n_pool, min(500, max(2, n_pool // 5)),
                              key="sp_budget"))  # the sample drawn below: its allocation, precision and list
-try:
-    needed = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
+try:  # the report's plan too (evalcore.sampling.plan): the same numbers on the same data and settings
+    planned = sc.needed(skey, n_strata, seed, float(width), alpha, float(probability), pool, strata)
 except EvalDataError as exc:  # e.g. a stratum of one example on a small pool
     st.error(literal(exc))
     st.stop()
-plan_basis = needed.attrs["basis"]
-needed = needed.assign(plan=[sampling_figures.DESIGN_LABELS[(d, e)] for d, e in
-                             zip(needed["design"], needed["estimator"])])
-
-
-def plan_row(design_key: str) -> pd.Series:
-    """The labels-needed row of a design with the plain average (the estimate shown first after labeling)."""
-    return needed[(needed["design"] == design_key) & (needed["estimator"] == "ht")].iloc[0]
+plan_basis = planned.needed.attrs["basis"]
+needed = planned.needed.assign(plan=[sampling_figures.DESIGN_LABELS[(d, e)] for d, e in
+                                     zip(planned.needed["design"], planned.needed["estimator"])])
 
 
 def answer_sentence() -> str:
@@ -171,7 +168,7 @@ def answer_sentence() -> str:
     by = {"proxy": sc.PROXY_SOURCES[source], "features": "the feature columns",
           "groups": "the existing groups"}[basis]
     half, level_text = f"±{width / 2:.3g}", figures.percent(level)
-    srs, stratified = plan_row("srs"), plan_row("proportional" if design == "srs" else design)
+    srs, stratified = planned.srs, planned.row(planned.design if design == "srs" else design)
     if np.isnan(srs["labels_needed"]) or np.isnan(stratified["labels_needed"]):
         return f"The labels {what} needs cannot be planned from this pool."
     allocation = "proportional" if design in ("srs", "proportional") else "Neyman"

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Callable
 
 import pytest
 from hypothesis import settings
+
+# The per-user data folder (the default workspace, evalcore.workspace.folder.default_root) is a temporary one for the
+# whole run, subprocesses and servers included, so that no test writes to the real user's workspace; a test that
+# needs a workspace of its own still sets EVALCORE_WORKSPACE.
+_DATA_HOME = tempfile.mkdtemp(prefix="evalcore-test-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
 # CI replays a fixed set of generated examples (reproducible runs); local runs keep exploring new ones.
 settings.register_profile("ci", derandomize=True, database=None)

@@ -31,6 +31,9 @@ PROG = "evalcore"
 T = TypeVar("T")
 #: the dashboard's entry point: next to this package in a checkout, or installed as ``evalcore_dashboard``
 APP = "app.py"
+#: the help of every --workspace option (the rule: :func:`evalcore.workspace.folder.default_root`)
+WORKSPACE_HELP = ("the workspace folder (default: EVALCORE_WORKSPACE, else the dashboard's per-user folder "
+                  "$XDG_DATA_HOME/evalcore/workspace, ~/.local/share/evalcore/workspace)")
 
 
 def run() -> NoReturn:
@@ -103,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     report.add_argument("--series", default=None, metavar="NAME",
                         help="compare the one LOG with this workspace series' baseline run in a Comparison section")
-    report.add_argument("--workspace", type=Path, default=None, help="the workspace folder of --series")
+    report.add_argument("--workspace", type=Path, default=None, help=f"{WORKSPACE_HELP}, of --series")
     comparison_arguments(report)
     report.set_defaults(run=_report, report_parser=report)
 
@@ -124,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
                                          "the dashboard then analyses them in the engine.")
     _log_arguments(add)
     add.add_argument("--name", required=True, help="the dataset's name in the workspace")
-    add.add_argument("--workspace", type=Path, default=None, help="the workspace folder (EVALCORE_WORKSPACE)")
+    add.add_argument("--workspace", type=Path, default=None, help=WORKSPACE_HELP)
     add.add_argument("--owner", default=None,
                      help="the owner's e-mail on a team instance (private unless --shared); without it the dataset "
                           "has no owner: everyone sees it, signed-in members read-only")
@@ -144,8 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8501, help="port to listen on (8501)")
     serve.add_argument("--address", default="127.0.0.1",
                        help="address to listen on (127.0.0.1: this machine only; 0.0.0.0 opens it to the network)")
-    serve.add_argument("--workspace", type=Path, default=None,
-                       help="folder of saved datasets and analyses (EVALCORE_WORKSPACE, else ./evalcore-workspace)")
+    serve.add_argument("--workspace", type=Path, default=None, help=WORKSPACE_HELP)
     serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     serve.set_defaults(run=_serve)
     return parser
@@ -363,8 +365,19 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def workspace_folder(given: Path | None) -> Path:
-    """The workspace a command uses: ``--workspace``, else ``EVALCORE_WORKSPACE``, else ./evalcore-workspace."""
-    return given or Path(os.environ.get("EVALCORE_WORKSPACE") or Path.cwd() / "evalcore-workspace")
+    """The workspace a command uses: ``--workspace``, else the dashboard's
+    (:func:`evalcore.workspace.folder.default_root`: ``EVALCORE_WORKSPACE``, else the per-user data folder)."""
+    from evalcore.workspace.folder import default_root
+
+    return given or default_root()
+
+
+def missing_in(folder: Path, exc: Exception) -> EvalDataError:
+    """A missing item (dataset, campaign, series) or a refused one as the command line's error, naming the
+    workspace folder searched and how to search another."""
+    said = str(exc).strip("'\"")
+    return EvalDataError(f"{said} The workspace searched is {folder}; --workspace or EVALCORE_WORKSPACE names "
+                         "another.")
 
 
 def _workspace_add(args: argparse.Namespace) -> int:
@@ -443,7 +456,6 @@ def _serve(args: argparse.Namespace) -> int:
         raise EvalDataError("The dashboard needs Streamlit: pip install 'evalcore[dashboard]'.")
     if args.workspace is not None:
         os.environ["EVALCORE_WORKSPACE"] = str(args.workspace.resolve())
-    os.environ.setdefault("EVALCORE_WORKSPACE", str(Path.cwd() / "evalcore-workspace"))
     launcher = script.parent / "pages" / "common" / "server.py"
     command = [sys.executable, "-m", "streamlit", "run", str(launcher), *streamlit_options(script),
                f"--server.port={args.port}", f"--server.address={args.address}"]

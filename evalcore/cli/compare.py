@@ -29,7 +29,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from evalcore.cli import _level, _log_arguments, _one_line, _positive, load, load_each, while_importing
+from evalcore.cli import WORKSPACE_HELP, _level, _log_arguments, _one_line, _positive, load, load_each, while_importing
 from evalcore.errors import EvalDataError, listed
 
 #: the exit status when the comparison finds a regression
@@ -73,8 +73,7 @@ def add_parser(commands) -> None:
     compare.add_argument("--series", default=None, metavar="NAME",
                          help="compare the one LOG given with this series' baseline run (its pinned run, else its "
                               "latest) in the workspace; exit 3 on a regression")
-    compare.add_argument("--workspace", type=Path, default=None,
-                         help="the workspace folder of --series (EVALCORE_WORKSPACE)")
+    compare.add_argument("--workspace", type=Path, default=None, help=f"{WORKSPACE_HELP}, of --series")
     compare.set_defaults(run=run, compare_parser=compare)
 
 

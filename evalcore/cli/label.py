@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from evalcore.cli import _level, _positive, workspace_folder
+from evalcore.cli import WORKSPACE_HELP, _level, _positive, missing_in, workspace_folder
 
 
 def add_parser(commands) -> None:
@@ -28,7 +28,7 @@ def add_parser(commands) -> None:
 
     def action(name: str, help: str, run) -> argparse.ArgumentParser:
         parser = actions.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
-        parser.add_argument("--workspace", type=Path, default=None, help="the workspace folder (EVALCORE_WORKSPACE)")
+        parser.add_argument("--workspace", type=Path, default=None, help=WORKSPACE_HELP)
         parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
         parser.set_defaults(run=run)
         return parser
@@ -41,7 +41,9 @@ def add_parser(commands) -> None:
     goal.add_argument("--target", type=float, help="the half-width to reach (default ±0.02 of the scale)")
     goal.add_argument("--budget", type=_positive, help="the number of labels")
     create.add_argument("--level", type=_level, default=None, help="confidence level (0.95)")
-    create.add_argument("--seed", type=int, default=0, help="seed of the queue's order (0)")
+    create.add_argument("--seed", type=int, default=None,
+                        help="seed of the queue's order (default: one more than the largest seed of the workspace's "
+                             "campaigns, so that each campaign has its own queue)")
     create.add_argument("--overlap", type=_positive, default=1, help="labels per example (for agreement; 1)")
     create.add_argument("--metric", choices=("correct", "score", "pairwise"), default=None)
     create.add_argument("--scale", type=float, nargs=2, metavar=("LOW", "HIGH"), help="a score's range")
@@ -75,14 +77,13 @@ def _open(args):
 
 
 def _lookup(fn):
-    """Unknown campaigns and refused permissions as the command line's one-line errors (exit 1)."""
-    from evalcore.errors import EvalDataError
-
+    """Unknown campaigns and datasets and refused permissions as the command line's one-line errors (exit 1),
+    naming the workspace folder searched."""
     def run(args) -> int:
         try:
             return fn(args)
         except (LookupError, PermissionError) as exc:
-            raise EvalDataError(str(exc).strip("'\"")) from exc
+            raise missing_in(workspace_folder(args.workspace), exc) from exc
     return run
 
 
@@ -96,8 +97,8 @@ def _create(args) -> int:
                                owner=args.owner, overlap=args.overlap, metric=args.metric, scale=args.scale,
                                name=args.name, shared=args.shared)
     print(campaign.id)
-    print(f"{campaign.info.description}; {campaign.info.pool['N']:,} examples, about {campaign.info.planned:,} "
-          "labels planned", file=sys.stderr)
+    print(f"{campaign.info.description} (--seed {campaign.info.seed} draws this queue again); "
+          f"{campaign.info.pool['N']:,} examples, about {campaign.info.planned:,} labels planned", file=sys.stderr)
     return 0
 
 

@@ -216,10 +216,12 @@ def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
     pending = (f" {estimate.pending:,} example{' awaits' if estimate.pending == 1 else 's await'} adjudication: "
                "their labels disagree." if estimate.pending else "")
     if estimate.estimate != estimate.estimate:  # NaN: not enough labels yet
-        return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs 2 labels in every "
-                f"stratum, and the stop rule at least {MIN_LABELS} labels.{pending}")
+        first = "2 labels in every stratum" if len(info.pool["strata"]) > 1 else "2 labels"
+        return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs {first}, and the stop "
+                f"rule at least {MIN_LABELS} labels.{pending}")
     text = (f"{info.model}'s {what} is {estimate.estimate:.3f} ({info.level:.0%} interval {estimate.ci_low:.3f}–"
-            f"{estimate.ci_high:.3f}) from {estimate.labels:,} labels, {info.description.split(';')[0]}.")
+            f"{estimate.ci_high:.3f}, {estimate.estimator}) from {estimate.labels:,} labels, "
+            f"{info.description.split(';')[0]}.")
     if estimate.stop:
         return text + (f" You can stop: the interval is within ±{info.target:g}." if info.target is not None else
                        f" The budget of {info.budget:,} labels is used.") + pending
@@ -243,15 +245,25 @@ class Campaign:
         return self.workspace.catalog
 
     # ------------------------------------------------------------------------------------------- making one
+    @staticmethod
+    def next_seed(workspace) -> int:
+        """A new campaign's default seed: one more than the largest seed of the workspace's campaigns (0 for the
+        first), so that each campaign on a pool draws its own queue."""
+        found = catalog.rows(workspace.catalog, "SELECT MAX(seed) AS seed FROM campaigns")
+        return 0 if not found or found[0]["seed"] is None else int(found[0]["seed"]) + 1
+
     @classmethod
     def create(cls, workspace, dataset_id: str, model: str, design: str, target: float | None = None,
-               budget: int | None = None, level: float | None = None, seed: int = 0, owner: str | None = None,
-               overlap: int = 1, metric: str | None = None, scale: tuple[float, float] | None = None,
-               name: str | None = None, shared: bool = False) -> "Campaign":
+               budget: int | None = None, level: float | None = None, seed: int | None = None,
+               owner: str | None = None, overlap: int = 1, metric: str | None = None,
+               scale: tuple[float, float] | None = None, name: str | None = None, shared: bool = False
+               ) -> "Campaign":
         """Plan and store a campaign on a saved dataset ``owner`` may see: the ``model``'s examples (for battles,
         "model_a vs model_b" or "all"), labeled by ``design`` (one of :data:`.queue.DESIGNS`) until ±``target``
         (a half-width on the metric's scale) or for ``budget`` labels (default: ±2% of the scale), at ``level``.
-        ``metric``: "correct" (0/1), "score" (on ``scale``) or "pairwise" (A/B/tie), by default from the log."""
+        ``metric``: "correct" (0/1), "score" (on ``scale``) or "pairwise" (A/B/tie), by default from the log.
+        ``seed`` orders the queue; by default :meth:`next_seed`, so that no two campaigns share a queue."""
+        seed = cls.next_seed(workspace) if seed is None else seed
         if design not in DESIGNS:
             raise EvalDataError(f"The design must be one of {', '.join(DESIGNS)}; got {design!r}.")
         if target is not None and budget is not None:

@@ -25,13 +25,16 @@ from evalcore.stats import figures
 from evalcore.calibration import figures as calibration_figures
 from evalcore.subgroups import figures as subgroups_figures
 from evalcore.sampling import designs as sampling
+from evalcore.sampling import plan
 from evalcore.stats.figures import percent
 from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.engine import ExamplesTooLarge, fetch
 from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
+from evalcore.data.validation import report_of
 from evalcore.subgroups.estimates import empirical_bayes
-from evalcore.stats.overall import DEFAULT as DEFAULT_OVER, NAMES as overall_names, overall_table, with_overall
+from evalcore.stats.overall import DEFAULT as DEFAULT_OVER, NAMES as overall_names, interval_name, overall_table, \
+    with_overall
 
 #: subgroups drawn in the forest plot (the largest ones); the table keeps every subgroup
 FOREST_GROUPS = 30
@@ -52,8 +55,8 @@ class Settings:
     seed: int = 0
     n_boot: int = 1000
     n_bins: int = 10
-    n_strata: int = 10
-    target_width: float = 0.05
+    n_strata: int = plan.N_STRATA
+    target_width: float = plan.WIDTH
     regressor: str = "xgboost"
     base: str | None = None
     new: str | None = None
@@ -111,13 +114,14 @@ def accuracy(log: pd.DataFrame, kind: str, s: Settings) -> Section | None:
         return None
     if kind == SUMMARY:
         table = overall_table(log, alpha=s.alpha, summary=True)
-        metric, interval = "accuracy", "Wilson score interval"
+        metric = "accuracy"
+        interval = f"{interval_name(metric, report_of(log).design)} interval"  # a campaign's: its estimator's
     else:
         metric = metric_of(log)
         if metric is None:
             return None
         table = overall_table(log, metric, s.alpha)
-        interval = ("Wilson score interval" if metric == "correct" else "Student-t interval") + (
+        interval = f"{interval_name(metric)} interval" + (
             " on the per-example means (repeated samples: Kish's effective n for 0/1)" if "n_repeats" in log else "")
     several = bool((table["n_tasks"] > 1).any())
     if several:
@@ -272,11 +276,12 @@ def calibration_section(log, kind: str, s: Settings) -> Section | None:
 
 # ------------------------------------------------------------------------------------------------ labeling budget
 def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | None:
-    """How many labels a target interval needs, and how to spread them (:mod:`evalcore.sampling.designs`), from
-    the top model's proxy values (fetched: one number per example)."""
+    """How many labels a target interval needs, and how to spread them (:func:`evalcore.sampling.plan.labeling_plan`,
+    the Labeling budget page's plan with its defaults), from the top model's proxy values (fetched: one number per
+    example)."""
     if kind != LOG:
         return None
-    source = next((c for c in ("proxy", "confidence") if c in log and log.count(c) == log.n_rows), None)
+    source = next((c for c in plan.SOURCES if c in log and log.count(c) == log.n_rows), None)
     if source is None:
         return None
     models = models_of(log, kind)
@@ -286,18 +291,17 @@ def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | N
     proxy = rows[source].to_numpy(float)
     if len(proxy) < 4 * s.n_strata or not ((proxy >= 0) & (proxy <= 1)).all():
         return None
-    strata = sampling.kmeans_strata(proxy, s.n_strata, seed=s.seed)
-    needed = sampling.labels_needed(proxy, s.target_width, alpha=s.alpha, n_strata=s.n_strata, seed=s.seed,
-                                    strata=strata, labels=rows["correct"].to_numpy(float) if labeled else None)
+    planned = plan.labeling_plan(proxy, rows["correct"].to_numpy(float) if labeled else None, s.target_width,
+                                 s.alpha, s.n_strata, s.seed)  # the Labeling budget page's plan, its defaults
+    needed, strata = planned.needed, planned.strata
     basis = {"labels": "calibrated on this model's labels in the log (the least favourable fit within its 90% "
                        "region)",
              "worst case": "planned for the worst miscalibration the planner considers (too few labels at hand to "
                            "calibrate the proxy)"}.get(needed.attrs["basis"], "assuming the proxy is calibrated")
-    srs = float(needed.loc[needed["design"] == "srs", "labels_needed"].min())
-    stratified = needed[needed["design"] != "srs"].sort_values("labels_needed").iloc[0]
-    budget = int(stratified["labels_needed"])
+    srs, stratified = float(planned.srs["labels_needed"]), float(planned.stratified["labels_needed"])
+    budget = int(stratified)
     n_h = np.bincount(strata)
-    plan = pd.DataFrame({
+    allocation = pd.DataFrame({
         "stratum": np.arange(1, len(n_h) + 1), "examples": n_h,
         "mean_proxy": np.bincount(strata, weights=proxy) / n_h,
         "labels (proportional)": sampling.allocate_budget(strata, budget, "proportional"),
@@ -311,10 +315,10 @@ def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | N
         f"meets_target is the chance that one sample meets it, labels_for_probability the labels for a "
         f"{percent(needed.attrs['probability'])} chance; "
         "labels_needed_worst holds under the worst miscalibration the planner considers.",
-        {"labels needed": needed, "plan": plan}, [],
-        {"model": model, "srs": srs, "stratified": float(stratified["labels_needed"]),
-         "design": f"{stratified['design']} + {stratified['estimator']}", "width": s.target_width,
-         "n": int(len(proxy))})
+        {"labels needed": needed, "plan": allocation}, [],
+        {"model": model, "srs": srs, "stratified": stratified, "design": f"{planned.design} + ht",
+         "width": s.target_width, "n": int(len(proxy)),
+         "proxy": "the model's own confidence" if source == "confidence" else "the proxy column"})
 
 
 # ------------------------------------------------------------------------------------------------ PPI

@@ -64,7 +64,7 @@ def sentences(sections: dict[str, Section], s: Settings) -> list[str]:
         else:
             out.append(f"To know {f['model']}'s accuracy to within an interval {f['width']:.2f} wide, about "
                        f"{f['stratified']:,.0f} labels suffice with a stratified sample ({f['design']}) against "
-                       f"{f['srs']:,.0f} at random (predicted from the model's own confidence).")
+                       f"{f['srs']:,.0f} at random (predicted from {f['proxy']}).")
     ppi = sections.get("ppi")
     if ppi is not None:
         f = ppi.facts

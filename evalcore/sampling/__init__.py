@@ -1,5 +1,6 @@
 """Labeling-budget designs: strata (:mod:`.kmeans1d`), allocation, sampling, estimators and planning
-(:mod:`.designs`), proxies (:mod:`.proxy`), uploaded labels (:mod:`.annotation`), charts (:mod:`.figures`).
+(:mod:`.designs`), the labeling plan the page and the report state (:mod:`.plan`), proxies (:mod:`.proxy`),
+uploaded labels (:mod:`.annotation`), charts (:mod:`.figures`).
 
 The names below are imported on first use (PEP 562, :mod:`evalcore.lazy`): importing one submodule does not
 import its siblings' libraries.
@@ -17,7 +18,8 @@ _EXPORTS = {"read_labels": "annotation", "Estimate": "designs", "DESIGNS": "desi
             "efficiency_range": "designs", "design_efficiency_of_log": "designs", "KMeans1D": "kmeans1d",
             "kmeans_1d": "kmeans1d", "kmeans_1d_binned": "kmeans1d", "METRICS": "proxy", "CalibratedProxy": "proxy",
             "expected_metric": "proxy", "metric_range": "proxy", "check_proxy": "proxy",
-            "calibrate_crossfit": "proxy", "PlattFit": "proxy", "platt_fit": "proxy"}
+            "calibrate_crossfit": "proxy", "PlattFit": "proxy", "platt_fit": "proxy", "LabelingPlan": "plan",
+            "labeling_plan": "plan"}
 
 __all__ = sorted(_EXPORTS)
 

@@ -37,6 +37,21 @@ DEFAULT = "tasks"
 COLUMNS = ["model", "n_tasks", "n", "n_unlabeled", "estimate", "se", "ci_low", "ci_high"]
 
 
+def interval_name(metric: str, design: str = "") -> str:
+    """What a (model, task) cell's interval is called, as the pages, the report and the command line say it before
+    the word "interval": "Wilson" (the score interval) for a 0/1 metric or a summary's accuracy, "Student-t" for a
+    score; for a labeling campaign's estimate (a summary whose validation report says its ``design``,
+    :meth:`evalcore.labeling.campaign.Campaign.summary`) the design's estimator with the normal interval its
+    standard error gives, e.g. "stratified Horvitz-Thompson, normal"."""
+    if design:
+        from evalcore.labeling.estimate import ESTIMATORS
+
+        said = design.partition(", in the labeling campaign")[0]  # "...labels, <design> (<estimator>)"
+        estimator = next((e for e in ESTIMATORS.values() if said.endswith(f"({e})")), "the design's estimator")
+        return f"{estimator}, normal"
+    return "Wilson" if metric in (*BINARY_METRICS, "accuracy") else "Student-t"
+
+
 def overall_table(data, metric: str = "correct", alpha: float = DEFAULT_ALPHA, over: str = DEFAULT,
                   summary: bool = False) -> pd.DataFrame:
     """Each model's overall ``metric`` with a (1 - alpha) interval, sorted by the estimate (best first).

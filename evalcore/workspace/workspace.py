@@ -236,6 +236,16 @@ class Workspace:
         row = self._row("datasets", "dataset", dataset_id, viewer)
         return storage.load(self.root, row["digest"])
 
+    def find_dataset(self, frame: pd.DataFrame, viewer: str | None = None) -> DatasetRecord | None:
+        """The newest dataset ``viewer`` may see that stores exactly ``frame`` (the same content digest as
+        :meth:`add_dataset` would store it under), ``viewer``'s own first; None when there is none."""
+        key = storage.digest(storage.frame_bytes(frame))
+        found = [r for r in catalog.rows(self.catalog, "SELECT * FROM datasets WHERE digest = ? ORDER BY created "
+                                                       "DESC, rowid DESC", (key,))
+                 if access.visible(r["owner"], bool(r["shared"]), viewer)]
+        found.sort(key=lambda r: canonical(r["owner"]) != canonical(viewer))  # stable: newest first within each
+        return _dataset(found[0]) if found else None
+
     def rename(self, item_id: str, name: str, viewer: str | None = None) -> None:
         """Rename a dataset or an analysis that ``viewer`` may change (:func:`.access.may_change`)."""
         with catalog.transaction(self.catalog) as db:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.sampling import designs as sampling
+from evalcore.sampling.plan import LabelingPlan, labeling_plan
 from evalcore.data.reading import EvalDataError
 from evalcore.data.features import fill_missing
 from evalcore.sampling.proxy import calibrate_crossfit, check_proxy
@@ -105,11 +106,11 @@ def efficiency_range(key: tuple, n_strata: int, seed: int, budgets: tuple[int, .
 #: fewest labels at hand for planning from them (a Platt fit of the proxy); below, the worst case of the range
 @cached("Counting the labels each design needs...")
 def needed(key: tuple, n_strata: int, seed: int, width: float, alpha: float, probability: float,
-           _pool: pd.DataFrame, _strata: np.ndarray) -> pd.DataFrame:
-    """:func:`evalcore.sampling.designs.labels_needed`, planned from the labels at hand (the pool's ``z`` where
-    known; the worst case when there are too few or they are all alike)."""
-    return sampling.labels_needed(_pool["proxy"].to_numpy(), width, alpha=alpha, n_strata=n_strata, seed=seed,
-                                  strata=_strata, probability=probability, labels=_pool["z"].to_numpy(dtype=float))
+           _pool: pd.DataFrame, _strata: np.ndarray) -> LabelingPlan:
+    """The labeling plan (:func:`evalcore.sampling.plan.labeling_plan`, as the report states it), planned from the
+    labels at hand (the pool's ``z`` where known; the worst case when there are too few or they are all alike)."""
+    return labeling_plan(_pool["proxy"].to_numpy(), _pool["z"].to_numpy(dtype=float), width, alpha, n_strata, seed,
+                         strata=_strata, probability=probability)
 
 
 @cached("Drawing the sample...")

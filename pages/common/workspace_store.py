@@ -1,4 +1,5 @@
-"""The instance's workspace (a folder, ``EVALCORE_WORKSPACE``) and who is looking at it.
+"""The instance's workspace (a folder: ``EVALCORE_WORKSPACE``, else the per-user data folder the command line uses
+too, :func:`evalcore.workspace.folder.default_root`) and who is looking at it.
 
 With sign-in configured (:mod:`pages.common.sign_in`) the viewer is the signed-in team member, who owns what they
 save; without it the instance is single-user, every item has no owner and ``viewer()`` is None (the Workspace page
@@ -7,22 +8,18 @@ says so). :func:`locked` says when this session may not change saved items at al
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from evalcore.workspace import Workspace
+from evalcore.workspace import Workspace, default_root
 from evalcore.workspace.access import canonical
 
 from . import hosting, sign_in
 from .store import cached
 
-WORKSPACE_ENV = "EVALCORE_WORKSPACE"
-#: ``make run``'s workspace: a folder in the project (git-ignored)
-DEFAULT_ROOT = Path(__file__).resolve().parents[2] / "workspace"
-
 
 def root() -> Path:
-    return Path(os.environ.get(WORKSPACE_ENV) or DEFAULT_ROOT)
+    """The instance's workspace folder: the command line's too (:func:`evalcore.workspace.folder.default_root`)."""
+    return default_root()
 
 
 @cached("Opening the workspace...")

@@ -122,8 +122,16 @@ def test_the_campaigns_estimate_flows_to_the_models_page_and_the_report(folder):
     assert "estimated from 60 labels, stratified, Neyman allocation" in sidebar
     answer = shown(at.subheader[0].value)
     assert f"{estimate.estimate:.3f}" in answer or f"{estimate.estimate:.2f}" in answer, answer
+    named = "stratified Horvitz-Thompson, normal interval"  # the design's estimator names its interval, not Wilson
+    assert any(named in t for t in texts(at.caption)) and not any("Wilson" in t for t in texts(at.caption))
+    goto(at, "leaderboard")
+    assert any(named in t for t in texts(at.caption)) and not any("Wilson" in t for t in texts(at.caption))
     goto(at, "report")
     assert any("estimated from 60 labels" in t.value for t in at.text)  # the summary's first line
+    from evalcore.report import build_report
+
+    html = build_report(campaign.summary()).html()
+    assert f"{named}: over repeated samples" in html and "Wilson" not in html
 
 
 def test_a_pairwise_campaign_on_battles_maps_left_and_right_back_to_a_and_b(folder):
@@ -146,6 +154,74 @@ def test_a_pairwise_campaign_on_battles_maps_left_and_right_back_to_a_and_b(fold
     assert_no_exception(at)
     value = campaign.current_labels()["value"].tolist()
     assert value == [0.0 if left == row["model_a"] else 1.0]  # "left is better" is a win of the model shown left
+
+
+def _start(at, model: str = "atlas-l"):
+    """Submit the new-campaign form for ``model`` on the current data (the demo), Neyman, ±0.02."""
+    at.text_input[0].set_value(model)
+    at.button[0].click()
+    at.run()
+    assert_no_exception(at)
+    return at
+
+
+def _seed_shown(at) -> int:
+    return int(next(n for n in at.number_input if n.label == "Seed").value)
+
+
+def test_campaigns_on_the_session_data_save_it_once_and_not_when_refused(folder):
+    """The session's data (the demo) is saved with its first campaign only: a refused campaign saves nothing, a
+    second campaign reuses the dataset of the same content; each new campaign's default seed (shown in the form)
+    is one more than the last one's, so their queues differ."""
+    at = _label_page(None)
+    assert _seed_shown(at) == 0
+    _start(at, "no-such-model")
+    assert any("no model 'no-such-model'" in t for t in texts(at.error))
+    assert Workspace(folder).datasets() == [] and Campaign.list(Workspace(folder)) == []
+    _start(_label_page(None))
+    again = _label_page(None)  # another session on the same demo
+    assert _seed_shown(again) == 1
+    _start(again)
+    ws = Workspace(folder)
+    [dataset] = ws.datasets()
+    second, first = Campaign.list(ws)
+    assert first.dataset_id == second.dataset_id == dataset.id
+    assert (first.seed, second.seed) == (0, 1)
+    assert Campaign.open(ws, first.id).export()["example_id"].tolist() != \
+        Campaign.open(ws, second.id).export()["example_id"].tolist()
+    _start(_label_page(None), "no-such-model")  # refused on data saved already: the dataset stays, once
+    assert [d.id for d in Workspace(folder).datasets()] == [dataset.id]
+    assert _seed_shown(_label_page(None)) == 2
+
+
+def test_the_annotators_name_survives_a_reload(folder):
+    """Without sign-in the name typed is kept in the page's address, so a reload (a new session on that address)
+    labels as the same annotator, the name shown as typed."""
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels")
+    campaign = Campaign.create(ws, record.id, "m", "srs", budget=40)
+    at = _label_page(campaign.id)
+    name = "**alice** <b>"
+    at.text_input(key="label_annotator").set_value(name)
+    at.run()
+    assert at.query_params["annotator"] in (name, [name])
+    claimed = campaign.next(name)
+    reloaded = open_page("label", campaign=campaign.id, annotator=name)
+    assert reloaded.text_input(key="label_annotator").value == name
+    assert shown(reloaded.subheader[1].value) == f"Example {claimed}"  # the same claim: the same annotator
+    reloaded.button(key="label_correct").click()
+    reloaded.run()
+    assert campaign.history()[["example_id", "annotator"]].values.tolist() == [[claimed, name]]
+
+
+def test_the_first_estimate_needs_2_labels_or_2_in_every_stratum(folder):
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool without labels")
+    simple = Campaign.create(ws, record.id, "m", "srs", budget=40)
+    stratified = Campaign.create(ws, record.id, "m", "neyman", budget=40)
+    assert simple.info.seed == 0 and stratified.info.seed == 1  # Campaign.create's default: the next seed
+    assert "the first estimate needs 2 labels, and" in shown(_label_page(simple.id).subheader[0].value)
+    assert "needs 2 labels in every stratum" in shown(_label_page(stratified.id).subheader[0].value)
 
 
 def _signed_in(member: str, campaign_id: str):

@@ -60,3 +60,47 @@ def test_create_export_import_status_round_trip(tmp_path):
     assert "bad.csv" in bad.stderr and "line 5" in bad.stderr and "nothing was recorded" in bad.stderr
     unknown = evalcore("label", "status", "nope", "--workspace", "ws", cwd=tmp_path)
     assert unknown.returncode == 1 and "No labeling campaign with id 'nope'" in unknown.stderr
+
+
+def test_the_command_line_and_the_dashboard_share_one_default_workspace(tmp_path, monkeypatch):
+    """Without --workspace and EVALCORE_WORKSPACE, a dataset and a campaign made from two different folders land in
+    the per-user workspace, which is the dashboard's (pages.common.workspace_store.root); every message about a
+    missing item names that folder; each new campaign gets its own seed, printed."""
+    data_home = tmp_path / "data-home"
+    env = {"EVALCORE_WORKSPACE": "", "XDG_DATA_HOME": str(data_home)}  # empty: not set
+    default = data_home / "evalcore" / "workspace"
+    pool = pd.DataFrame({"model": "m", "example_id": [f"q{i}" for i in range(N)], "confidence": 0.8, "correct": ""})
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    pool.to_csv(tmp_path / "a" / "pool.csv", index=False)
+    saved = evalcore("workspace", "add", "pool.csv", "--name", "pool", cwd=tmp_path / "a", **env)
+    assert saved.returncode == 0, saved.stderr
+    assert f"in {default}" in saved.stdout
+    [dataset] = Workspace(default).datasets()
+    first = evalcore("label", "create", dataset.id, "--model", "m", "--design", "srs", "--budget", "40",
+                     cwd=tmp_path / "b", **env)  # another folder: the same workspace
+    assert first.returncode == 0, first.stderr
+    assert "seed 0 (--seed 0 draws this queue again)" in first.stderr
+    second = evalcore("label", "create", dataset.id, "--model", "m", "--design", "srs", "--budget", "40",
+                      cwd=tmp_path, **env)
+    assert second.returncode == 0 and "seed 1 (--seed 1" in second.stderr, second.stderr  # not the last one's
+
+    monkeypatch.delenv("EVALCORE_WORKSPACE", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
+    from pages.common.workspace_store import root
+
+    assert root() == default
+    seen = {c.id: c.seed for c in Campaign.list(Workspace(root()))}
+    assert seen == {first.stdout.strip(): 0, second.stdout.strip(): 1}
+
+    status = evalcore("label", "status", first.stdout.strip(), cwd=tmp_path / "a", **env)
+    assert status.returncode == 0 and "0 labels so far; the first estimate needs 2 labels," in status.stdout
+    unknown = evalcore("label", "status", "nope", cwd=tmp_path, **env)
+    assert unknown.returncode == 1 and unknown.stderr.count("\n") == 1
+    assert "No labeling campaign with id 'nope'" in unknown.stderr and f"searched is {default};" in unknown.stderr
+    assert "--workspace or EVALCORE_WORKSPACE" in unknown.stderr
+    no_dataset = evalcore("label", "create", "no-such-dataset", "--model", "m", "--design", "srs", cwd=tmp_path, **env)
+    assert no_dataset.returncode == 1 and "No dataset with id 'no-such-dataset'" in no_dataset.stderr
+    assert str(default) in no_dataset.stderr
+    no_series = evalcore("compare", "--series", "nightly", "a/pool.csv", cwd=tmp_path, **env)
+    assert no_series.returncode == 1 and f"No series named 'nightly' in {default}" in no_series.stderr

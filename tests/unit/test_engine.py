@@ -18,6 +18,7 @@ from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.demo.synthetic import pairwise_battles
 from evalcore.sampling.kmeans1d import kmeans_1d, kmeans_1d_binned
 from evalcore.sampling.designs import design_efficiency_of_log
+from evalcore.sampling.plan import SOURCES
 from evalcore.subgroups.estimates import empirical_bayes
 from evalcore.data.validation import validate
 from evalcore.engine import duckdb_connection, is_lazy, scan
@@ -215,7 +216,7 @@ def test_the_reports_labeling_plan_is_calibrated_on_the_logs_labels(pair):
     section = next(s for s in report.sections if s.key == "labeling")
     model = section.facts["model"]
     rows = frame[frame["model"] == model].sort_values("example_id")
-    source = "proxy" if "proxy" in rows else "confidence"  # the report's choice
+    source = next(c for c in SOURCES if c in rows)  # the report's choice, the page's too (evalcore.sampling.plan)
     proxy, labels = rows[source].to_numpy(float), rows["correct"].to_numpy(float)
     strata = sampling.kmeans_strata(proxy, settings.n_strata, seed=settings.seed)
     expected = sampling.labels_needed(proxy, settings.target_width, alpha=settings.alpha, n_strata=settings.n_strata,

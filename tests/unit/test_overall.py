@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.stats.intervals import wilson_interval
-from evalcore.stats.overall import overall_table, with_overall
+from evalcore.stats.overall import interval_name, overall_table, with_overall
 
 
 def _log() -> pd.DataFrame:
@@ -88,3 +88,17 @@ def test_with_overall_puts_the_one_overall_interval_on_the_boards_overall_rows_o
     assert out.attrs == {"paired": True} and board["ci_low"].tolist() == [0.4, 0.41, 0.6, 0.61]  # a copy
     with pytest.raises(ValueError, match=r"lacks models of the board: \['a'\]"):
         with_overall(board, table.iloc[:1])
+
+
+def test_the_interval_is_named_by_the_design_of_a_campaigns_estimate():
+    """Wilson for 0/1 cells and Student-t for scores; a labeling campaign's summary (its report's ``design``, as
+    Campaign.design_sentence writes it) names its estimator's normal interval, whatever the campaign is called."""
+    from evalcore.labeling.estimate import ESTIMATORS
+    from evalcore.labeling.queue import DESIGN_NAMES
+
+    assert (interval_name("correct"), interval_name("accuracy"), interval_name("score")) == \
+        ("Wilson", "Wilson", "Student-t")
+    for design, estimator in ESTIMATORS.items():
+        said = (f"m (v2): estimated from 60 labels, {DESIGN_NAMES[design]} ({estimator}), in the labeling campaign "
+                "'m · srs (Horvitz-Thompson (sample mean))'; its interval is the design's.")
+        assert interval_name("correct", said) == f"{estimator}, normal"
