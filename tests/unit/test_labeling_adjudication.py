@@ -176,3 +176,23 @@ def test_a_version_3_catalog_is_migrated_with_its_campaign_and_labels(workspace)
     assert reopened.pending()["example_id"].unique().tolist() == [example]
     reopened.adjudicate(example, 0, OWNER)
     assert _row(reopened.export(), example)["label"] == 0.0
+
+
+def test_each_annotator_is_measured_against_the_adjudicated_and_agreed_labels_only(workspace):
+    """Overlap 2: (1, 1) and (0, 0) agree, (1, 0) is adjudicated 1, and one example only alice labeled (it settles
+    itself and says nothing of her): alice agrees with 3 of her 3 checked labels, bob with 2 of 3."""
+    ws, dataset = workspace
+    campaign = Campaign.create(ws, dataset, "m", "srs", budget=20, owner=OWNER, shared=True, overlap=2)
+    for a, b in ((1, 1), (0, 0), (1, 0)):
+        example = campaign.next(ALICE)
+        assert campaign.next(BOB) == example
+        campaign.record(example, ALICE, a)
+        campaign.record(example, BOB, b)
+    campaign.adjudicate(example, 1, OWNER)
+    campaign.record(campaign.next(ALICE), ALICE, 0)
+    quality = campaign.annotator_quality().set_index("annotator")
+    assert quality.loc[[ALICE, BOB], "n_settled"].tolist() == [3, 3]
+    assert quality.loc[ALICE, "agree_settled"] == 1.0 and quality.loc[BOB, "agree_settled"] == pytest.approx(2 / 3)
+    found = campaign.agreement()
+    assert found.quality.equals(campaign.annotator_quality()) and found.annotators.n == 3
+    assert found.judge is None  # this pool has no judge verdicts
