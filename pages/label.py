@@ -43,8 +43,8 @@ def _annotator() -> str | None:
         return member
     if ANNOTATOR not in st.session_state:  # a new session (a reload): the name from the address
         st.session_state[ANNOTATOR] = st.query_params.get("annotator", "")
-    name = st.text_input("Your name (each label carries it; kept in this page's address)", key=ANNOTATOR,
-                         placeholder="e.g. alice").strip()
+    name = st.text_input("Your name (each label carries it)", key=ANNOTATOR, placeholder="e.g. alice",
+                         help="Kept in this page's address, so that a reload keeps it.").strip()
     if name and st.query_params.get("annotator") != name:
         st.query_params["annotator"] = name
     elif not name and "annotator" in st.query_params:
