@@ -2,7 +2,9 @@
 
 ``create DATASET_ID --model M --design D [--target W | --budget N]`` plans a campaign on a saved dataset and prints
 its id; ``export CAMPAIGN_ID -o labels.csv`` writes one row per queued example (``example_id``,
-``inclusion_probability``, ``stratum``, ``label``, ``annotator``; cells neutralised against formula injection);
+``inclusion_probability``, ``stratum``, ``label``: the settled value, ``status``, ``annotator``, ``adjudicator``;
+cells neutralised against formula injection) and beside it ``labels.annotators.csv``, each annotator's agreement
+with the settled labels and with the others;
 ``import CAMPAIGN_ID labels.csv`` records the labels of that file filled in (checked against the queue: all or
 nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate (and writes it as JSON); ``report CAMPAIGN_ID -o
 F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design).
@@ -106,10 +108,14 @@ def _create(args) -> int:
 def _export(args) -> int:
     from evalcore.data.export import csv_bytes
 
-    table = _open(args).export()
+    campaign = _open(args)
+    table = campaign.export()
     args.out.write_bytes(csv_bytes(table))
-    print(f"wrote {args.out} ({len(table):,} queued examples, {int(table['label'].notna().sum()):,} labeled)",
-          file=sys.stderr)
+    annotators = args.out.with_name(f"{args.out.stem}.annotators.csv")
+    annotators.write_bytes(csv_bytes(campaign.annotator_quality()))
+    print(f"wrote {args.out} ({len(table):,} queued examples, {int(table['label'].notna().sum()):,} settled, "
+          f"{int((table['status'] == 'pending').sum()):,} awaiting adjudication) and {annotators} (each annotator's "
+          "agreement with the settled labels and the others)", file=sys.stderr)
     return 0
 
 

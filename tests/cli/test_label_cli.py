@@ -4,6 +4,7 @@ filled in, read the estimate as JSON; refusals are one line naming the file and 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -104,3 +105,32 @@ def test_the_command_line_and_the_dashboard_share_one_default_workspace(tmp_path
     assert str(default) in no_dataset.stderr
     no_series = evalcore("compare", "--series", "nightly", "a/pool.csv", cwd=tmp_path, **env)
     assert no_series.returncode == 1 and f"No series named 'nightly' in {default}" in no_series.stderr
+
+
+def test_export_gives_settled_labels_only_and_each_annotators_quality(tmp_path):
+    """Overlap 2: one example the annotators agree on, one they dispute: the export has the first's label and the
+    second pending (empty, never 0.5); after the owner settles it, its label and adjudicator; beside it, one row per
+    annotator with their agreement with the settled labels."""
+    ws = Workspace(tmp_path / "ws")
+    pool = pd.DataFrame({"model": "m", "example_id": [f"q{i}" for i in range(N)], "confidence": 0.8, "correct": ""})
+    dataset = ws.add_dataset(pool.to_csv(index=False).encode(), "pool")
+    campaign = Campaign.create(ws, dataset.id, "m", "srs", budget=20, overlap=2)
+    examples = []
+    for a, b in ((1, 1), (1, 0)):
+        examples.append(campaign.next("ann"))
+        campaign.next("bea")
+        campaign.record(examples[-1], "ann", a)
+        campaign.record(examples[-1], "bea", b)
+    done = evalcore("label", "export", campaign.id, "-o", "labels.csv", "--workspace", "ws", cwd=tmp_path)
+    assert done.returncode == 0 and "1 settled, 1 awaiting adjudication" in done.stderr, done.stderr
+    table = pd.read_csv(tmp_path / "labels.csv").set_index("example_id")
+    assert table.loc[examples, "label"].tolist()[0] == 1 and math.isnan(table.loc[examples[1], "label"])
+    assert table.loc[examples, "status"].tolist() == ["labeled", "pending"]
+    campaign.adjudicate(examples[1], 0, "owner-at-the-terminal")
+    assert evalcore("label", "export", campaign.id, "-o", "labels.csv", "--workspace", "ws", cwd=tmp_path).returncode == 0
+    table = pd.read_csv(tmp_path / "labels.csv").set_index("example_id")
+    assert table.loc[examples[1], ["label", "status", "adjudicator"]].tolist() == [0, "adjudicated",
+                                                                                   "owner-at-the-terminal"]
+    quality = pd.read_csv(tmp_path / "labels.annotators.csv").set_index("annotator")
+    assert quality.loc[["ann", "bea"], "n_settled"].tolist() == [2, 2]
+    assert quality.loc[["ann", "bea"], "agree_settled"].tolist() == [0.5, 1.0]
