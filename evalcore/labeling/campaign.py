@@ -192,8 +192,9 @@ def settle(labels: pd.DataFrame, adjudicated: pd.Series, metric: str, scale: tup
     ``value``, ``low``, ``high``, ``labels`` (how many) and ``status``:
 
     * ``adjudicated``: the adjudicator's value, whatever the labels say (low = high = value);
-    * ``labeled``: the labels agree: 0/1 and A/B/tie labels all equal; scores within :data:`SCORE_AGREEMENT` of the
-      scale's range of each other (max - min <= 0.25 (high - low)), settled at their mean (low = high = value);
+    * ``labeled``: the labels agree (one label agrees with itself): 0/1 and A/B/tie labels all equal; scores
+      within :data:`SCORE_AGREEMENT` of the scale's range of each other (max - min <= 0.25 (scale[1] - scale[0])),
+      settled at their mean (low = high = value);
     * ``pending``: the labels disagree: value NaN, ``low``/``high`` the smallest and largest label; never averaged.
     """
     per = labels.groupby("example_id", sort=False)["value"].agg(["min", "max", "mean", "size"])
