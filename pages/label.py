@@ -389,8 +389,9 @@ def _name_adjudicators(campaign: Campaign) -> None:
 
 
 def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) -> None:
-    """The adjudication queue, for the owner and the named adjudicators: each example whose labels disagree with
-    every label (annotator, value, note: shown literally), and the value to settle it at."""
+    """The adjudication queue, for the owner and the named adjudicators: how many examples' labels disagree and,
+    in a section drawn only while open (open at first for a signed-in adjudicator), each of them with every label
+    (annotator, value, note: shown literally) and the value to settle it at."""
     info = campaign.info
     owner_here = locked() is None and access.may_change(info.owner, member)
     if not campaign.may_adjudicate(who) and not owner_here:
@@ -410,6 +411,16 @@ def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) ->
     if examples.empty:
         st.caption("No example awaits adjudication: every example's labels agree or are settled.")
         return
+    box = st.expander("Settle them: every label, and the value you choose", key="label_adjudication",
+                      on_change="rerun", expanded=member is not None)  # open for a signed-in adjudicator
+    with box:
+        if box.open:
+            _pending(campaign, who, pending, examples)
+
+
+def _pending(campaign: Campaign, who: str, pending: pd.DataFrame, examples: pd.DataFrame) -> None:
+    """The first :data:`QUEUE_SHOWN` examples awaiting adjudication, each with its labels and the value to choose."""
+    info = campaign.info
     st.caption("These examples' labels disagree: they count in the estimate only as a range until settled. Choose "
                "the right value of each.")
     texts = example_table(info.dataset_id, info.model, info.owner, info.metric)
