@@ -82,6 +82,8 @@ class ValidationReport:
     #: how the labels were made when they come from a labeling campaign's design (one sentence the report and every
     #: page say: :meth:`evalcore.labeling.campaign.Campaign.summary`); empty otherwise
     design: str = ""
+    #: that design's own interval of the summary's one row: (level, low, high); the pages use it at that level
+    design_interval: tuple = ()
     #: files of one model uploaded together that became runs named after them (:mod:`evalcore.importers.combine`):
     #: their model names, the base (the oldest, else the first file) first; empty otherwise
     runs: tuple[str, ...] = ()
@@ -105,7 +107,8 @@ def report_of(frame: pd.DataFrame) -> ValidationReport:
                                "warnings": tuple(report.get("warnings", ())),
                                "files": tuple(report.get("files", ())),
                                "tools": tuple(report.get("tools", ())),
-                               "runs": tuple(report.get("runs", ()))})
+                               "runs": tuple(report.get("runs", ())),
+                               "design_interval": tuple(report.get("design_interval", ()))})
 
 
 def load_eval_log(

@@ -636,6 +636,7 @@ class Campaign:
                               "accuracy": [estimate.estimate], "se": [estimate.se]})
         frame = validate(table, kind=SUMMARY)
         frame.attrs["report"]["design"] = self.design_sentence(estimate)
+        frame.attrs["report"]["design_interval"] = (self.info.level, estimate.ci_low, estimate.ci_high)
         return frame
 
     # ------------------------------------------------------------------------------------------- files

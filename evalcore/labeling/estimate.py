@@ -197,7 +197,7 @@ def wilson_at_effective_n(theta: float, var: float, n: int, z: float) -> tuple[f
     z2 = z * z / n_eff
     center = (t + z2 / 2) / (1 + z2)
     half = z / (1 + z2) * math.sqrt(t * (1 - t) / n_eff + z * z / (4 * n_eff * n_eff))
-    return max(center - half, 0.0), min(center + half, 1.0)
+    return (0.0 if t <= 0 else max(center - half, 0.0)), (1.0 if t >= 1 else min(center + half, 1.0))
 
 
 def design_moments(design: str, t: np.ndarray, labeled, pool: dict, tau: float = 0.0, scale=(0.0, 1.0)

@@ -99,6 +99,19 @@ def _planned(design: str, proxy: np.ndarray, strata: np.ndarray, weight: np.ndar
     return int(min(max(needed, 30), n_pool))
 
 
+def _merged(strata: np.ndarray, minimum: int = 2) -> np.ndarray:
+    """Strata (0 the lowest proxy) with every one of fewer than ``minimum`` examples merged into its neighbour below
+    (the lowest into the one above), renumbered 0..H-1: k-means on a narrow proxy can leave an outlier alone, and a
+    stratum must hold the 2 labels its variance needs."""
+    sizes = np.bincount(strata)
+    keep = np.flatnonzero(sizes >= minimum)
+    if keep.size == 0:
+        return np.zeros_like(strata)
+    # each stratum's new number: the last kept stratum at or below it (the first kept one for those below it)
+    target = np.searchsorted(keep, np.arange(sizes.size), side="right") - 1
+    return np.maximum(target, 0)[strata]
+
+
 def _shares(design: str, strata: np.ndarray, trusted: np.ndarray, labels: int) -> np.ndarray:
     """Each stratum's share of ``labels``: proportional allocation (:func:`evalcore.sampling.designs.allocate_budget`:
     ``n_h ∝ N_h``, at least 2 per stratum), or Neyman's ``n_h ∝ N_h S_h`` (``S_h`` from the proxy read within the
@@ -152,7 +165,7 @@ def plan_queue(pool: pd.DataFrame, design: str, target: float | None = None, bud
     strata = np.zeros(n_pool, dtype=np.int64)
     weight = np.ones(n_pool)
     if design in ("proportional", "neyman"):
-        strata = kmeans_strata(proxy, min(N_STRATA, max(1, n_pool // 4)), seed=seed).astype(np.int64)
+        strata = _merged(kmeans_strata(proxy, min(N_STRATA, max(1, n_pool // 4)), seed=seed).astype(np.int64))
     elif design == "active":
         u = np.sqrt(trusted * (1 - trusted))
         weight = (1 - UNIFORM_SHARE) * u + UNIFORM_SHARE * u.mean()

@@ -41,14 +41,14 @@ def interval_name(metric: str, design: str = "") -> str:
     """What a (model, task) cell's interval is called, as the pages, the report and the command line say it before
     the word "interval": "Wilson" (the score interval) for a 0/1 metric or a summary's accuracy, "Student-t" for a
     score; for a labeling campaign's estimate (a summary whose validation report says its ``design``,
-    :meth:`evalcore.labeling.campaign.Campaign.summary`) the design's estimator with the normal interval its
-    standard error gives, e.g. "stratified Horvitz-Thompson, normal"."""
+    :meth:`evalcore.labeling.campaign.Campaign.summary`) the design's estimator, e.g. "stratified Horvitz-Thompson,
+    design's": the campaign's own interval at its level (:func:`_summary_cells`)."""
     if design:
         from evalcore.labeling.estimate import ESTIMATORS
 
         said = design.partition(", in the labeling campaign")[0]  # "...labels, <design> (<estimator>)"
         estimator = next((e for e in ESTIMATORS.values() if said.endswith(f"({e})")), "the design's estimator")
-        return f"{estimator}, normal"
+        return f"{estimator}, design's"
     return "Wilson" if metric in (*BINARY_METRICS, "accuracy") else "Student-t"
 
 
@@ -140,7 +140,10 @@ def _binomial(model, k, n, alpha: float) -> pd.DataFrame:
 def _summary_cells(summary: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """A leaderboard summary's (model, task) cells as :func:`mean_table` gives them for a log; a cell with the
     tool's own standard error (``se``, e.g. AlpacaEval's length-controlled win rate) keeps the tool's accuracy and
-    gets the normal interval accuracy ± z·se, clipped to [0, 1]."""
+    gets the normal interval accuracy ± z·se, clipped to [0, 1]; a labeling campaign's estimate
+    (:meth:`evalcore.labeling.campaign.Campaign.summary`) keeps the campaign's own interval at the campaign's level
+    (its Wilson interval at the design's effective sample size, skipped examples bounded), and at another level the
+    normal interval of its standard error, said in the note."""
     cells = _binomial(summary["model"], summary["n_correct"], summary["n"], alpha).assign(
         task=summary["task"].to_numpy())
     if "se" in summary:
@@ -151,7 +154,16 @@ def _summary_cells(summary: pd.DataFrame, alpha: float) -> pd.DataFrame:
         cells.loc[own, "se"] = se[own]
         cells.loc[own, "ci_low"] = np.clip(estimate - z * se, 0, 1)[own]
         cells.loc[own, "ci_high"] = np.clip(estimate + z * se, 0, 1)[own]
-        if own.any():
+        design = summary.attrs.get("report", {}).get("design_interval") or ()
+        if len(design) == 3 and len(cells) == 1:
+            level, low, high = design
+            if abs(level - (1 - alpha)) < 1e-9:
+                cells.loc[:, ["ci_low", "ci_high"]] = [[low, high]]
+                cells.attrs["interval_note"] = "The labeling campaign's own interval (its design's)."
+            else:
+                cells.attrs["interval_note"] = (f"The labeling campaign's own interval is at {level:.0%}; at "
+                                                f"{1 - alpha:.0%} the normal interval of its standard error.")
+        elif own.any():
             cells.attrs["interval_note"] = (f"{int(own.sum()):,} of {len(cells):,} cells use the tool's own standard "
                                             "error (accuracy ± z·se).")
     return cells

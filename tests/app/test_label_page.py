@@ -122,7 +122,7 @@ def test_the_campaigns_estimate_flows_to_the_models_page_and_the_report(folder):
     assert "estimated from 60 labels, stratified, Neyman allocation" in sidebar
     answer = shown(at.subheader[0].value)
     assert f"{estimate.estimate:.3f}" in answer or f"{estimate.estimate:.2f}" in answer, answer
-    named = "stratified Horvitz-Thompson, normal interval"  # the design's estimator names its interval, not Wilson
+    named = "stratified Horvitz-Thompson, design's interval"  # the design's estimator names its interval, not Wilson
     assert any(named in t for t in texts(at.caption)) and not any("Wilson" in t for t in texts(at.caption))
     goto(at, "leaderboard")
     assert any(named in t for t in texts(at.caption)) and not any("Wilson" in t for t in texts(at.caption))

@@ -101,4 +101,4 @@ def test_the_interval_is_named_by_the_design_of_a_campaigns_estimate():
     for design, estimator in ESTIMATORS.items():
         said = (f"m (v2): estimated from 60 labels, {DESIGN_NAMES[design]} ({estimator}), in the labeling campaign "
                 "'m · srs (Horvitz-Thompson (sample mean))'; its interval is the design's.")
-        assert interval_name("correct", said) == f"{estimator}, normal"
+        assert interval_name("correct", said) == f"{estimator}, design's"
