@@ -21,7 +21,8 @@ import numpy as np
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 # The modules in the order of the table (each holds ``run``).
-MODULES = ("pairs", "ranks", "eb", "labels", "ppi", "bayes", "weighting", "calibration", "overall", "compare")
+MODULES = ("pairs", "ranks", "eb", "labels", "ppi", "bayes", "weighting", "calibration", "overall", "compare",
+           "agreement")
 
 
 @dataclass(frozen=True)
