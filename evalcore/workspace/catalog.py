@@ -85,8 +85,8 @@ SERIES = (
 #: version 4: adjudication (:mod:`evalcore.labeling.campaign`). ``campaigns.adjudicators`` is a JSON list of the
 #: members who, besides the owner, settle the examples whose labels disagree; ``adjudications`` every decision ever
 #: made (a replaced one keeps its row, ``replaced_by`` naming the decision that replaced it)
+ADJUDICATORS = "ALTER TABLE campaigns ADD COLUMN adjudicators TEXT NOT NULL DEFAULT '[]'"
 ADJUDICATIONS = (
-    "ALTER TABLE campaigns ADD COLUMN adjudicators TEXT NOT NULL DEFAULT '[]'",
     """CREATE TABLE IF NOT EXISTS adjudications (
     id INTEGER PRIMARY KEY AUTOINCREMENT, campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     example_id TEXT NOT NULL, value REAL NOT NULL, adjudicator TEXT NOT NULL, note TEXT, created TEXT NOT NULL,
@@ -118,7 +118,10 @@ def _step_3(connection: sqlite3.Connection) -> None:
 
 
 def _step_4(connection: sqlite3.Connection) -> None:
-    """Version 4: a campaign's adjudicators and its adjudications."""
+    """Version 4: a campaign's adjudicators and its adjudications. Like every step, it may run on a catalog that has
+    them already (its column is added only where missing, as its tables are created only where missing)."""
+    if "adjudicators" not in {row["name"] for row in connection.execute("PRAGMA table_info(campaigns)")}:
+        connection.execute(ADJUDICATORS)
     for statement in ADJUDICATIONS:
         connection.execute(statement)
 
