@@ -6,7 +6,7 @@ import streamlit as st
 
 from evalcore.stats import figures
 from evalcore.data.display import literal
-from evalcore.data.schema import BATTLES, SUMMARY
+from evalcore.data.schema import BATTLES, LOG_VALUE_ROLES, SUMMARY
 from evalcore.stats import headline, overall
 from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
@@ -61,7 +61,14 @@ if kind == BATTLES:
     label, what = "human win rate", "win rate"
 else:
     if kind != SUMMARY and sel.metric is None:
-        st.info("This log has no labeled metric ('correct' or 'score'), so there is no headline number yet.")
+        roles = set(data.report.mapping)  # role -> column; the lazy log carries no text
+        if "output" in roles and not roles & set(LOG_VALUE_ROLES):
+            st.info("This log holds the models' outputs only: no label, score or confidence, so there is no value "
+                    "to estimate yet. Label the outputs with a comparison campaign of these models on the Label "
+                    "page; its labels give each model's accuracy and their difference.")
+            st.page_link("pages/label.py", label="Label: start a comparison campaign")
+        else:
+            st.info("This log has no labeled metric ('correct' or 'score'), so there is no headline number yet.")
         st.stop()
     metric = "correct" if kind == SUMMARY else sel.metric
     over = st.radio("Overall number", list(overall.NAMES), format_func=lambda o: overall.NAMES[o].capitalize()

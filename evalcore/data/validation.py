@@ -10,7 +10,8 @@ Public API
 Canonical shapes (see :mod:`evalcore.data.schema`):
 
 * log: model, example_id, task, category, group (str), then the present value roles among correct, score,
-  confidence, proxy, weight (float64; a missing metric marks an unlabeled row), then extra numeric feature columns;
+  confidence, proxy, weight (float64; a missing metric marks an unlabeled row; none in a log of the models' outputs
+  alone, the start of a comparison campaign, :mod:`evalcore.labeling.comparison`), then extra numeric feature columns;
 * summary: model, task, category (str), n, n_correct (int64), accuracy (float64, fraction), se (float64, the
   tool's own standard error of the accuracy, when given);
 * battles: model_a, model_b (str), outcome (float64 0/1, missing = no human vote), judge (float64 in [0, 1]);
@@ -609,12 +610,18 @@ def _validate_log(raw: pd.DataFrame, mapping: dict[str, str],
                   limits: ReadLimits) -> tuple[pd.DataFrame, list[str], list[str]]:
     _require(mapping, ("model",), LOG, raw.columns)
     roles = {role: col for col, role in mapping.items()}
-    if not set(LOG_VALUE_ROLES) & set(roles):
+    outputs_only = not set(LOG_VALUE_ROLES) & set(roles)
+    if outputs_only and "output" not in roles:
         raise EvalDataError(
             "A per-example log needs at least one value column: 'correct' (0/1), 'score', 'confidence' or "
-            f"'proxy'. The file's columns are: {', '.join(raw.columns)}. Map one of them in the column mapping."
+            "'proxy', or the models' outputs ('output') to label in a comparison campaign. The file's columns "
+            f"are: {', '.join(raw.columns)}. Map one of them in the column mapping."
         )
     notes: list[str] = []
+    if outputs_only:
+        notes.append(f"The log holds the models' outputs only ('{roles['output']}'): no label, score, confidence "
+                     "or proxy, so no view has a value to estimate yet. Label it with a comparison campaign of "
+                     "its models on the Label page.")
     problems = _Problems()
     out: dict[str, pd.Series] = {}
     with problems:
