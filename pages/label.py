@@ -68,7 +68,7 @@ def _new_campaign() -> None:
                   "one, or start a new one below.")
     if campaigns:
         listing = pd.DataFrame({"campaign": [c.name for c in campaigns], "model": [c.model for c in campaigns],
-                                "design": [DESIGN_NAMES[c.design] for c in campaigns],
+                                "design": [c.description.split(";")[0] for c in campaigns],  # comparisons too
                                 "owner": [c.owner or "" for c in campaigns], "created": [c.created for c in campaigns],
                                 "link": [f"?campaign={c.id}" for c in campaigns]})
         render.table(listing, "labeling campaigns", link=st.column_config.LinkColumn("open", display_text="open"))

@@ -19,6 +19,10 @@ adjudication queue (:meth:`Campaign.pending`) until its owner or a named adjudic
 (:meth:`Campaign.adjudicate`; decisions are kept with their history, as labels). The estimate, the labeled
 examples and the export use settled values only, and say which examples are pending or skipped.
 
+A campaign over two or more models (``Campaign.create(..., models=[...])``) is a
+:class:`.comparison.ComparisonCampaign`: its queue and claims are these, its labels per-model verdicts
+(:mod:`.comparison`); :meth:`Campaign.open` and :meth:`Campaign.list` return and list both kinds.
+
 Who may label: the members who may see the campaign (:func:`evalcore.workspace.access.visible`: its owner, or any
 signed-in member once it is shared; anyone where it has no owner); only its owner deletes it.
 """
@@ -142,22 +146,62 @@ class CampaignRecord:
     planned: int
     pool: dict
     adjudicators: tuple[str, ...] = ()
+    #: a comparison campaign's models (the first minus the second is its difference); () for one model
+    models: tuple[str, ...] = ()
+    decide: bool = False
+    margin: float = 0.0
+    #: what a comparison's outputs are: "class" (classes or choices: the right answer may be given once) or "text"
+    outputs: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """"comparison" for a campaign over several models, "model" for one model's."""
+        return "comparison" if self.models else "model"
 
     @property
     def description(self) -> str:
-        """E.g. "stratified, Neyman allocation; ±0.02 at 95%; seed 0"."""
+        """E.g. "stratified, Neyman allocation; ±0.02 at 95%; seed 0" (a comparison's goal ends ", or until
+        decided" with the decide rule)."""
         goal = f"±{self.target:g} at {self.level:.0%}" if self.target is not None else \
             f"{self.budget:,} labels, {self.level:.0%} intervals"
-        return f"{DESIGN_NAMES[self.design]}; {goal}; seed {self.seed}"
+        if self.decide:
+            goal += ", or until decided"
+        if self.models:
+            from evalcore.labeling.difference import COMPARISON_DESIGN_NAMES as names
+        else:
+            names = DESIGN_NAMES
+        return f"{names[self.design]}; {goal}; seed {self.seed}"
 
 
-def _record(row) -> CampaignRecord:
-    """A campaign's record from its catalog row (a catalog read-only at schema version 3 names no adjudicators)."""
+def _record(row, comparison=None) -> CampaignRecord:
+    """A campaign's record from its catalog row and, for a comparison campaign, its ``comparisons`` row (a catalog
+    read-only at schema version 3 names no adjudicators; one before version 5 holds no comparison)."""
+    more = {} if comparison is None else {
+        "models": tuple(json.loads(comparison["models"])), "decide": bool(comparison["decide"]),
+        "margin": float(comparison["margin"]), "outputs": comparison["outputs"],
+        "notes": tuple(json.loads(comparison["notes"]))}
     return CampaignRecord(row["id"], row["dataset_id"], row["name"], canonical(row["owner"]), bool(row["shared"]),
                           row["created"], row["model"], row["design"], row["metric"],
                           (row["scale_low"], row["scale_high"]), row["target"], row["budget"], row["level"],
                           row["seed"], row["overlap"], row["planned"], json.loads(row["pool"]),
-                          tuple(json.loads(row["adjudicators"]) if "adjudicators" in row.keys() else ()))
+                          tuple(json.loads(row["adjudicators"]) if "adjudicators" in row.keys() else ()), **more)
+
+
+def _comparisons(db, campaign_id: str | None = None) -> dict:
+    """The ``comparisons`` rows by campaign id (all, or ``campaign_id``'s); none in a catalog before version 5."""
+    found = catalog.rows(db, "SELECT * FROM comparisons" + ("" if campaign_id is None else " WHERE campaign_id = ?"),
+                         () if campaign_id is None else (campaign_id,))
+    return {r["campaign_id"]: r for r in found}
+
+
+def _opened(workspace, record: CampaignRecord):
+    """The campaign object of a record: a :class:`.comparison.ComparisonCampaign` for several models."""
+    if record.models:
+        from evalcore.labeling.comparison import ComparisonCampaign
+
+        return ComparisonCampaign(workspace, record)
+    return Campaign(workspace, record)
 
 
 class Labeled(NamedTuple):
@@ -179,6 +223,27 @@ class CampaignAgreement:
     annotators: agreement.Agreement | None
     judge: agreement.JudgeAgreement | None
     quality: pd.DataFrame
+
+
+def checked_level(level: float | None) -> float:
+    """A campaign's level: :data:`DEFAULT_LEVEL` when not given; EvalDataError outside (0, 1)."""
+    level = DEFAULT_LEVEL if level is None else float(level)
+    if not 0 < level < 1:
+        raise EvalDataError(f"The level must lie between 0 and 1; got {level!r}.")
+    return level
+
+
+def insert_campaign(db, row: dict, order: pd.DataFrame) -> None:
+    """Store a campaign's catalog ``row`` and its queue (``order``: a plan's, in queue order) in the transaction
+    ``db``."""
+    order = order.assign(position=np.arange(len(order)))
+    if "task" not in order:
+        order["task"] = None
+    queue = [(row["id"], *r) for r in order[list(QUEUE_COLUMNS)].astype(object).where(order.notna(), None)
+             .itertuples(index=False, name=None)]
+    db.execute(f"INSERT INTO campaigns ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", tuple(row.values()))
+    db.executemany(f"INSERT INTO queue (campaign_id, {', '.join(QUEUE_COLUMNS)}) VALUES "
+                   f"(?, {', '.join('?' * len(QUEUE_COLUMNS))})", queue)
 
 
 def _names(names) -> tuple[str, ...]:
@@ -230,8 +295,12 @@ def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
         f" for ±{info.target:g}." if info.target is not None else " for the budget.") + pending
 
 
-class Campaign:
-    """A labeling campaign of a workspace (see the module docstring)."""
+class Claims:
+    """What every campaign shares: its members (:meth:`_member`) and the claims that hand its queue out
+    (:meth:`next`), counted against the labels of its table :attr:`LABELS` (the queue's ``labeled`` column holds
+    each example's labels in force that are not skips)."""
+
+    LABELS = "labels"
 
     def __init__(self, workspace, record: CampaignRecord) -> None:
         self.workspace = workspace
@@ -245,98 +314,6 @@ class Campaign:
     def _db(self):
         return self.workspace.catalog
 
-    # ------------------------------------------------------------------------------------------- making one
-    @staticmethod
-    def next_seed(workspace) -> int:
-        """A new campaign's default seed: one more than the largest seed of the workspace's campaigns (0 for the
-        first), so that each campaign on a pool draws its own queue."""
-        found = catalog.rows(workspace.catalog, "SELECT MAX(seed) AS seed FROM campaigns")
-        return 0 if not found or found[0]["seed"] is None else int(found[0]["seed"]) + 1
-
-    @classmethod
-    def create(cls, workspace, dataset_id: str, model: str, design: str, target: float | None = None,
-               budget: int | None = None, level: float | None = None, seed: int | None = None,
-               owner: str | None = None, overlap: int = 1, metric: str | None = None,
-               scale: tuple[float, float] | None = None, name: str | None = None, shared: bool = False
-               ) -> "Campaign":
-        """Plan and store a campaign on a saved dataset ``owner`` may see: the ``model``'s examples (for battles,
-        "model_a vs model_b" or "all"), labeled by ``design`` (one of :data:`.queue.DESIGNS`) until ±``target``
-        (a half-width on the metric's scale) or for ``budget`` labels (default: ±2% of the scale), at ``level``.
-        ``metric``: "correct" (0/1), "score" (on ``scale``) or "pairwise" (A/B/tie), by default from the log.
-        ``seed`` orders the queue; by default :meth:`next_seed`, so that no two campaigns share a queue."""
-        seed = cls.next_seed(workspace) if seed is None else seed
-        if design not in DESIGNS:
-            raise EvalDataError(f"The design must be one of {', '.join(DESIGNS)}; got {design!r}.")
-        if target is not None and budget is not None:
-            raise EvalDataError("Give a target half-width or a label budget, not both.")
-        if int(overlap) < 1:
-            raise EvalDataError(f"overlap is the number of labels per example, at least 1; got {overlap!r}.")
-        owner = canonical(owner)
-        record = workspace.dataset_record(dataset_id, owner)  # PermissionError / LookupError as for any dataset
-        frame = workspace.dataset(dataset_id, owner)
-        metric = metric or ("pairwise" if record.kind == "battles" else
-                            "correct" if "correct" in frame and frame["correct"].notna().any() or
-                            "score" not in frame else "score")
-        if metric not in METRICS:
-            raise EvalDataError(f"The metric must be one of {', '.join(METRICS)}; got {metric!r}.")
-        scale = tuple(map(float, scale)) if scale is not None else (0.0, 1.0)
-        if not scale[0] < scale[1]:
-            raise EvalDataError(f"The score's scale must go from a lower to a higher number; got {scale}.")
-        if target is None and budget is None:
-            target = 0.02 * (scale[1] - scale[0])
-        if target is not None and not 0 < float(target) < scale[1] - scale[0]:
-            raise EvalDataError(f"The target half-width must be above 0 and below the scale's range; got {target}.")
-        level = DEFAULT_LEVEL if level is None else float(level)
-        if not 0 < level < 1:
-            raise EvalDataError(f"The level must lie between 0 and 1; got {level!r}.")
-        plan = plan_queue(_pool(frame, str(model), metric), design, target=target, budget=budget, level=level,
-                          seed=int(seed), scale=scale)
-        row = {"id": access.new_id(), "dataset_id": dataset_id,
-               "name": str(name or f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
-               "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
-               "scale_high": scale[1], "target": None if target is None else float(target),
-               "budget": None if budget is None else int(budget), "level": level, "seed": int(seed),
-               "overlap": int(overlap), "planned": int(plan.planned), "pool": json.dumps(plan.pool),
-               "adjudicators": "[]"}
-        order = plan.order.assign(position=np.arange(len(plan.order)))
-        if "task" not in order:
-            order["task"] = None
-        queue = [(row["id"], *r) for r in order[list(QUEUE_COLUMNS)].astype(object).where(order.notna(), None)
-                 .itertuples(index=False, name=None)]
-        with catalog.transaction(workspace.catalog) as db:
-            db.execute(f"INSERT INTO campaigns ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                       tuple(row.values()))
-            db.executemany(f"INSERT INTO queue (campaign_id, {', '.join(QUEUE_COLUMNS)}) VALUES "
-                           f"(?, {', '.join('?' * len(QUEUE_COLUMNS))})", queue)
-        return cls(workspace, _record(row))
-
-    @classmethod
-    def open(cls, workspace, campaign_id: str, viewer: str | None = None) -> "Campaign":
-        """The campaign ``campaign_id`` (LookupError if there is none; PermissionError if ``viewer`` may not see
-        it, when a viewer is given)."""
-        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns WHERE id = ?", (str(campaign_id),))
-        if not found:
-            raise LookupError(f"No labeling campaign with id {campaign_id!r} in this workspace.")
-        record = _record(found[0])
-        if viewer is not None:
-            access.check("labeling campaign", record.id, record.owner, record.shared, viewer)
-        return cls(workspace, record)
-
-    @staticmethod
-    def list(workspace, viewer: str | None = None) -> list[CampaignRecord]:
-        """The campaigns ``viewer`` may see, newest first."""
-        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns ORDER BY created DESC, rowid DESC")
-        return [_record(r) for r in found if access.visible(r["owner"], bool(r["shared"]), viewer)]
-
-    def delete(self, viewer: str | None = None) -> None:
-        """Delete the campaign with its queue, claims, labels and adjudications: its owner only."""
-        access.check_change(self.id, self.info.owner, viewer)
-        with catalog.transaction(self._db) as db:
-            for table in ("claims", "adjudications", "labels", "queue"):
-                db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
-            db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
-
-    # ------------------------------------------------------------------------------------------- labeling
     def _member(self, annotator) -> str:
         who = canonical(annotator)
         if who is None:
@@ -367,11 +344,11 @@ class Campaign:
                            (now + _claim_seconds(), self.id, who))
                 return held["example_id"]
             found = db.execute(
-                """SELECT q.example_id FROM queue q WHERE q.campaign_id = :c AND q.position < :end
+                f"""SELECT q.example_id FROM queue q WHERE q.campaign_id = :c AND q.position < :end
                    AND q.labeled + (SELECT COUNT(*) FROM claims k WHERE k.campaign_id = :c
                                     AND k.example_id = q.example_id AND k.until >= :now) < :overlap
-                   AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.campaign_id = :c AND l.example_id = q.example_id
-                                   AND l.annotator = :who AND l.replaced_by IS NULL)
+                   AND NOT EXISTS (SELECT 1 FROM {self.LABELS} l WHERE l.campaign_id = :c
+                                   AND l.example_id = q.example_id AND l.annotator = :who AND l.replaced_by IS NULL)
                    ORDER BY q.position LIMIT 1""",
                 {"c": self.id, "end": self._queue_end(), "overlap": self.info.overlap, "who": who, "now": now}
             ).fetchone()
@@ -381,6 +358,143 @@ class Campaign:
                                                                  now + _claim_seconds()))
             return found["example_id"]
 
+    def _check_claim(self, db, example_id: str, who: str, need_claim: bool = True) -> None:
+        """Refuse a label of ``example_id`` outside the queue, or (``need_claim``: not from a file) from ``who``
+        holding neither its claim (live or expired) nor a label of it in force."""
+        if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
+                      (self.id, example_id)).fetchone() is None:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
+                                "the examples its design drew can be labeled (others would bias the estimate).")
+        if need_claim and db.execute(
+                f"""SELECT 1 FROM claims WHERE campaign_id = :c AND example_id = :e AND annotator = :w UNION ALL
+                   SELECT 1 FROM {self.LABELS} WHERE campaign_id = :c AND example_id = :e AND annotator = :w
+                   AND replaced_by IS NULL""", {"c": self.id, "e": example_id, "w": who}).fetchone() is None:
+            raise EvalDataError(f"{who} holds no claim on the example {example_id!r} of this campaign ({self.id}): "
+                                "label the example the campaign hands you (the Label page, or Campaign.next), or "
+                                "change one of your own labels.")
+
+    def _release(self, db, example_id: str, who: str) -> None:
+        """After ``who``'s label of ``example_id``: their claim given up, the example's count of labels updated."""
+        db.execute("DELETE FROM claims WHERE campaign_id = ? AND example_id = ? AND annotator = ?",
+                   (self.id, example_id, who))
+        db.execute(f"UPDATE queue SET labeled = (SELECT COUNT(*) FROM {self.LABELS} l WHERE l.campaign_id = :c AND "
+                   "l.example_id = :e AND l.replaced_by IS NULL AND l.skipped = 0) WHERE campaign_id = :c AND "
+                   "example_id = :e", {"c": self.id, "e": example_id})
+
+    def example(self, example_id: str) -> dict:
+        """The queue row of one example (its position, stratum, weight, proxy and judge)."""
+        found = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND example_id = ?",
+                             (self.id, str(example_id)))
+        if not found:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+        return dict(found[0])
+
+
+class Campaign(Claims):
+    """A labeling campaign of a workspace (see the module docstring)."""
+
+    # ------------------------------------------------------------------------------------------- making one
+    @staticmethod
+    def next_seed(workspace) -> int:
+        """A new campaign's default seed: one more than the largest seed of the workspace's campaigns (0 for the
+        first), so that each campaign on a pool draws its own queue."""
+        found = catalog.rows(workspace.catalog, "SELECT MAX(seed) AS seed FROM campaigns")
+        return 0 if not found or found[0]["seed"] is None else int(found[0]["seed"]) + 1
+
+    @classmethod
+    def create(cls, workspace, dataset_id: str, model: str | None = None, design: str | None = None,
+               target: float | None = None, budget: int | None = None, level: float | None = None,
+               seed: int | None = None, owner: str | None = None, overlap: int = 1, metric: str | None = None,
+               scale: tuple[float, float] | None = None, name: str | None = None, shared: bool = False,
+               models: list[str] | None = None, decide: bool = False, margin: float = 0.0):
+        """Plan and store a campaign on a saved dataset ``owner`` may see: the ``model``'s examples (for battles,
+        "model_a vs model_b" or "all"), labeled by ``design`` (one of :data:`.queue.DESIGNS`, by default "srs")
+        until ±``target`` (a half-width on the metric's scale) or for ``budget`` labels (default: ±2% of the
+        scale), at ``level``. ``metric``: "correct" (0/1), "score" (on ``scale``) or "pairwise" (A/B/tie), by
+        default from the log. ``seed`` orders the queue; by default :meth:`next_seed`, so that no two campaigns
+        share a queue. With ``models`` (two or more) instead of ``model``, a comparison campaign of their outputs
+        (:meth:`.comparison.ComparisonCampaign.create`, with its ``decide`` rule and ``margin``)."""
+        if models is not None:
+            if model is not None or metric not in (None, "correct") or scale is not None:
+                raise EvalDataError("A comparison campaign (models=[...]) labels each model's output right or wrong "
+                                    "(0/1): give the models, not a model, metric or scale.")
+            from evalcore.labeling.comparison import ComparisonCampaign
+
+            return ComparisonCampaign.create(workspace, dataset_id, models, design, target=target, budget=budget,
+                                             level=level, seed=seed, owner=owner, overlap=overlap, name=name,
+                                             shared=shared, decide=decide, margin=margin)
+        if model is None:
+            raise EvalDataError("Name the model whose outputs to label (model=...), or two or more models to "
+                                "compare (models=[...]).")
+        if decide or margin:
+            raise EvalDataError("decide and margin are stop rules of a comparison campaign: give models=[...] to "
+                                "compare two or more models.")
+        seed = cls.next_seed(workspace) if seed is None else seed
+        design = "srs" if design is None else design
+        if design not in DESIGNS:
+            raise EvalDataError(f"The design must be one of {', '.join(DESIGNS)}; got {design!r}.")
+        if target is not None and budget is not None:
+            raise EvalDataError("Give a target half-width or a label budget, not both.")
+        if int(overlap) < 1:
+            raise EvalDataError(f"overlap is the number of labels per example, at least 1; got {overlap!r}.")
+        owner = canonical(owner)
+        record = workspace.dataset_record(dataset_id, owner)  # PermissionError / LookupError as for any dataset
+        frame = workspace.dataset(dataset_id, owner)
+        metric = metric or ("pairwise" if record.kind == "battles" else
+                            "correct" if "correct" in frame and frame["correct"].notna().any() or
+                            "score" not in frame else "score")
+        if metric not in METRICS:
+            raise EvalDataError(f"The metric must be one of {', '.join(METRICS)}; got {metric!r}.")
+        scale = tuple(map(float, scale)) if scale is not None else (0.0, 1.0)
+        if not scale[0] < scale[1]:
+            raise EvalDataError(f"The score's scale must go from a lower to a higher number; got {scale}.")
+        if target is None and budget is None:
+            target = 0.02 * (scale[1] - scale[0])
+        if target is not None and not 0 < float(target) < scale[1] - scale[0]:
+            raise EvalDataError(f"The target half-width must be above 0 and below the scale's range; got {target}.")
+        level = checked_level(level)
+        plan = plan_queue(_pool(frame, str(model), metric), design, target=target, budget=budget, level=level,
+                          seed=int(seed), scale=scale)
+        row = {"id": access.new_id(), "dataset_id": dataset_id,
+               "name": str(name or f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
+               "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
+               "scale_high": scale[1], "target": None if target is None else float(target),
+               "budget": None if budget is None else int(budget), "level": level, "seed": int(seed),
+               "overlap": int(overlap), "planned": int(plan.planned), "pool": json.dumps(plan.pool),
+               "adjudicators": "[]"}
+        with catalog.transaction(workspace.catalog) as db:
+            insert_campaign(db, row, plan.order)
+        return cls(workspace, _record(row))
+
+    @classmethod
+    def open(cls, workspace, campaign_id: str, viewer: str | None = None) -> "Campaign":
+        """The campaign ``campaign_id`` (LookupError if there is none; PermissionError if ``viewer`` may not see
+        it, when a viewer is given)."""
+        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns WHERE id = ?", (str(campaign_id),))
+        if not found:
+            raise LookupError(f"No labeling campaign with id {campaign_id!r} in this workspace.")
+        record = _record(found[0], _comparisons(workspace.catalog, str(campaign_id)).get(str(campaign_id)))
+        if viewer is not None:
+            access.check("labeling campaign", record.id, record.owner, record.shared, viewer)
+        return _opened(workspace, record)
+
+    @staticmethod
+    def list(workspace, viewer: str | None = None) -> list[CampaignRecord]:
+        """The campaigns ``viewer`` may see, newest first (one model's and comparisons: :attr:`CampaignRecord.kind`)."""
+        found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns ORDER BY created DESC, rowid DESC")
+        comparisons = _comparisons(workspace.catalog)
+        return [_record(r, comparisons.get(r["id"])) for r in found
+                if access.visible(r["owner"], bool(r["shared"]), viewer)]
+
+    def delete(self, viewer: str | None = None) -> None:
+        """Delete the campaign with its queue, claims, labels and adjudications: its owner only."""
+        access.check_change(self.id, self.info.owner, viewer)
+        with catalog.transaction(self._db) as db:
+            for table in ("claims", "adjudications", "labels", "queue"):
+                db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
+            db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
+
+    # ------------------------------------------------------------------------------------------- labeling
     def record(self, example_id: str, annotator: str, value=None, note: str | None = None,
                skipped: bool = False) -> int:
         """Keep a label (or a skip) of ``example_id`` by ``annotator``; its id. Refused with a clear message for an
@@ -392,17 +506,7 @@ class Campaign:
             return self._record_in(db, str(example_id), who, number, note, skipped, need_claim=True)
 
     def _record_in(self, db, example_id: str, who: str, number, note, skipped: bool, need_claim: bool) -> int:
-        if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
-                      (self.id, example_id)).fetchone() is None:
-            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
-                                "the examples its design drew can be labeled (others would bias the estimate).")
-        if need_claim and db.execute(
-                """SELECT 1 FROM claims WHERE campaign_id = :c AND example_id = :e AND annotator = :w UNION ALL
-                   SELECT 1 FROM labels WHERE campaign_id = :c AND example_id = :e AND annotator = :w
-                   AND replaced_by IS NULL""", {"c": self.id, "e": example_id, "w": who}).fetchone() is None:
-            raise EvalDataError(f"{who} holds no claim on the example {example_id!r} of this campaign ({self.id}): "
-                                "label the example the campaign hands you (the Label page, or Campaign.next), or "
-                                "change one of your own labels.")
+        self._check_claim(db, example_id, who, need_claim)
         cursor = db.execute("INSERT INTO labels (campaign_id, example_id, annotator, value, note, skipped, created) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (self.id, example_id, who, number, None if note is None else str(note), int(skipped),
@@ -410,11 +514,7 @@ class Campaign:
         db.execute("UPDATE labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND annotator = ? "
                    "AND replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, who,
                                                            cursor.lastrowid))
-        db.execute("DELETE FROM claims WHERE campaign_id = ? AND example_id = ? AND annotator = ?",
-                   (self.id, example_id, who))
-        db.execute("UPDATE queue SET labeled = (SELECT COUNT(*) FROM labels l WHERE l.campaign_id = :c AND "
-                   "l.example_id = :e AND l.replaced_by IS NULL AND l.skipped = 0) WHERE campaign_id = :c AND "
-                   "example_id = :e", {"c": self.id, "e": example_id})
+        self._release(db, example_id, who)
         return int(cursor.lastrowid)
 
     # ------------------------------------------------------------------------------------------- reading
@@ -434,14 +534,6 @@ class Campaign:
                             (self.id,))
         return pd.DataFrame([dict(r) for r in rows], columns=["example_id", "annotator", "value", "note", "created",
                                                               *[c for c in QUEUE_COLUMNS if c != "example_id"]])
-
-    def example(self, example_id: str) -> dict:
-        """The queue row of one example (its position, stratum, weight, proxy and judge)."""
-        found = catalog.rows(self._db, "SELECT * FROM queue WHERE campaign_id = ? AND example_id = ?",
-                             (self.id, str(example_id)))
-        if not found:
-            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
-        return dict(found[0])
 
     def _adjudicated(self) -> pd.DataFrame:
         """The adjudications in force, indexed by example id: ``value`` and ``adjudicator``."""

@@ -11,7 +11,8 @@ disk refuses raises :class:`~evalcore.errors.EvalDataError` saying what happened
 The schema version is SQLite's ``user_version``, one migration step per version (:data:`STEPS`): version 1 stores
 every owner in its canonical form (:func:`.access.canonical`); version 2 adds labeling campaigns (their queues,
 labels and claims); version 3 series of runs; version 4 adjudication of labeling campaigns (a campaign's named
-adjudicators, the decisions on its examples whose labels disagree). An older catalog is brought up to date once,
+adjudicators, the decisions on its examples whose labels disagree); version 5 comparison campaigns (several models'
+outputs judged on one pool, :mod:`evalcore.labeling.comparison`). An older catalog is brought up to date once,
 when a writer first opens it.
 """
 
@@ -95,6 +96,29 @@ ADJUDICATIONS = (
 )
 
 
+#: version 5: comparison campaigns (:mod:`evalcore.labeling.comparison`), a campaign row (its queue and claims as
+#: any campaign's) with a ``comparisons`` row: its ``models`` (JSON list, the first minus the second is the
+#: difference), the ``decide`` rule and its ``margin``, what the ``outputs`` are ("class" or "text") and the pool's
+#: ``notes`` (JSON list). ``comparison_examples`` holds each queued example's agreement ``pattern`` and its
+#: ``outputs`` (JSON object model -> text, stored literally); ``comparison_labels`` every label ever given: the
+#: per-model ``verdicts`` (JSON object model -> 0/1, NULL for a skip) and the ``answer`` they came from where the
+#: annotator gave the right class (a replaced label keeps its row, ``replaced_by`` naming the one that replaced it)
+COMPARISONS = (
+    """CREATE TABLE IF NOT EXISTS comparisons (
+    campaign_id TEXT PRIMARY KEY REFERENCES campaigns(id) ON DELETE CASCADE, models TEXT NOT NULL,
+    decide INTEGER NOT NULL DEFAULT 0, margin REAL NOT NULL DEFAULT 0, outputs TEXT NOT NULL,
+    notes TEXT NOT NULL DEFAULT '[]')""",
+    """CREATE TABLE IF NOT EXISTS comparison_examples (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE, example_id TEXT NOT NULL,
+    pattern TEXT NOT NULL, outputs TEXT NOT NULL, PRIMARY KEY (campaign_id, example_id))""",
+    """CREATE TABLE IF NOT EXISTS comparison_labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    example_id TEXT NOT NULL, annotator TEXT NOT NULL, verdicts TEXT, answer TEXT, note TEXT,
+    skipped INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL, replaced_by INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS comparison_labels_example ON comparison_labels(campaign_id, example_id)",
+)
+
+
 def _step_1(connection: sqlite3.Connection) -> None:
     """Version 1: the datasets and analyses, every owner in its canonical form."""
     for statement in SCHEMA:
@@ -126,8 +150,14 @@ def _step_4(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _step_5(connection: sqlite3.Connection) -> None:
+    """Version 5: comparison campaigns, their examples' outputs and their labels."""
+    for statement in COMPARISONS:
+        connection.execute(statement)
+
+
 #: the migrations, one step per version: a catalog at version v runs the steps after v, in order
-STEPS = (_step_1, _step_2, _step_3, _step_4)
+STEPS = (_step_1, _step_2, _step_3, _step_4, _step_5)
 SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)

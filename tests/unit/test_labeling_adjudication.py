@@ -170,7 +170,7 @@ def test_a_version_3_catalog_is_migrated_with_its_campaign_and_labels(workspace)
     db.close()
     reopened = Campaign.open(Workspace(ws.root), campaign.id)  # a writer opens it: step 4 runs once
     db = sqlite3.connect(ws.catalog)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 5
     db.close()
     assert reopened.info.adjudicators == () and len(reopened.history()) == 2
     assert reopened.pending()["example_id"].unique().tolist() == [example]

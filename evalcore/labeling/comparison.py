@@ -1,0 +1,281 @@
+"""A comparison campaign, stored in a workspace's catalog: two or more models' outputs on one pool, judged by people,
+until the difference between the first two is known to ±target, decided, or the budget is used.
+
+:meth:`ComparisonCampaign.create` (reached through ``Campaign.create(..., models=[...])``) takes the models' shared
+examples (:func:`.difference.comparison_pool`: fewer than 20 shared examples are refused naming how many are shared;
+an example where a model has no output is left out, with a note naming how many and which model), plans the queue
+(:func:`.difference.plan_comparison`: ``srs``, a random paired sample; ``disagreement``, only the examples whose
+outputs differ) and stores the campaign, its queue and each queued example's outputs (JSON, literally: hostile text
+comes back as it went in) in one transaction (catalog version 5, :data:`evalcore.workspace.catalog.COMPARISONS`).
+
+Claims are those of one-model campaigns (:class:`.campaign.Claims`): :meth:`next` hands each annotator the next
+example of the queue, and two annotators never hold the same one at once; every change is one SQLite transaction,
+so an acknowledged label survives the server being killed.
+
+**A label** (:meth:`ComparisonCampaign.record`) is a verdict per model, 1 (right) or 0 (wrong), kept per (example,
+annotator) with its history (re-labeling replaces one's own label; the earlier one stays, ``replaced_by`` naming
+the new one). Identical outputs share their verdict (DESIGN.md, "Campaigns over several models": a label belongs to
+an (example, output) pair): outputs are identical when equal after stripping surrounding whitespace (the rule of the
+pool's agreement patterns), and a verdict given for one model applies to every model with the same output; an
+output left without a verdict is refused, naming its models. Where the outputs are classes or choices (the pool's
+``kind`` "class") the annotator may give the right answer once instead: each model is right iff its output equals
+the answer after stripping whitespace, compared without case for single letters ("b" is the choice "B").
+
+**Conflicts are refused, not adjudicated**: a label whose verdicts differ from another annotator's label in force
+on the same example (possible after an expired claim, or with ``overlap`` above 1) is refused naming the other
+annotator and the model where they differ, so the labels in force on an example always agree; the annotators settle
+it between them (either changes their own label). A skipped example (skips only) counts as unknown (NaN) in the
+estimate, which bounds it at its worst and best case (:func:`.difference.comparison_estimate`).
+"""
+
+from __future__ import annotations
+
+import json
+import numpy as np
+import pandas as pd
+
+from evalcore.errors import EvalDataError, listed
+from evalcore.labeling.campaign import WORDS, Claims, _now, _record, checked_level, insert_campaign
+from evalcore.labeling.difference import (COMPARISON_DESIGNS, ComparisonEstimate, comparison_estimate,
+                                          comparison_pool, plan_comparison)
+from evalcore.workspace import access, catalog
+from evalcore.workspace.access import canonical
+
+#: a comparison's default goal when neither a target nor a budget is given: ±2 points on the difference
+DEFAULT_TARGET = 0.02
+
+
+def same_output(output: str) -> str:
+    """The form in which two outputs are identical (they share a verdict): surrounding whitespace stripped."""
+    return str(output).strip()
+
+
+def is_answer(output: str, answer: str) -> bool:
+    """Whether ``output`` is the right ``answer``: equal after stripping whitespace, without case for a single
+    letter (a choice "b" is "B")."""
+    out, right = str(output).strip(), str(answer).strip()
+    if len(out) == 1 and len(right) == 1 and out.isalpha() and right.isalpha():
+        return out.casefold() == right.casefold()
+    return out == right
+
+
+def _verdict(value) -> int:
+    """A verdict as 1 (right) or 0 (wrong): 1/0, True/False or the words of a 0/1 label (correct, wrong, ...);
+    EvalDataError otherwise."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in WORDS["correct"] or word in ("0", "1"):
+            return int(WORDS["correct"].get(word, word == "1"))
+    if isinstance(value, (bool, np.bool_)) or value in (0, 1):
+        return int(value)
+    raise EvalDataError(f"The verdict {value!r} is not 1 (right) or 0 (wrong).")
+
+
+def verdicts(outputs: dict[str, str], value, kind: str) -> dict[str, int]:
+    """Every model's verdict on one example (``outputs``: model -> output) from a label ``value``: a mapping model ->
+    1/0 (a verdict given for one model applies to every model with the same output, :func:`same_output`), or, for
+    ``kind`` "class", the right answer (a string, or an integer for classes numbered, :func:`is_answer`). EvalDataError naming the model for a verdict of
+    a model not compared, verdicts that differ on one output, or an output without a verdict."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = str(value)
+    if isinstance(value, str):
+        if kind != "class":
+            raise EvalDataError("These outputs are free text, not classes or choices: give a verdict per distinct "
+                                "output, e.g. {model: 1 or 0}.")
+        if not value.strip():
+            raise EvalDataError("The right answer is empty: give the class or choice that is right.")
+        return {m: int(is_answer(o, value)) for m, o in outputs.items()}
+    if not isinstance(value, dict):
+        raise EvalDataError(f"A comparison label is {{model: 1 or 0}} per distinct output"
+                            f"{' or the right answer' if kind == 'class' else ''}; got {value!r}.")
+    unknown = [str(m) for m in value if str(m) not in outputs]
+    if unknown:
+        raise EvalDataError(f"Verdicts for {listed(unknown)}, which this campaign does not compare; its models are "
+                            f"{listed(list(outputs))}.")
+    groups: dict[str, list[str]] = {}
+    for model, output in outputs.items():
+        groups.setdefault(same_output(output), []).append(model)
+    result = {}
+    for members in groups.values():
+        given = {_verdict(value[m]) for m in members if m in value}
+        if len(given) > 1:
+            raise EvalDataError(f"{listed(members)} gave the same output, so they share one verdict; got both 1 and 0.")
+        if not given:
+            shared = f" (the same output as {listed(members[1:])})" if len(members) > 1 else ""
+            raise EvalDataError(f"No verdict for the output of {members[0]!r}{shared}: give 1 (right) or 0 (wrong) "
+                                "for every distinct output, or skip the example.")
+        result.update(dict.fromkeys(members, given.pop()))
+    return {m: result[m] for m in outputs}
+
+
+class ComparisonCampaign(Claims):
+    """A comparison campaign of a workspace (see the module docstring); ``info.models`` its models, the first minus
+    the second the difference it estimates."""
+
+    LABELS = "comparison_labels"
+
+    @classmethod
+    def create(cls, workspace, dataset_id: str, models: list[str], design: str | None = None,
+               target: float | None = None, budget: int | None = None, level: float | None = None,
+               seed: int | None = None, owner: str | None = None, overlap: int = 1, name: str | None = None,
+               shared: bool = False, decide: bool = False, margin: float = 0.0) -> "ComparisonCampaign":
+        """Plan and store a comparison of ``models`` (two or more, by name) on a saved dataset ``owner`` may see,
+        labeled by ``design`` (:data:`.difference.COMPARISON_DESIGNS`, by default "disagreement") until the first
+        two models' difference is within ±``target`` (default ±0.02 when no budget is given) or for ``budget``
+        labels; with ``decide``, also until the confidence sequence excludes 0 (or ±``margin``). ``seed`` orders
+        the queue (by default :meth:`.campaign.Campaign.next_seed`)."""
+        from evalcore.labeling.campaign import Campaign
+
+        design = "disagreement" if design is None else design
+        if design not in COMPARISON_DESIGNS:
+            raise EvalDataError(f"A comparison's design must be one of {', '.join(COMPARISON_DESIGNS)}; got "
+                                f"{design!r}.")
+        if isinstance(models, str) or len(models) < 2:
+            raise EvalDataError(f"A comparison needs two or more models; got {models!r}.")
+        if target is not None and budget is not None:
+            raise EvalDataError("Give a target half-width or a label budget, not both.")
+        if target is None and budget is None:
+            target = DEFAULT_TARGET
+        if target is not None and not 0 < float(target) < 1:
+            raise EvalDataError(f"The target half-width of the difference must be above 0 and below 1; got {target}.")
+        if not 0 <= float(margin) < 1:
+            raise EvalDataError(f"The margin is a difference in accuracy from 0 up to 1 (0.01 is 1 point); got "
+                                f"{margin!r}.")
+        if int(overlap) < 1:
+            raise EvalDataError(f"overlap is the number of labels per example, at least 1; got {overlap!r}.")
+        level = checked_level(level)
+        seed = Campaign.next_seed(workspace) if seed is None else int(seed)
+        models = [str(m) for m in models]
+        owner = canonical(owner)
+        workspace.dataset_record(dataset_id, owner)  # PermissionError / LookupError as for any dataset
+        pool = comparison_pool(workspace.dataset(dataset_id, owner), models)
+        plan = plan_comparison(pool, design, seed, target=None if target is None else float(target),
+                               budget=None if budget is None else int(budget), level=level)
+        row = {"id": access.new_id(), "dataset_id": dataset_id, "name": str(name or f"{' vs '.join(models)} · "
+                                                                                  f"{design}"),
+               "owner": owner, "shared": int(bool(shared)), "created": _now(), "model": " vs ".join(models),
+               "design": design, "metric": "correct", "scale_low": 0.0, "scale_high": 1.0,
+               "target": None if target is None else float(target), "budget": None if budget is None else int(budget),
+               "level": level, "seed": seed, "overlap": int(overlap), "planned": int(plan.planned),
+               "pool": json.dumps(plan.pool), "adjudicators": "[]"}
+        comparison = {"campaign_id": row["id"], "models": json.dumps(models), "decide": int(bool(decide)),
+                      "margin": float(margin), "outputs": pool.kind, "notes": json.dumps(list(pool.notes))}
+        queued = plan.order["example_id"].to_numpy()
+        examples = [(row["id"], eid, str(pool.patterns.at[eid]),
+                     json.dumps({m: str(o) for m, o in zip(models, pool.outputs.loc[eid, models])}))
+                    for eid in queued]
+        with catalog.transaction(workspace.catalog) as db:
+            insert_campaign(db, row, plan.order)
+            db.execute(f"INSERT INTO comparisons ({', '.join(comparison)}) VALUES ({', '.join('?' * len(comparison))})",
+                       tuple(comparison.values()))
+            db.executemany("INSERT INTO comparison_examples (campaign_id, example_id, pattern, outputs) VALUES "
+                           "(?, ?, ?, ?)", examples)
+        return cls(workspace, _record(row, comparison))
+
+    def delete(self, viewer: str | None = None) -> None:
+        """Delete the campaign with its queue, claims, outputs and labels: its owner only."""
+        access.check_change(self.id, self.info.owner, viewer)
+        with catalog.transaction(self._db) as db:
+            for table in ("claims", "comparison_labels", "comparison_examples", "queue", "comparisons"):
+                db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
+            db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
+
+    # ------------------------------------------------------------------------------------------- labeling
+    def _outputs_in(self, db, example_id: str) -> dict[str, str]:
+        found = db.execute("SELECT outputs FROM comparison_examples WHERE campaign_id = ? AND example_id = ?",
+                           (self.id, example_id)).fetchone()
+        if found is None:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+        return json.loads(found["outputs"])
+
+    def outputs(self, example_id: str) -> dict[str, str]:
+        """Each model's output on ``example_id``, as the log gave it ({model: output}, in the campaign's order)."""
+        found = catalog.rows(self._db, "SELECT outputs FROM comparison_examples WHERE campaign_id = ? AND "
+                                       "example_id = ?", (self.id, str(example_id)))
+        if not found:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+        return json.loads(found[0]["outputs"])
+
+    def pattern(self, example_id: str) -> str:
+        """The example's agreement pattern ("all agree", or the models grouped by identical output, "A ≠ B")."""
+        found = catalog.rows(self._db, "SELECT pattern FROM comparison_examples WHERE campaign_id = ? AND "
+                                       "example_id = ?", (self.id, str(example_id)))
+        if not found:
+            raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
+        return found[0]["pattern"]
+
+    def record(self, example_id: str, annotator: str, value=None, note: str | None = None,
+               skipped: bool = False) -> int:
+        """Keep ``annotator``'s label of ``example_id`` (``value``: {model: 1 or 0}, or the right answer for class
+        outputs, :func:`verdicts`) or a skip (``skipped=True``); its id. Refused with a clear message for an
+        example outside the queue, a verdict missing or off the scale, an annotator who is not a member or holds
+        neither the example's claim nor a label of it, and verdicts that differ from another annotator's label in
+        force (see the module docstring)."""
+        who = self._member(annotator)
+        example_id = str(example_id)
+        with catalog.transaction(self._db) as db:
+            self._check_claim(db, example_id, who)
+            given = None if skipped else verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
+            if given is not None:
+                for other, theirs in db.execute(
+                        "SELECT annotator, verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
+                        "AND annotator <> ? AND replaced_by IS NULL AND skipped = 0", (self.id, example_id, who)):
+                    theirs = json.loads(theirs)
+                    differ = [m for m in given if theirs.get(m) != given[m]]
+                    if differ:
+                        raise EvalDataError(
+                            f"{other} judged the example {example_id!r} otherwise ({differ[0]!r}: "
+                            f"{theirs.get(differ[0])} against your {given[differ[0]]}): the labels in force on an "
+                            "example of a comparison campaign must agree. Nothing was recorded; settle it with "
+                            f"{other}, then either of you changes their label.")
+            answer = value.strip() if isinstance(value, str) and not skipped else None
+            cursor = db.execute(
+                "INSERT INTO comparison_labels (campaign_id, example_id, annotator, verdicts, answer, note, skipped, "
+                "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.id, example_id, who, None if given is None else json.dumps(given), answer,
+                 None if note is None else str(note), int(bool(skipped)), _now()))
+            db.execute("UPDATE comparison_labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
+                       "annotator = ? AND replaced_by IS NULL AND id <> ?",
+                       (cursor.lastrowid, self.id, example_id, who, cursor.lastrowid))
+            self._release(db, example_id, who)
+            return int(cursor.lastrowid)
+
+    # ------------------------------------------------------------------------------------------- reading
+    def history(self) -> pd.DataFrame:
+        """Every label ever given (replaced ones and skips too), oldest first; ``verdicts`` as {model: 0/1}."""
+        rows = catalog.rows(self._db, "SELECT id, example_id, annotator, verdicts, answer, note, skipped, created, "
+                                      "replaced_by FROM comparison_labels WHERE campaign_id = ? ORDER BY id",
+                            (self.id,))
+        frame = pd.DataFrame([dict(r) for r in rows], columns=["id", "example_id", "annotator", "verdicts", "answer",
+                                                               "note", "skipped", "created", "replaced_by"])
+        frame["verdicts"] = frame["verdicts"].map(lambda v: None if v is None else json.loads(v))
+        return frame
+
+    def verdicts(self) -> pd.DataFrame:
+        """The estimator's input: one row per example of the drawn sample with a label or a skip in force, in
+        queue order, indexed by example id, with ``position``, ``stratum`` (its pattern's number) and a 0/1 column
+        per model (NaN where the example was only skipped)."""
+        models = list(self.info.models)
+        rows = catalog.rows(self._db, """SELECT l.example_id, l.verdicts, l.skipped, q.position, q.stratum
+            FROM comparison_labels l JOIN queue q ON q.campaign_id = l.campaign_id AND q.example_id = l.example_id
+            WHERE l.campaign_id = ? AND l.replaced_by IS NULL ORDER BY q.position, l.skipped""", (self.id,))
+        frame = pd.DataFrame([{"example_id": r["example_id"], "position": r["position"], "stratum": r["stratum"],
+                               **(json.loads(r["verdicts"]) if r["verdicts"] else dict.fromkeys(models, np.nan))}
+                              for r in rows], columns=["example_id", "position", "stratum", *models])
+        # labels in force agree (record refuses a conflict), so an example's first row (a label before its skips)
+        # holds its verdicts
+        return frame.drop_duplicates("example_id").set_index("example_id").astype({m: float for m in models})
+
+    def estimate(self) -> ComparisonEstimate:
+        """The difference of the first two models (and every pair), its interval, the stop rule and the decision,
+        from the labels in force (:func:`.difference.comparison_estimate`)."""
+        r = self.info
+        return comparison_estimate(self.verdicts(), list(r.models), r.design, r.pool, r.target, r.budget, r.decide,
+                                   r.margin, r.level)
+
+    def version(self) -> tuple[int, int]:
+        """What changes with every label and skip: the campaign's largest label id (and 0: a comparison has no
+        adjudications), the key of cached statistics as for one-model campaigns."""
+        found = catalog.rows(self._db, "SELECT COALESCE(MAX(id), 0) FROM comparison_labels WHERE campaign_id = ?",
+                             (self.id,))
+        return (int(found[0][0]) if found else 0, 0)
