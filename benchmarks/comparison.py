@@ -1,0 +1,181 @@
+"""Comparison campaigns on real pools: labels to reach ±target on the difference, coverage at the stop, and the
+"decided" rule's error rates under monitoring after every label (issue 48's tables).
+
+``python -m benchmarks.comparison --data ../shared/data/imagenet_x_predictions.csv.gz [--campaigns 500]`` runs, for
+every pair of ImageNet-X's four models (outputs: the predicted classes; the annotators' answers: the ReaL labels),
+campaigns of both designs (:func:`evalcore.labeling.difference.plan_comparison`) with the stop rule read after every
+label:
+
+* **width** (±``target``, 95%): median labels at the stop for ``srs`` (a random paired sample) and
+  ``disagreement``, their ratio, and the coverage of the interval at the stop over the campaigns;
+* **decided** (the confidence sequence excludes 0): median labels to decide, the rate of declaring the wrong winner,
+  and the same on a **zero-difference pair** (the two models' outputs swapped on a random half of the examples, so
+  they are exchangeable: any declared winner is wrong).
+
+The path of a campaign is computed at once for every number of labels: the fixed-n interval by running sums (the
+same formula as :func:`evalcore.labeling.difference._fixed`, checked equal in ``tests/unit/test_comparison.py``) and
+the confidence sequence by :func:`evalcore.stats.sequential.betting_cs`, which returns the sequence after every draw.
+``--mmlu FILE`` runs four pairs of MMLU-Pro's models (the same letter is the same output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as student_t
+
+from evalcore.labeling.difference import MIN_LABELS, comparison_pool, plan_comparison
+from evalcore.stats.sequential import betting_cs
+
+
+def fixed_path(d: np.ndarray, scale: float, population: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed-n interval's (estimate, half-width) after each of the draws d (values -1, 0, 1)."""
+    n = np.arange(1, d.size + 1, dtype=float)
+    y = (d + 1) / 2
+    mean = np.cumsum(y) / n
+    ss = np.maximum(np.cumsum(y * y) - n * mean**2, 0.0)
+    var = 4 * np.maximum(np.where(n > 1, ss / np.maximum(n - 1, 1), 0.0), 0.5 / (n + 1))
+    se = scale * np.sqrt(np.maximum(1 - n / population, 0.0) * var / n)
+    k = student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1))
+    return scale * (2 * mean - 1), k * se
+
+
+def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int, target: float,
+             level: float = 0.95, decide: bool = False) -> dict:
+    """One campaign of ``design`` on the pair (a, b) with true verdicts ``correct`` (indexed by example id, a 0/1
+    column per model): labels at the stop and whether the interval then covers the pool's difference; with
+    ``decide``, labels until the confidence sequence excludes 0 and the winner it names (None: never decided)."""
+    plan = plan_comparison(pool, design, seed, target=target)
+    ids = plan.order["example_id"].to_numpy()
+    d = correct.loc[ids, a].to_numpy(float) - correct.loc[ids, b].to_numpy(float)
+    truth = float(correct[a].mean() - correct[b].mean())
+    constants = plan.pool
+    scale = constants["N_D"] / constants["N"] if design == "disagreement" else 1.0
+    population = constants["M"]
+    if decide:  # prefixes of growing length: a prefix's sequence is the full one's first part
+        for length in (500, 2000, 8000, population):
+            low, high = betting_cs((d[:length] + 1) / 2, population, 1 - level)
+            low, high = scale * (2 * low - 1), scale * (2 * high - 1)
+            hit = np.flatnonzero((low > 0) | (high < 0))
+            if hit.size or length >= population:
+                break
+        if not hit.size:
+            return {"labels": population, "winner": None, "truth": truth}
+        t = int(hit[0])
+        return {"labels": t + 1, "winner": a if low[t] > 0 else b, "truth": truth}
+    estimate, half = fixed_path(d, scale, population, level)
+    n = np.arange(1, d.size + 1)
+    hit = np.flatnonzero((n >= MIN_LABELS) & (half <= target))
+    t = int(hit[0]) if hit.size else d.size - 1
+    return {"labels": t + 1, "covered": bool(abs(estimate[t] - truth) <= half[t]), "truth": truth}
+
+
+def imagenet(path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ImageNet-X's predictions as a log of outputs (``model``, ``example_id``, ``output`` the predicted class) and
+    the true verdicts (ReaL labels) per example and model, on the images with a ReaL label."""
+    frame = pd.read_csv(path)
+    frame = frame[frame["real_labels_available"] == 1]
+    log = pd.DataFrame({"model": frame["model"], "example_id": frame["file_name"].astype(str),
+                        "output": frame["predicted_class"].astype(str)})
+    correct = frame.pivot(index="file_name", columns="model", values="correct_real").astype(float)
+    return log, correct
+
+
+def _swapped(log: pd.DataFrame, correct: pd.DataFrame, a: str, b: str, rng) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The zero-difference pair: a and b's outputs and verdicts swapped on a random subset of the examples, chosen so
+    that the two are exchangeable and win equally often: among the examples where exactly one is right, a random
+    half (drawn independently of which one) ends with a right, the other half with b right (one such example
+    dropped if their number is odd); elsewhere a fair coin swaps them. The pool's difference is then exactly 0."""
+    d = (correct[a] - correct[b]).to_numpy()
+    split = np.flatnonzero(d != 0)
+    if split.size % 2:
+        keep = np.ones(d.size, dtype=bool)
+        keep[split[-1]] = False
+        correct, d = correct[keep], d[keep]
+        split = split[:-1]
+    wins = np.zeros(d.size)
+    wins[rng.permutation(split)[: split.size // 2]] = 1
+    wins[split] = np.where(wins[split] == 1, 1, -1)
+    flip = np.where(d != 0, np.sign(d) != wins, rng.random(d.size) < 0.5)
+    ids = correct.index.to_numpy()
+    wide = log[log["model"].isin([a, b])].pivot(index="example_id", columns="model", values="output").loc[ids]
+    wide.loc[flip, [a, b]] = wide.loc[flip, [b, a]].to_numpy()
+    out = correct[[a, b]].copy()
+    out.loc[flip, [a, b]] = correct.loc[flip, [b, a]].to_numpy()
+    swapped = wide.reset_index().melt(id_vars="example_id", var_name="model", value_name="output")
+    return swapped, out
+
+
+def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target: float, level: float = 0.95,
+        seed: int = 0) -> pd.DataFrame:
+    rows = []
+    for a, b in pairs:
+        start = time.perf_counter()
+        pool = comparison_pool(log, [a, b])
+        width = {design: [campaign(correct, pool, a, b, design, seed + k, target, level) for k in range(campaigns)]
+                 for design in ("srs", "disagreement")}
+        decided = [campaign(correct, pool, a, b, "disagreement", seed + k, target, level, decide=True)
+                   for k in range(campaigns)]
+        truth = decided[0]["truth"]
+        right = a if truth > 0 else b
+        rng = np.random.default_rng(seed)
+        zero_log, zero_correct = _swapped(log, correct, a, b, rng)
+        zero_pool = comparison_pool(zero_log, [a, b])
+        null = [campaign(zero_correct, zero_pool, a, b, "disagreement", seed + k, target, level, decide=True)
+                for k in range(campaigns)]
+        srs = np.median([c["labels"] for c in width["srs"]])
+        dis = np.median([c["labels"] for c in width["disagreement"]])
+        rows.append({
+            "pair": f"{a} vs {b}", "difference": truth, "same output": float((pool.patterns == "all agree").mean()),
+            "srs labels": srs, "disagreement labels": dis, "ratio": dis / srs,
+            "coverage srs": np.mean([c["covered"] for c in width["srs"]]),
+            "coverage disagreement": np.mean([c["covered"] for c in width["disagreement"]]),
+            "labels to decide": np.median([c["labels"] for c in decided]),
+            "decided": np.mean([c["winner"] is not None for c in decided]),
+            "wrong winner": np.mean([c["winner"] not in (None, right) for c in decided]),
+            "zero pair: any winner": np.mean([c["winner"] is not None for c in null]),
+            "zero pair: median labels": np.median([c["labels"] for c in null]),
+            "seconds": time.perf_counter() - start})
+        print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rows[-1].values()), flush=True)
+    return pd.DataFrame(rows)
+
+
+def mmlu(path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """MMLU-Pro per question: ``model``, ``question_id`` as the example, ``pred`` (the letter) as the output and
+    ``correct`` (against the answer key) as the annotators' verdict."""
+    frame = pd.read_csv(path)
+    log = pd.DataFrame({"model": frame["model"].astype(str), "example_id": frame["question_id"].astype(str),
+                        "output": frame["pred"].astype(str)})
+    correct = frame.assign(question_id=frame["question_id"].astype(str)).pivot_table(
+        index="question_id", columns="model", values="correct", aggfunc="first").astype(float)
+    return log, correct
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="../shared/data/imagenet_x_predictions.csv.gz")
+    parser.add_argument("--mmlu", default=None, help="MMLU-Pro per question (mmlu_pro_per_question.csv.gz)")
+    parser.add_argument("--campaigns", type=int, default=500)
+    parser.add_argument("--target", type=float, default=0.01)
+    args = parser.parse_args()
+    if args.mmlu:
+        log, correct = mmlu(args.mmlu)
+        models = list(correct.columns)[:5]
+        pairs = list(itertools.combinations(models, 2))[:4]
+    else:
+        log, correct = imagenet(args.data)
+        pairs = list(itertools.combinations(sorted(correct.columns), 2))
+    print("| pair | difference | same output | srs labels | disagreement labels | ratio | coverage srs | coverage "
+          "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median labels | "
+          "seconds |\n|---|" + "---:|" * 13)
+    run(log, correct.dropna(), pairs, args.campaigns, args.target)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,336 @@
+"""Comparison campaigns: which of two or more models is better, from the fewest labels (pure functions; the campaign
+that stores them is :mod:`.comparison`).
+
+**The pool and its patterns** (:func:`comparison_pool`): the examples every model answered, each with its models'
+outputs and its agreement pattern, the partition of the models by identical output ("all agree" when every model
+gave the same output). Where every model gives the same output, every model is right or every one is wrong: the
+example says nothing about any difference, which is known to be 0 there.
+
+**Designs** (:func:`plan_comparison`): ``srs`` labels a random paired sample of the whole pool (the baseline: any
+prefix of its queue is a simple random sample); ``disagreement`` queues only the examples whose outputs differ, in a
+random order, so any prefix is a simple random sample of the disagreement set D (N_D of the pool's N examples; the
+queue's strata name the patterns, so the labels per pattern can be shown).
+
+**Estimates** (:func:`comparison_estimate`), for each pair (i, j) with ``d = c_i - c_j`` (c the 0/1 verdict):
+``srs``: ``Δ = mean_S(d)``; ``disagreement``: ``Δ = (N_D / N) mean_S(d)`` (d = 0 on every example outside D).
+Both are design-unbiased (Horvitz-Thompson with inclusion probability n/N, or n/N_D inside D and 0 outside where d
+is 0). Two intervals:
+
+* the **fixed-n interval** for the width rule ("stop when the interval is within ±target"): ``Δ ± t_{n-1} se``,
+  ``se² = f² (1 - n/M) s²/n`` (f = 1 or N_D/N, M = N or N_D), s² the sample variance of d, floored at half a
+  pseudo-event (:func:`evalcore.labeling.estimate.floored_variance`); with a stop rule on its width it keeps its
+  coverage as the width shrinks (Chow & Robbins 1965), measured at the stop in ``benchmarks/comparison.py``;
+* the **confidence sequence** for the "decided" rule ("stop when the interval excludes zero or the margin"), which
+  is a rule on the estimate crossing a value: the betting confidence sequence of
+  :func:`evalcore.stats.sequential.betting_cs` for the mean of ``(d + 1) / 2`` over the M sampled-from examples,
+  mapped back, holds at every number of labels at once, so a decision read after every label is wrong with
+  probability at most α. With more than two models every pair's sequence is at ``α / (K (K - 1) / 2)``
+  (Bonferroni): all pairs hold at once, so "the leader beats every other model" is wrong with probability at most α.
+
+Skipped or disputed examples (NaN) are bounded as in one-model campaigns: each interval runs from its lower end with
+every unknown d at -1 to its upper end with every one at +1 (Manski).
+
+Sources: Sawade, Landwehr & Scheffer, *Active comparison of prediction models*, NeurIPS 2012 (labels where models
+differ); Waudby-Smith & Ramdas, JRSS-B 2024 (betting confidence sequences).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+from evalcore.errors import EvalDataError, listed
+from evalcore.labeling.estimate import floored_variance
+from evalcore.labeling.queue import QueuePlan
+from evalcore.stats.sequential import betting_cs
+
+COMPARISON_DESIGNS = ("srs", "disagreement")
+COMPARISON_DESIGN_NAMES = {"srs": "a random paired sample of the shared examples",
+                           "disagreement": "only the examples where the models' outputs differ, at random"}
+#: fewest examples the models must share for a comparison campaign
+MIN_SHARED = 20
+#: outputs are classes or choices (the annotator gives the right answer once) when each is this short and the
+#: pool has at most this many distinct outputs
+CLASS_LENGTH, CLASS_VALUES = 40, 2000
+ALL_AGREE = "all agree"
+#: no stop before this many labels: early variances are too noisy to trust a width rule
+MIN_LABELS = 30
+
+
+@dataclass(frozen=True)
+class ComparisonPool:
+    """The examples every model answered: ``outputs`` (indexed by example id, a column per model, the output text),
+    ``patterns`` (example id -> agreement pattern), ``kind`` ("class": the annotator gives the right answer once;
+    "text": a verdict per distinct output) and ``notes`` (what was left out and why)."""
+
+    outputs: pd.DataFrame
+    patterns: pd.Series
+    kind: str
+    notes: tuple[str, ...] = ()
+
+
+def _pattern(row: tuple, models: list[str]) -> str:
+    """"all agree", or the models grouped by identical output, e.g. "A = B ≠ C"."""
+    groups: dict[str, list[str]] = {}
+    for model, output in zip(models, row):
+        groups.setdefault(output, []).append(model)
+    if len(groups) == 1:
+        return ALL_AGREE
+    return " ≠ ".join(" = ".join(g) for g in sorted(groups.values(), key=lambda g: models.index(g[0])))
+
+
+def comparison_pool(frame: pd.DataFrame, models: list[str]) -> ComparisonPool:
+    """The shared examples of ``models`` in a validated log (``model``, ``example_id``, ``output``; ``task`` where
+    ids repeat across tasks: ids become ``task/example_id``). EvalDataError naming what is wrong: fewer than 2
+    models, a model not in the log, no ``output`` column, or fewer than :data:`MIN_SHARED` shared examples (with how
+    many are shared)."""
+    models = [str(m) for m in models]
+    if len(models) < 2 or len(set(models)) != len(models):
+        raise EvalDataError(f"A comparison needs two or more different models; got {listed(models)}.")
+    present = set(frame["model"].astype(str))
+    unknown = [m for m in models if m not in present]
+    if unknown:
+        raise EvalDataError(f"The dataset has no model {listed(unknown)}; its models are {listed(sorted(present))}.")
+    if "output" not in frame:
+        raise EvalDataError("A comparison campaign shows each model's output: the log needs an 'output' column "
+                            "(the model's answer, class or text).")
+    rows = frame[frame["model"].astype(str).isin(models)]
+    ids = rows["example_id"].astype(str)
+    if "task" in rows and rows.groupby(["model", ids])["task"].nunique().max() > 1:
+        ids = rows["task"].astype(str) + "/" + ids
+    rows = rows.assign(_id=ids.to_numpy()).drop_duplicates(["model", "_id"])  # repeats: the first sample's output
+    wide = rows.pivot(index="_id", columns="model", values="output").reindex(columns=models)
+    answered = wide.notna()
+    shared = answered.all(axis=1)
+    notes = []
+    for model in models:
+        missing = int((~answered[model] & answered.drop(columns=model).any(axis=1)).sum())
+        if missing:
+            notes.append(f"{missing:,} example{' lacks' if missing == 1 else 's lack'} an output of {model!r} "
+                         "(another model has one): left out, not guessed.")
+    if shared.sum() < MIN_SHARED:
+        counts = ", ".join(f"{m} {int(answered[m].sum()):,}" for m in models)
+        raise EvalDataError(f"The models share {int(shared.sum()):,} examples (with an output from each); a comparison "
+                            f"campaign needs at least {MIN_SHARED}. Examples per model: {counts}. Check that their "
+                            "example ids match (the same id for the same question).")
+    outputs = wide[shared].astype(str)
+    outputs.index.name = "example_id"
+    outputs.columns.name = None
+    stripped = outputs.apply(lambda c: c.str.strip())
+    patterns = pd.Series([_pattern(r, models) for r in stripped.itertuples(index=False, name=None)],
+                         index=outputs.index, name="pattern")
+    values = pd.unique(stripped.to_numpy().ravel())
+    kind = "class" if len(values) <= CLASS_VALUES and max(map(len, values)) <= CLASS_LENGTH else "text"
+    return ComparisonPool(outputs, patterns, kind, tuple(notes))
+
+
+def plan_comparison(pool: ComparisonPool, design: str, seed: int, target: float | None = None,
+                    budget: int | None = None, level: float = 0.95) -> QueuePlan:
+    """The queue of ``design`` (:data:`COMPARISON_DESIGNS`): a random order of the pool (``srs``) or of its
+    disagreement set (``disagreement``); ``stratum`` numbers the patterns (0 "all agree"); ``planned`` is the budget,
+    or the labels for ±``target`` if the models' accuracies were equal (the worst case: ``Var(d)`` at most the share
+    of examples that differ, ``P(c_i ≠ c_j) ≤`` the share of different outputs). ``pool`` constants: N, N_D, M (the
+    population a prefix samples), the pattern names and sizes."""
+    if design not in COMPARISON_DESIGNS:
+        raise EvalDataError(f"A comparison's design must be one of {', '.join(COMPARISON_DESIGNS)}; got {design!r}.")
+    names = [ALL_AGREE, *sorted(set(pool.patterns) - {ALL_AGREE})]
+    stratum = pool.patterns.map({n: i for i, n in enumerate(names)}).to_numpy(np.int64)
+    n_pool = len(stratum)
+    differ = stratum > 0
+    n_differ = int(differ.sum())
+    if design == "disagreement" and n_differ < 2:
+        raise EvalDataError(f"The models give the same output on {n_pool - n_differ:,} of the {n_pool:,} shared "
+                            "examples: there is nothing to compare (their accuracies are equal on this pool).")
+    candidates = np.flatnonzero(differ) if design == "disagreement" else np.arange(n_pool)
+    rng = np.random.default_rng(seed)
+    position = rng.permutation(candidates)
+    population = position.size
+    if budget is not None and not 2 <= int(budget) <= population:
+        raise EvalDataError(f"The label budget must be between 2 and the {population:,} examples the design can "
+                            f"draw; got {budget}.")
+    share = n_differ / n_pool
+    if budget is not None:
+        planned = int(budget)
+    else:  # Var(d) <= share of differing outputs over the pool, share_D = 1 inside the disagreement set
+        z = float(norm.ppf(0.5 + level / 2))
+        var, scale = (1.0, share) if design == "disagreement" else (share, 1.0)
+        n0 = z * z * scale * scale * var / target**2
+        planned = int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
+    order = pd.DataFrame({"example_id": pool.outputs.index.to_numpy()[position], "stratum": stratum[position],
+                          "weight": 1.0, "priority": -np.arange(population, dtype=float), "proxy": np.nan,
+                          "judge": np.nan})
+    sizes = np.bincount(stratum, minlength=len(names))
+    constants = {"N": n_pool, "N_D": n_differ, "M": population, "patterns": names, "pattern_sizes": sizes.tolist()}
+    return QueuePlan(design, order, planned, constants)
+
+
+@dataclass(frozen=True)
+class ComparisonEstimate:
+    """A comparison campaign's answer now: ``difference`` (the first model's accuracy minus the second's) with
+    ``ci_low``–``ci_high`` (the confidence sequence for a "decided" campaign, else the fixed-n interval; NaN before
+    two labels), ``labels`` (examples with every verdict), ``skipped`` (unknown: skipped or disputed), ``stop``,
+    ``decided`` (the model the interval shows better, or not worse by more than the margin; None), ``leader`` (the
+    best estimate), ``pairs`` (every pair: difference, fixed-n interval, confidence sequence), ``needed`` (more
+    labels for the target at the current variance), ``random_labels`` (about how many labels a random paired sample
+    would need for the same interval), ``interval`` (which one is shown) and ``meaning`` (one line)."""
+
+    models: tuple[str, ...]
+    difference: float
+    ci_low: float
+    ci_high: float
+    labels: int
+    skipped: int
+    stop: bool
+    decided: str | None
+    leader: str | None
+    pairs: pd.DataFrame
+    needed: int
+    random_labels: float
+    interval: str
+    meaning: str
+    level: float
+    design: str
+    target: float | None = None
+    margin: float = 0.0
+    equivalent: bool = False
+    per_pattern: dict = field(default_factory=dict)
+
+
+FIXED_MEANING = ("A fixed-n interval read after every label with a stop rule on its width (Chow & Robbins): about "
+                 "{level:.0%} of the intervals shown at the stop contain the difference over the whole pool "
+                 "(measured by simulation).")
+SEQUENCE_MEANING = ("A confidence sequence (betting, Waudby-Smith & Ramdas 2024): it holds at every number of labels "
+                    "at once, so stopping the moment it excludes {what} declares a wrong winner with probability at "
+                    "most {alpha:.0%}.")
+
+
+def _fixed(d: np.ndarray, scale: float, population: int, level: float) -> tuple[float, float, float, float]:
+    """(Δ, low, high, se) of the fixed-n interval from the differences d of a simple random sample of
+    ``population`` (values -1, 0, 1), scaled by ``scale`` (N_D/N or 1)."""
+    n = d.size
+    y = (d + 1) / 2  # on [0, 1], where the variance floor is stated
+    var = 4 * float(floored_variance(float(np.sum((y - y.mean()) ** 2)), n))
+    se = scale * math.sqrt(max(1 - n / population, 0.0) * var / n)
+    k = float(student_t.ppf(0.5 + level / 2, max(n - 1, 1)))
+    delta = scale * float(d.mean())
+    return delta, delta - k * se, delta + k * se, se
+
+
+def _sequence(d: np.ndarray, scale: float, population: int, alpha: float) -> tuple[float, float]:
+    """The confidence sequence's bounds on Δ after the draws d (in the order drawn)."""
+    low, high = betting_cs((d + 1) / 2, population, alpha)
+    return scale * (2 * low[-1] - 1), scale * (2 * high[-1] - 1)
+
+
+def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, constants: dict,
+                        target: float | None, budget: int | None, decide: bool, margin: float,
+                        level: float) -> ComparisonEstimate:
+    """The estimate from ``correct`` (one row per drawn example, in queue order; a 0/1 column per model, NaN where
+    the example was skipped or is disputed); see the module docstring."""
+    models = [str(m) for m in models]
+    values = correct[models].to_numpy(float)
+    known = np.isfinite(values).all(axis=1)
+    n, n_known = len(values), int(known.sum())
+    scale = constants["N_D"] / constants["N"] if design == "disagreement" else 1.0
+    population = int(constants["M"])
+    k_models = len(models)
+    alpha = 1 - level
+    pair_alpha = alpha / (k_models * (k_models - 1) / 2)
+    means = np.nanmean(values[known], axis=0) if n_known else np.full(k_models, np.nan)
+    leader = models[int(np.nanargmax(means))] if n_known else None
+    rows = []
+    for i, j in itertools.combinations(range(k_models), 2):
+        if n_known < 2:
+            rows.append({"model_a": models[i], "model_b": models[j], "difference": math.nan, "ci_low": math.nan,
+                         "ci_high": math.nan, "cs_low": math.nan, "cs_high": math.nan, "se": math.nan})
+            continue
+        d = values[:, i] - values[:, j]
+        delta, *_ = _fixed(d[known], scale, population, level)
+        bounds = []
+        for fill in (-1.0, 1.0) if n_known < n else (0.0,):  # Manski: unknown d at its worst, then at its best
+            filled = np.where(known, d, fill)
+            _, low, high, se = _fixed(filled, scale, population, level)
+            cs_low, cs_high = _sequence(filled, scale, population, pair_alpha) if decide else (math.nan, math.nan)
+            bounds.append((low, high, cs_low, cs_high, se))
+        rows.append({"model_a": models[i], "model_b": models[j], "difference": delta,
+                     "ci_low": max(bounds[0][0], -scale), "ci_high": min(bounds[-1][1], scale),
+                     "cs_low": bounds[0][2], "cs_high": bounds[-1][3], "se": max(b[4] for b in bounds)})
+    pairs = pd.DataFrame(rows)
+    first = pairs.iloc[0]
+    shown_low, shown_high = (first["cs_low"], first["cs_high"]) if decide else (first["ci_low"], first["ci_high"])
+    decided = _decided(pairs, models, leader, margin) if decide and n_known >= 2 else None
+    equivalent = bool(decide and margin > 0 and k_models == 2 and n_known >= 2 and decided is None
+                      and first["cs_low"] > -margin and first["cs_high"] < margin)
+    half = (shown_high - shown_low) / 2 if n_known >= 2 else math.inf
+    if budget is not None:
+        stop = n >= budget
+    elif decide:
+        stop = decided is not None or equivalent or n >= population
+    else:
+        stop = n >= MIN_LABELS and (_all_within(pairs, models, leader, target) if k_models > 2 else half <= target)
+        stop = stop or n >= population
+    needed = _needed(n, half, target, budget, population, stop)
+    random_labels = _random_equivalent(values[known], scale, first["se"], n_known, level, constants)
+    what = "zero" if margin == 0 else f"±{margin:g}"
+    meaning = (SEQUENCE_MEANING.format(what=what, alpha=alpha) if decide else FIXED_MEANING.format(level=level))
+    counts = correct["stratum"].value_counts() if "stratum" in correct else pd.Series(dtype=int)
+    per_pattern = {constants["patterns"][int(h)]: int(c) for h, c in counts.items()}
+    return ComparisonEstimate(tuple(models), float(first["difference"]), float(shown_low), float(shown_high), n_known,
+                              n - n_known, bool(stop), decided, leader, pairs, needed, random_labels,
+                              "confidence sequence" if decide else "fixed-n interval", meaning, level, design, target,
+                              margin, equivalent, per_pattern)
+
+
+def _decided(pairs: pd.DataFrame, models: list[str], leader: str, margin: float) -> str | None:
+    """With two models: the one the confidence sequence shows better (with a margin M: not worse than the other by
+    more than M; None where it shows both, i.e. equivalent within ±M); with more: the leader, once its sequence
+    against every other model lies above ``-M`` (above 0 without a margin)."""
+    if len(models) == 2:
+        row = pairs.iloc[0]
+        first, second = row["cs_low"] > -margin, row["cs_high"] < margin
+        return None if first and second else models[0] if first else models[1] if second else None
+    for row in pairs.itertuples(index=False):
+        if leader in (row.model_a, row.model_b):
+            low = row.cs_low if row.model_a == leader else -row.cs_high
+            if not low > -margin:
+                return None
+    return leader
+
+
+def _all_within(pairs: pd.DataFrame, models: list[str], leader: str | None, target: float | None) -> bool:
+    """Every pair with the leader has its fixed-n interval within ±target."""
+    rows = pairs[(pairs["model_a"] == leader) | (pairs["model_b"] == leader)]
+    return bool(len(rows) and ((rows["ci_high"] - rows["ci_low"]) / 2 <= target).all())
+
+
+def _needed(n: int, half: float, target: float | None, budget: int | None, population: int, stop: bool) -> int:
+    if stop:
+        return 0
+    if budget is not None:
+        return max(budget - n, 0)
+    if target is None or not math.isfinite(half) or half <= 0:
+        return max(MIN_LABELS - n, 1)
+    return int(min(max(math.ceil(n * (half / target) ** 2) - n, MIN_LABELS - n, 1), population - n))
+
+
+def _random_equivalent(values: np.ndarray, scale: float, se: float, n: int, level: float, constants: dict) -> float:
+    """About how many labels a random paired sample of the pool needs for the same fixed-n interval on the first
+    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D), from the labels held;
+    NaN before there are two. For the ``srs`` design, the labels themselves."""
+    if n < 2 or not se > 0:
+        return math.nan
+    if scale == 1.0:
+        return float(n)
+    d = values[:, 0] - values[:, 1]
+    delta = scale * float(d.mean())
+    var_pool = scale * float(np.mean(d * d)) - delta**2
+    z = float(norm.ppf(0.5 + level / 2))
+    half = z * se
+    n0 = z * z * var_pool / half**2
+    return float(n0 / (1 + n0 / constants["N"]))
