@@ -36,7 +36,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.campaign import WORDS, Claims, _now, _record, checked_level, insert_campaign
-from evalcore.labeling.difference import (COMPARISON_DESIGNS, ComparisonEstimate, comparison_estimate,
+from evalcore.labeling.difference import (COMPARISON_DESIGNS, MIN_LABELS, ComparisonEstimate, comparison_estimate,
                                           comparison_pool, plan_comparison)
 from evalcore.workspace import access, catalog
 from evalcore.workspace.access import canonical
@@ -279,3 +279,72 @@ class ComparisonCampaign(Claims):
         found = catalog.rows(self._db, "SELECT COALESCE(MAX(id), 0) FROM comparison_labels WHERE campaign_id = ?",
                              (self.id,))
         return (int(found[0][0]) if found else 0, 0)
+
+
+
+def _points(value: float) -> str:
+    """A difference in accuracy in points (0.013 -> "1.3")."""
+    return f"{100 * value:.1f}"
+
+
+def _span(low: float, high: float) -> str:
+    """An interval in points: "0.4–2.2", signed where it crosses or lies below zero ("-0.6 to +1.2")."""
+    return f"{_points(low)}–{_points(high)}" if low >= 0 else f"{100 * low:+.1f} to {100 * high:+.1f}"
+
+
+def _goal(value: float) -> str:
+    """A target or margin in points: 0.01 -> "1 point", 0.015 -> "1.5 points"."""
+    points = round(100 * value, 6)
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
+def comparison_sentence(info, estimate: ComparisonEstimate) -> str:
+    """A comparison campaign's answer in one plain sentence, the words the Label page, the Compare page, the report
+    and ``evalcore label status`` share, e.g. "ViT is better than DINO by 1.3 points (95% confidence sequence
+    0.4–2.2) — decided after 412 labels; a random paired sample would have needed about 1,900." ``info``: the
+    campaign's :class:`.campaign.CampaignRecord`; ``estimate``: its :meth:`ComparisonCampaign.estimate`."""
+    models = list(estimate.models)
+    a, b = models[0], models[1]
+    level = f"{estimate.level:.0%} {estimate.interval}"
+    skipped = (f" {estimate.skipped:,} example{' was' if estimate.skipped == 1 else 's were'} skipped: the interval "
+               "counts each at its worst and at its best." if estimate.skipped else "")
+    if estimate.difference != estimate.difference:  # NaN: fewer than two examples with every verdict
+        labels = f"{estimate.labels:,} label{'' if estimate.labels == 1 else 's'}"
+        return (f"{' vs '.join(models)}: {labels} so far; the first estimate of the difference needs 2 labels, and "
+                f"the stop rule at least {MIN_LABELS}.{skipped}")
+    random = (f"; a random paired sample would have needed about {estimate.random_labels:,.0f}"
+              if estimate.design != "srs" and estimate.random_labels == estimate.random_labels else "")
+    after = f"decided after {estimate.labels:,} labels{random}.{skipped}"
+    shown = _span(estimate.ci_low, estimate.ci_high)
+    signed = f"{a} − {b}: {100 * estimate.difference:+.1f} points ({level} {shown})"
+    if estimate.equivalent:
+        return f"{a} and {b} are within ±{_goal(estimate.margin)} of each other ({signed}) — {after}"
+    if estimate.decided is not None and len(models) > 2:
+        claim = ("is better than" if estimate.margin == 0 else
+                 f"is not worse by more than {_goal(estimate.margin)} than")
+        others = listed([m for m in models if m != estimate.decided])
+        return f"{estimate.decided} {claim} every other model ({others}; each pair's {level}, all at once) — {after}"
+    flip = estimate.decided == b or (estimate.decided is None and estimate.difference < 0)
+    win, lose = (b, a) if flip else (a, b)
+    diff, low, high = ((-estimate.difference, -estimate.ci_high, -estimate.ci_low) if flip else
+                       (estimate.difference, estimate.ci_low, estimate.ci_high))
+    better = f"{win} is better than {lose} by {_points(diff)} points ({level} {_span(low, high)})"
+    if estimate.decided is not None:
+        if low > 0:
+            return f"{better} — {after}"
+        return (f"{win} is not worse than {lose} by more than {_goal(estimate.margin)}: {_points(diff)} points ahead "
+                f"({level} {_span(low, high)}) — {after}")
+    answer = (better if low > 0 else signed + (": not decided yet" if info.decide else ": the interval includes 0"))
+    answer += f", from {estimate.labels:,} labels{random}."
+    if estimate.stop:
+        end = (f" The budget of {info.budget:,} labels is used." if info.budget is not None else
+               " Every example the design can draw is labeled." if estimate.labels + estimate.skipped >= info.pool["M"]
+               else f" You can stop: the interval is within ±{_goal(info.target)}.")
+        return answer + end + skipped
+    if info.decide:
+        what = ("excludes 0" if estimate.margin == 0 else
+                f"lies wholly above −{_goal(estimate.margin)} or wholly below +{_goal(estimate.margin)}")
+        budget = f" (or at the budget of {info.budget:,} labels)" if info.budget is not None else ""
+        return answer + f" Label on: the campaign stops the moment the {estimate.interval} {what}{budget}." + skipped
+    goal = " for the budget" if info.budget is not None else f" for ±{_goal(info.target)}"
+    return answer + f" About {estimate.needed:,} more labels needed{goal}.{skipped}"

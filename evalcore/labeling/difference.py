@@ -201,6 +201,18 @@ class ComparisonEstimate:
     equivalent: bool = False
     per_pattern: dict = field(default_factory=dict)
 
+    def as_dict(self) -> dict:
+        """The numbers as plain values (``pairs`` a list of one dict per pair), as ``evalcore label status --json``
+        writes them."""
+        return {"models": list(self.models), "difference": self.difference, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "labels": self.labels, "skipped": self.skipped, "stop": self.stop,
+                "decided": self.decided, "leader": self.leader, "equivalent": self.equivalent,
+                "interval": self.interval, "meaning": self.meaning, "level": self.level, "design": self.design,
+                "target": self.target, "margin": self.margin, "needed": self.needed,
+                "random_labels": self.random_labels, "per_pattern": dict(self.per_pattern),
+                "pairs": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                          for row in self.pairs.to_dict("records")]}
+
 
 FIXED_MEANING = ("A fixed-n interval read after every label with a stop rule on its width (Chow & Robbins): about "
                  "{level:.0%} of the intervals shown at the stop contain the difference over the whole pool "
