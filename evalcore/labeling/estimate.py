@@ -8,8 +8,9 @@ on the metric's scale rescaled to [0, 1] (``t = (z - low) / spread``). N is the 
   ``W_h = N_h / N``).
 * ``active`` (inverse-probability weighting with the proxy ``p`` as control variate, Zrnic & Candès 2024, eq. 3,
   with the priority-sampling inclusion probabilities ``π_i = min(1, u_i / τ)`` of :mod:`.queue`):
-  ``θ = (1/N) [λ Σ_{i ∈ N} p_i + Σ_{i ∈ S} r_i / π_i]``, ``r_i = z_i - λ p_i``,
-  ``v = (1/N²) Σ_{i ∈ S} (1 - π_i) / π_i² r_i²``, with λ minimising that variance (clipped to [0, 1]).
+  ``θ = (1/N) [N a + λ Σ_{i ∈ N} p_i + Σ_{i ∈ S} r_i / π_i]``, ``r_i = z_i - a - λ p_i``,
+  ``v = (1/N²) Σ_{i ∈ S} c_i r_i²``, ``c_i = (1 - π_i) / π_i²``, with (a, λ) minimising that variance (weighted
+  least squares: the generalised regression estimator, so a reversed or shuffled proxy costs no more than none).
 * ``ppi`` (PPI++, Angelopoulos, Duchi & Zrnic 2023, power-tuned, for the pool's accuracy: the judge's verdict
   ``yhat`` is known on every example of the pool, so only the rectifier is sampled):
   ``θ = λ mean_N(yhat) + mean_S(r)``, ``r = z - λ yhat``, ``v = (1 - n/N) s_r² / n``, with
@@ -165,15 +166,27 @@ def inclusion_probabilities(labeled: pd.DataFrame, design: str, pool: dict, tau:
 
 def _active(t: np.ndarray, p: np.ndarray, pi: np.ndarray, pool: dict) -> tuple[float, float, float]:
     c = (1 - pi) / pi**2
-    denominator = float(np.sum(c * p * p))
-    lam = float(np.clip(np.sum(c * t * p) / denominator, 0.0, 1.0)) if denominator > 0 else 0.0
-    n_pool, r = pool["N"], t - lam * p
-    theta = (lam * pool["sum_proxy"] + float(np.sum(r / pi))) / n_pool
+    a, lam = _control(t, p, c)
+    n_pool, r = pool["N"], t - a - lam * p
+    theta = (n_pool * a + lam * pool["sum_proxy"] + float(np.sum(r / pi))) / n_pool
     # half a pseudo-event of unit residual at the largest weight (as floored_variance): residuals that vanish on a
     # confident proxy never make the variance nil
     parts = c * r * r  # each drawn example's share of the variance: Satterthwaite's degrees of freedom
     df = float(parts.sum()) ** 2 / float(np.sum(parts * parts)) if parts.any() else 1.0
     return theta, max(float(parts.sum()), 0.5 * float(c.max())) / n_pool**2, max(df, 1.0)
+
+
+def _control(t: np.ndarray, p: np.ndarray, c: np.ndarray) -> tuple[float, float]:
+    """The control variate ``a + λ p`` that minimises the variance ``Σ c (t - a - λ p)²``: weighted least squares
+    (the generalised regression estimator, Särndal, Swensson & Wretman 1992, 6.5); with an intercept a misleading
+    proxy (reversed, shuffled) costs no more than none. (0, 0) where the weights leave nothing to fit."""
+    w = float(c.sum())
+    if w <= 0:
+        return 0.0, 0.0
+    mean_t, mean_p = float(np.sum(c * t)) / w, float(np.sum(c * p)) / w
+    spread = float(np.sum(c * (p - mean_p) ** 2))
+    lam = float(np.sum(c * (p - mean_p) * (t - mean_t))) / spread if spread > 0 else 0.0
+    return mean_t - lam * mean_p, lam
 
 
 def _ppi(t: np.ndarray, yhat: np.ndarray, pool: dict, sum_judge: float) -> tuple[float, float, float]:

@@ -106,23 +106,33 @@ def test_stratified_horvitz_thompson_by_hand():
 
 
 def test_ipw_with_a_control_variate_by_hand():
-    """Three labeled examples with π = (0.5, 0.25, 1.0) (u / τ, τ = 0.8) in a pool of 8 whose proxy sums to 4.
-    λ = Σ c z p / Σ c p² with c = (1 - π)/π²: c = (2, 12, 0), z = (1, 0, 1), p = (0.5, 0.5, 0.9):
-    λ = 1 / (0.5 + 3) = 2/7; θ = (λ·4 + (1 - λ/2)/0.5 + (0 - λ/2)/0.25 + (1 - 0.9 λ)) / 8. The variance
-    Σ c r² / 64 = (2 (1 - λ/2)² + 12 (λ/2)²) / 64 is below its floor, half a unit residual at the largest weight:
-    12 / 2 / 64."""
+    """Three labeled examples with π = (0.5, 0.25, 1.0) (u / τ, τ = 0.8) in a pool of 8 whose proxy sums to 4;
+    c = (1 - π)/π² = (2, 12, 0), z = (1, 0, 1), p = (0.5, 0.5, 0.9). The control variate a + λp minimises
+    Σ c (z - a - λp)² (weighted least squares); both weighted examples have p = 0.5, so λ = 0 and a is the weighted
+    mean of z, 2/14: θ = (8a + (1 - a)/0.5 + (0 - a)/0.25 + (1 - a)) / 8. Its variance Σ c r² / 64 =
+    (2 (1 - a)² + 12 a²) / 64 is below the floor, half a unit residual at the largest weight: 12 / 2 / 64."""
     from evalcore.labeling.estimate import design_moments
 
     labeled = {"value": np.array([1.0, 0.0, 1.0]), "weight": np.array([0.4, 0.2, 0.9]),
                "proxy": np.array([0.5, 0.5, 0.9]), "stratum": np.zeros(3, int), "judge": np.full(3, np.nan)}
     pool = {"N": 8, "strata": [8], "sum_proxy": 4.0}
-    lam = 2 / 7
-    theta = (lam * 4 + (1 - lam / 2) / 0.5 + (0 - lam / 2) / 0.25 + (1 - 0.9 * lam)) / 8
-    assert 2 * (1 - lam / 2) ** 2 + 12 * (lam / 2) ** 2 < 6
+    a = 2 / 14
+    theta = (8 * a + (1 - a) / 0.5 + (0 - a) / 0.25 + (1 - a)) / 8
+    assert 2 * (1 - a) ** 2 + 12 * a**2 < 6
     got_theta, var, _ = design_moments("active", labeled["value"], labeled, pool, tau=0.8)
     assert got_theta == pytest.approx(theta) and var == pytest.approx(6 / 64)
     got = live_estimate(labeled, "active", pool, planned=3, target=0.1, level=0.95, tau=0.8)
     assert got.estimate == pytest.approx(theta) and got.ci_low < theta < got.ci_high
+
+
+def test_the_active_control_variate_is_weighted_least_squares():
+    """Four examples, c = (1, 1, 2, 0): the fit of z on p with weights c by numpy's least squares."""
+    from evalcore.labeling.estimate import _control
+
+    t, p, c = np.array([1.0, 0.0, 1.0, 1.0]), np.array([0.9, 0.2, 0.6, 0.5]), np.array([1.0, 1.0, 2.0, 0.0])
+    design = np.c_[np.ones(4), p] * np.sqrt(c)[:, None]
+    expected = np.linalg.lstsq(design, t * np.sqrt(c), rcond=None)[0]
+    assert _control(t, p, c) == pytest.approx(tuple(expected))
 
 
 def test_priority_sampling_ipw_is_unbiased_over_queue_seeds():
