@@ -478,6 +478,12 @@ def _answer(campaign: Campaign, state: CampaignState) -> None:
                 text=f"{estimate.labels:,} labels of about {info.planned:,} planned; {estimate.needed:,} more "
                      "needed at the current variance" + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
     st.caption(f"{literal(info.name)} · {literal(info.description)} · {estimate.estimator}. {estimate.meaning}")
+    if len(state.skips):
+        with st.expander(f"Skipped examples: {estimate.skipped:,} ({state.skips['share'].iloc[0]:.0%} of those drawn)"):
+            st.caption("Skips are rarely at random (annotators skip the hard ones): the interval counts each skipped "
+                       "example at its worst and best value (Manski bounds). Their confidence and AI-judge profile "
+                       "beside the settled examples':")
+            render.table(state.skips, f"{info.name} skipped examples")
 
 
 def _campaign(campaign: Campaign) -> None:

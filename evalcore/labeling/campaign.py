@@ -281,6 +281,9 @@ def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
     what = {"correct": "accuracy", "score": "mean score", "pairwise": "share of battles model B wins"}[info.metric]
     pending = (f" {estimate.pending:,} example{' awaits' if estimate.pending == 1 else 's await'} adjudication: "
                "their labels disagree." if estimate.pending else "")
+    if estimate.skipped:
+        pending += (f" {estimate.skipped:,} skipped example{'' if estimate.skipped == 1 else 's'} "
+                    "count at their worst and best values in the interval (skips are not at random).")
     if estimate.estimate != estimate.estimate:  # NaN: not enough labels yet
         first = "2 labels in every stratum" if len(info.pool["strata"]) > 1 else "2 labels"
         return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs {first}, and the stop "
@@ -578,6 +581,21 @@ class Campaign(Claims):
         r = self.info
         return live_estimate(labeled.frame, r.design, r.pool, r.planned, r.target, r.level, tau=labeled.tau,
                              skipped=labeled.skipped, pending=labeled.pending, scale=r.scale)
+
+    def skip_profile(self) -> pd.DataFrame:
+        """Who the skipped examples are, beside the settled ones (skips are rarely at random: the hard examples):
+        one row per group ("skipped", "settled", and "pending" where any) with ``examples``, ``share`` of the drawn
+        examples, and the mean ``proxy`` (the model's confidence) and ``judge`` (the AI judge's verdict) where the
+        pool has them. Empty before the first skip."""
+        frame = self._labeled().frame
+        if not (frame["status"] == "skipped").any():
+            return pd.DataFrame(columns=["group", "examples", "share", "proxy", "judge"])
+        group = frame["status"].map({"skipped": "skipped", "pending": "pending"}).fillna("settled")
+        table = frame.assign(group=group).groupby("group", sort=False).agg(
+            examples=("example_id", "size"), proxy=("proxy", "mean"), judge=("judge", "mean"))
+        table.insert(1, "share", table["examples"] / len(frame))
+        order = [g for g in ("skipped", "settled", "pending") if g in table.index]
+        return table.loc[order].reset_index()
 
     def version(self) -> tuple[int, int]:
         """What changes with every label, skip and adjudication: the largest label id and adjudication id of the

@@ -33,11 +33,13 @@ def example_table(dataset_id: str, model: str, owner: str | None, metric: str) -
 @dataclass(frozen=True)
 class CampaignState:
     """What the Label page opens with: the ``estimate``, its ``figure`` (None before the first estimate) and the
-    adjudication queue (``pending``, :meth:`evalcore.labeling.campaign.Campaign.pending`)."""
+    adjudication queue (``pending``, :meth:`evalcore.labeling.campaign.Campaign.pending`) and who the skipped
+    examples are (``skips``, :meth:`evalcore.labeling.campaign.Campaign.skip_profile`)."""
 
     estimate: LiveEstimate
     figure: go.Figure | None
     pending: pd.DataFrame
+    skips: pd.DataFrame
 
 
 @cached("Reading the labels...")
@@ -46,7 +48,7 @@ def campaign_state(campaign_id: str, version: tuple[int, int], what: str, _campa
     chart's axis)."""
     estimate = _campaign.estimate()
     figure = None if estimate.estimate != estimate.estimate else estimate_figure(estimate, _campaign.info.model, what)
-    return CampaignState(estimate, figure, _campaign.pending())
+    return CampaignState(estimate, figure, _campaign.pending(), _campaign.skip_profile())
 
 
 @cached("Measuring agreement (bootstrap intervals)...")

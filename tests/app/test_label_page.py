@@ -64,6 +64,8 @@ def test_a_campaign_opens_from_its_address_and_each_click_is_a_label(folder):
     assert estimate.estimate == pytest.approx(0.25)  # one correct of four: the simple random sample's mean
     answer = shown(at.subheader[0].value)
     assert "accuracy is 0.250" in answer and "from 4 labels" in answer
+    assert "1 skipped example count at their worst and best values" in answer
+    assert any(e.label.startswith("Skipped examples: 1 (20% of those drawn)") for e in at.expander)
 
 
 def test_a_campaign_is_started_on_the_page_from_the_session_data(folder):

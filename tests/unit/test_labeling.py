@@ -261,6 +261,25 @@ def test_eight_annotators_at_once_never_get_the_same_example(workspace):
     assert set(handed) == set(campaign.export()["example_id"].iloc[:160])  # the queue's front, in order
 
 
+def test_the_skipped_examples_profile_beside_the_settled_ones(workspace):
+    """Four labels and two skips of a simple random campaign: shares 2/6 and 4/6, each group's mean confidence and
+    judge verdict from the queue, by hand."""
+    ws, dataset = workspace
+    campaign = Campaign.create(ws, dataset, "m", "srs", budget=50, owner=BOB, shared=True, seed=2)
+    drawn = []
+    for k in range(6):
+        eid = campaign.next(ALICE)
+        drawn.append(eid)
+        campaign.record(eid, ALICE, None if k in (1, 4) else 1, skipped=k in (1, 4))
+    profile = campaign.skip_profile().set_index("group")
+    queue = pd.DataFrame([campaign.example(e) for e in drawn])
+    skipped = queue.iloc[[1, 4]]
+    assert profile.loc["skipped", "examples"] == 2 and profile.loc["skipped", "share"] == pytest.approx(2 / 6)
+    assert profile.loc["skipped", "proxy"] == pytest.approx(skipped["proxy"].mean())
+    assert profile.loc["settled", "judge"] == pytest.approx(queue.drop(index=[1, 4])["judge"].mean())
+    assert campaign.estimate().skipped == 2
+
+
 def test_relabeling_keeps_the_history_and_overlap_hands_an_example_to_k_annotators(workspace):
     ws, dataset = workspace
     campaign = Campaign.create(ws, dataset, "m", "srs", budget=50, owner=BOB, shared=True, overlap=2)
