@@ -34,8 +34,9 @@ TRUNCATION = 0.5
 #: candidate means on [0, 1]: the sequence is the hull of the candidates never excluded, widened by one step of the
 #: grid (1 / (GRID - 1)) on each side so that no mean between two grid points is left out
 GRID = 1001
-#: rows of the (draws x candidates) capital matrix computed at a time
-_CHUNK = 2048
+#: rows of the (draws x candidates) capital matrix computed at a time: after each block the candidates already
+#: excluded are dropped, so a long sequence costs little more than its first blocks
+_CHUNK = 128
 
 
 def _bets(y: np.ndarray, alpha: float) -> np.ndarray:
@@ -65,28 +66,30 @@ def betting_cs(y, population: int, alpha: float, grid: int = GRID) -> tuple[np.n
     lam = _bets(y, alpha)
     before = np.r_[0.0, np.cumsum(y)[:-1]]  # S_{t-1}
     remaining = population - np.arange(n, dtype=float)  # N - t + 1
+    alive = np.arange(grid)  # candidates not excluded yet (once excluded, always: computed no further)
     log_up = np.zeros(grid)
     log_down = np.zeros(grid)
-    excluded = np.zeros(grid, dtype=bool)
-    low, high = np.empty(n), np.empty(n)
+    low, high = np.full(n, np.nan), np.full(n, np.nan)
     threshold = math.log(1 / alpha)
     for start in range(0, n, _CHUNK):
+        if not alive.size:
+            break
         rows = slice(start, min(start + _CHUNK, n))
-        mu = (population * m[None, :] - before[rows, None]) / remaining[rows, None]
+        mu = (population * m[alive][None, :] - before[rows, None]) / remaining[rows, None]
         impossible = (mu < 0) | (mu > 1)
         mu_c = np.clip(mu, 1e-12, 1 - 1e-12)
         step = y[rows, None] - mu_c
         up = np.minimum(lam[rows, None], TRUNCATION / mu_c)
         down = np.minimum(lam[rows, None], TRUNCATION / (1 - mu_c))
-        cum_up = log_up + np.cumsum(np.log1p(up * step), axis=0)
-        cum_down = log_down + np.cumsum(np.log1p(-down * step), axis=0)
+        cum_up = log_up[alive] + np.cumsum(np.log1p(up * step), axis=0)
+        cum_down = log_down[alive] + np.cumsum(np.log1p(-down * step), axis=0)
         log_capital = np.logaddexp(cum_up, cum_down) - math.log(2)
-        out = np.logical_or.accumulate(impossible | (log_capital >= threshold), axis=0) | excluded
-        kept = ~out
-        empty = ~kept.any(axis=1)
-        first = np.maximum(np.argmax(kept, axis=1) - 1, 0)
-        last = np.minimum(grid - np.argmax(kept[:, ::-1], axis=1), grid - 1)
-        low[rows] = np.where(empty, np.nan, m[first])
-        high[rows] = np.where(empty, np.nan, m[last])
-        log_up, log_down, excluded = cum_up[-1], cum_down[-1], out[-1]
+        kept = ~np.logical_or.accumulate(impossible | (log_capital >= threshold), axis=0)
+        some = kept.any(axis=1)
+        first = alive[np.argmax(kept, axis=1)]
+        last = alive[kept.shape[1] - 1 - np.argmax(kept[:, ::-1], axis=1)]
+        low[rows] = np.where(some, m[np.maximum(first - 1, 0)], np.nan)
+        high[rows] = np.where(some, m[np.minimum(last + 1, grid - 1)], np.nan)
+        log_up[alive], log_down[alive] = cum_up[-1], cum_down[-1]
+        alive = alive[kept[-1]]
     return low, high
