@@ -145,6 +145,38 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
     return pd.DataFrame(rows)
 
 
+def best_of(log: pd.DataFrame, correct: pd.DataFrame, models: list[str], campaigns: int, level: float = 0.95,
+            seed: int = 0) -> dict:
+    """The best of several models by a ``disagreement`` campaign over all of them (every example where any two
+    outputs differ), stopped the moment the leader's confidence sequence against every other model excludes 0,
+    every pair at ``α / (K (K - 1) / 2)`` (:func:`evalcore.labeling.difference._decided`): median labels, how often
+    it decided, and how often the model it named is not the pool's best."""
+    pool = comparison_pool(log, models)
+    k = len(models)
+    pair_alpha = (1 - level) / (k * (k - 1) / 2)
+    best = correct[models].mean().idxmax()
+    labels, named = [], []
+    for c in range(campaigns):
+        plan = plan_comparison(pool, "disagreement", seed + c, target=0.01)
+        values = correct.loc[plan.order["example_id"], models].to_numpy(float)
+        scale = plan.pool["N_D"] / plan.pool["N"]
+        bounds = {}
+        for i, j in itertools.combinations(range(k), 2):
+            low, high = betting_cs((values[:, i] - values[:, j] + 1) / 2, plan.pool["M"], pair_alpha)
+            bounds[i, j] = (scale * (2 * low - 1), scale * (2 * high - 1))
+        leader = np.argmax(np.cumsum(values, axis=0), axis=1)  # the leader after each label
+        decided = np.ones(len(values), dtype=bool)
+        for (i, j), (low, high) in bounds.items():  # the leader's side of each pair it is in
+            decided &= np.where(leader == i, low > 0, np.where(leader == j, high < 0, True))
+        hit = np.flatnonzero(decided)
+        t = int(hit[0]) if hit.size else len(values) - 1
+        labels.append(t + 1)
+        named.append(models[leader[t]] if hit.size else None)
+    return {"models": ", ".join(models), "best": best, "campaigns": campaigns,
+            "median labels": float(np.median(labels)), "decided": float(np.mean([m is not None for m in named])),
+            "wrong leader": float(np.mean([m not in (None, best) for m in named]))}
+
+
 def mmlu(path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """MMLU-Pro per question: ``model``, ``question_id`` as the example, ``pred`` (the letter) as the output and
     ``correct`` (against the answer key) as the annotators' verdict."""
@@ -174,6 +206,11 @@ def main() -> int:
           "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median labels | "
           "seconds |\n|---|" + "---:|" * 13)
     run(log, correct.dropna(), pairs, args.campaigns, args.target)
+    if not args.mmlu:
+        r = best_of(log, correct.dropna(), sorted(correct.columns), args.campaigns // 5)
+        print(f"\nThe best of {r['models']} (the pool's best: {r['best']}): {r['campaigns']} campaigns, median "
+              f"{r['median labels']:,.0f} labels to decide, decided {r['decided']:.0%}, wrong leader "
+              f"{r['wrong leader']:.1%}")
     return 0
 
 

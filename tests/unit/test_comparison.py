@@ -156,3 +156,22 @@ def test_imagenet_pair_reaches_one_point_with_at_most_030_of_the_random_labels(s
     srs = _campaigns("srs", False, correct, pool, 0.01, 10)
     dis = _campaigns("disagreement", False, correct, pool, 0.01, 10)
     assert np.median([c["labels"] for c in dis]) <= 0.30 * np.median([c["labels"] for c in srs])
+
+
+def test_three_models_the_leader_is_decided_once_it_beats_each_other_at_the_bonferroni_level():
+    """Model A right on 90% of the disagreements, B and C on 40%: with every pair's sequence at α/3, the estimate
+    names A decided only when both of A's sequences exclude 0, and the pairs table has the three pairs."""
+    rng = np.random.default_rng(5)
+    n = 600
+    correct = pd.DataFrame({"A": (rng.random(n) < 0.9).astype(float), "B": (rng.random(n) < 0.4).astype(float),
+                            "C": (rng.random(n) < 0.4).astype(float)})
+    constants = {"N": 2000, "N_D": 600, "M": 600, "patterns": [ALL_AGREE, "A ≠ B ≠ C"]}
+    early = comparison_estimate(correct.head(8), ["A", "B", "C"], "disagreement", constants, None, None, True, 0.0,
+                                0.95)
+    assert early.decided is None and not early.stop
+    got = comparison_estimate(correct.head(150), ["A", "B", "C"], "disagreement", constants, None, None, True, 0.0,
+                              0.95)
+    assert list(zip(got.pairs["model_a"], got.pairs["model_b"])) == [("A", "B"), ("A", "C"), ("B", "C")]
+    assert got.leader == "A" and got.decided == "A" and got.stop
+    assert (got.pairs.loc[:1, "cs_low"] > 0).all()
+    assert got.interval == "confidence sequence" and got.ci_low == got.pairs.loc[0, "cs_low"]
