@@ -1,10 +1,15 @@
 """Label page: an annotation queue run by statistics. One example at a time in the design's order, the estimate
 with its interval beside it after every label, and "you can stop" once the interval is narrow enough
-(:mod:`evalcore.labeling`). A campaign opens from its address (``?campaign=ID``)."""
+(:mod:`evalcore.labeling`). A campaign opens from its address (``?campaign=ID``). A comparison campaign (two or more
+models, :mod:`evalcore.labeling.comparison`) shows its answer first (which model is better, by how much, decided or
+not), then the example with each distinct output once, in a random order and without the models' names, judged
+right or wrong per output (or, for classes and choices, the right answer given once)."""
 
 import hashlib
+import json
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -13,11 +18,15 @@ from evalcore.data.media import MediaError, image_suffix, load_image, media_dir
 from evalcore.data.options import chosen_letter, option_lines, parse_options
 from evalcore.errors import EvalDataError
 from evalcore.workspace import access
-from evalcore.labeling.campaign import Campaign, sentence
+from evalcore.labeling.campaign import Campaign, CampaignRecord, sentence
+from evalcore.labeling.comparison import ComparisonCampaign, comparison_sentence, same_output
+from evalcore.labeling.difference import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS, ComparisonEstimate
+from evalcore.labeling.figures import labels_per_pattern
 from evalcore.labeling.queue import DESIGN_NAMES, DESIGNS
 from pages.common import data_source as ds
 from pages.common import render, selection
-from pages.common.labeling_cache import CampaignState, campaign_agreement, campaign_state, example_table
+from pages.common.labeling_cache import (CampaignState, ComparisonState, campaign_agreement, campaign_state,
+                                         comparison_state, dataset_models, example_table)
 from pages.common.navigation import ensure_app_navigation
 from pages.common.workspace_store import locked, viewer, workspace
 
@@ -31,6 +40,11 @@ LONG_TEXT = 1500
 WHAT_TO_ADD = ("add to the log a column 'input' (the question; also read from question or prompt), 'options' (a "
                "list, or columns A, B, C ...) or 'image' (a file under EVALCORE_MEDIA_DIR, or in a zip of images "
                "uploaded below) and save it again")
+#: what a new campaign labels
+KINDS = {"model": "One model's outputs", "comparison": "A comparison: which of two or more models is better"}
+#: a comparison campaign's stop rules
+STOP_RULES = {"target": "the interval on the difference within ±target",
+              "decide": "decided: the interval excludes zero (or the margin)", "budget": "a label budget"}
 
 st.title("Label")
 member = viewer()
@@ -80,6 +94,9 @@ def _new_campaign() -> None:
     choices = {"current": f"The current data ({ds.data_name()}; saved to the workspace once, with its first "
                           "campaign)",
                **{d.id: f"{d.name} ({d.rows:,} rows, {d.models} models)" for d in datasets}}
+    if st.radio("What to label", list(KINDS), format_func=KINDS.get, horizontal=True, key="label_kind") != "model":
+        _new_comparison(choices)
+        return
     with st.form("new_campaign"):
         dataset = st.selectbox("Dataset", list(choices), format_func=choices.get)
         model = st.text_input("Model whose outputs are labeled (battles: 'model_a vs model_b', or 'all')",
@@ -100,16 +117,61 @@ def _new_campaign() -> None:
         overlap = c5.number_input("Labels per example (overlap, for agreement)", min_value=1, value=1, step=1)
         shared = c6.checkbox("Every signed-in member labels it", value=member is not None)
         start = st.form_submit_button("Start the campaign", type="primary")
-    if not start:
-        return
-    dataset_id, saved_now = None, False
-    try:
-        dataset_id, saved_now = _saved(dataset)
-        campaign = Campaign.create(
+    if start:
+        _start(dataset, lambda dataset_id: Campaign.create(
             workspace(), dataset_id, model.strip(), design, target=size if goal.startswith("target") else None,
             budget=int(size) if goal.startswith("label") else None, level=_level(), seed=int(seed), owner=member,
             overlap=int(overlap), shared=shared, metric=None if metric.startswith("as ") else metric,
-            scale=(low, high) if metric == "score" else None)
+            scale=(low, high) if metric == "score" else None))
+
+
+def _new_comparison(choices: dict[str, str]) -> None:
+    """The form that starts a comparison campaign: the dataset (outside the form, so that the models offered are
+    its own), two or more of its models, the design and the stop rule."""
+    dataset = st.selectbox("Dataset", list(choices), format_func=choices.get, key="compare_dataset")
+    models = _models_of(dataset)
+    with st.form("new_comparison"):
+        chosen = st.multiselect("Models to compare (the first minus the second is the difference in accuracy the "
+                                "campaign estimates)", models, default=models[:2],
+                                key=f"compare_models_{dataset}")  # per dataset: its own models
+        c1, c2 = st.columns(2)
+        design = c1.selectbox("Design", COMPARISON_DESIGNS, index=COMPARISON_DESIGNS.index("disagreement"),
+                              format_func=COMPARISON_DESIGN_NAMES.get, key="compare_design")
+        rule = c2.radio("Stop when", list(STOP_RULES), format_func=STOP_RULES.get, key="compare_rule")
+        c3, c4, c5 = st.columns(3)
+        target = c3.number_input("±target on the difference (0.02 is 2 points)", min_value=0.001, max_value=0.999,
+                                 value=0.02, format="%.3f", key="compare_target")
+        margin = c4.number_input("Margin of 'decided' (0: better; 0.01: not worse by more than 1 point)",
+                                 min_value=0.0, max_value=0.999, value=0.0, format="%.3f", key="compare_margin")
+        budget = c5.number_input("Label budget", min_value=2, value=200, step=1, key="compare_budget")
+        c6, c7 = st.columns(2)
+        seed = c6.number_input("Seed", min_value=0, value=Campaign.next_seed(workspace()), step=1,
+                               help="Orders the queue. The default is one more than the largest seed of this "
+                                    "workspace's campaigns, so that each campaign has its own queue.")
+        shared = c7.checkbox("Every signed-in member labels it", value=member is not None)
+        start = st.form_submit_button("Start the comparison", type="primary")
+    if start:
+        _start(dataset, lambda dataset_id: Campaign.create(
+            workspace(), dataset_id, models=chosen, design=design, target=target if rule == "target" else None,
+            budget=int(budget) if rule == "budget" else None, decide=rule == "decide",
+            margin=margin if rule == "decide" else 0.0, level=_level(), seed=int(seed), owner=member, shared=shared))
+
+
+def _models_of(choice: str) -> list[str]:
+    """The models of the dataset chosen: a saved one's (cached), or the session's log's."""
+    if choice != "current":
+        return dataset_models(choice, member)
+    data = ds.try_active_data(link=False)
+    return list(selection.options(data).models) if data is not None and data.report.kind == "log" else []
+
+
+def _start(choice: str, create) -> None:
+    """Start a campaign on the dataset ``choice`` (``create(dataset_id)`` makes it) and open it; a refusal is shown
+    literally and leaves no copy of the session's data behind."""
+    dataset_id, saved_now = None, False
+    try:
+        dataset_id, saved_now = _saved(choice)
+        campaign = create(dataset_id)
     except (EvalDataError, LookupError, PermissionError) as exc:
         if saved_now:  # a refused campaign leaves no copy of the session's data behind
             try:
@@ -180,14 +242,18 @@ def _value(row: pd.Series | None, role: str) -> str | None:
 
 
 def _show_text(row: pd.Series | None, role: str, title: str) -> bool:
-    """Show the ``role`` text under ``title``, literally (never Markdown or HTML), a long one in a box of its own
-    that scrolls; whether there was any."""
+    """Show the ``role`` text under ``title`` (:func:`_show_block`); whether there was any."""
     value = _value(row, role)
     if value is None:
         return False
+    _show_block(title, value)
+    return True
+
+
+def _show_block(title: str, value: str) -> None:
+    """``value`` under ``title``, literally (never Markdown or HTML), a long one in a box of its own that scrolls."""
     st.markdown(f"**{title}**")
     (st.container(height=320) if len(value) > LONG_TEXT else st.container()).text(value)
-    return True
 
 
 def _show_options(row: pd.Series | None) -> bool:
@@ -495,16 +561,8 @@ def _campaign(campaign: Campaign) -> None:
     if who is None:
         st.info("Type your name to start labeling.")
     else:
-        try:
-            example_id = campaign.next(who)
-        except PermissionError as exc:
-            st.error(literal(str(exc)))
-            example_id = None
-        else:
-            if example_id is None:
-                st.info("The queue is done for you: every example it planned is labeled or claimed.")
-            else:
-                _example(campaign, example_id, who)
+        if (example_id := _claimed(campaign, who)) is not None:
+            _example(campaign, example_id, who)
         _relabel(campaign, who)
     version = campaign.version()
     with top:
@@ -522,15 +580,174 @@ def _campaign(campaign: Campaign) -> None:
             saved = workspace().add_dataset(campaign.summary(), f"{info.name} · estimate", owner=member)
             ds.use_saved(saved.id, saved.name)
             st.switch_page("pages/models.py")
+    _other_campaigns()
+
+
+def _claimed(campaign: Campaign | ComparisonCampaign, who: str) -> str | None:
+    """The example the campaign hands ``who`` (claimed for them); None, said, when the queue is done for them or they
+    may not label it."""
+    try:
+        example_id = campaign.next(who)
+    except PermissionError as exc:
+        st.error(literal(str(exc)))
+        return None
+    if example_id is None:
+        st.info("The queue is done for you: every example it planned is labeled or claimed.")
+    return example_id
+
+
+def _other_campaigns() -> None:
     if st.button("Other campaigns", icon=":material/list:"):
         del st.query_params["campaign"]
         st.rerun()
+
+
+# ------------------------------------------------------------------------------------------------ a comparison
+def _distinct(outputs: dict[str, str], seed: int, example_id: str) -> list[tuple[str, list[str]]]:
+    """Each distinct output once (identical after stripping surrounding whitespace, :func:`same_output`: one verdict
+    serves every model that gave it) with its models, in a random order seeded per example (a reload shows the same
+    order)."""
+    groups: dict[str, tuple[str, list[str]]] = {}
+    for model, output in outputs.items():
+        groups.setdefault(same_output(output), (output, []))[1].append(model)
+    shown = list(groups.values())
+    rng = np.random.default_rng(int(hashlib.sha256(f"{seed}:{example_id}".encode()).hexdigest(), 16))
+    return [shown[i] for i in rng.permutation(len(shown))]
+
+
+def _give_typed(campaign: ComparisonCampaign, example_id: str, who: str) -> None:
+    """"None of these": the class typed is the right answer (read at the click)."""
+    _give(campaign, example_id, who, st.session_state.get(f"compare_answer_{example_id}") or "")
+
+
+def _give_verdicts(campaign: ComparisonCampaign, example_id: str, who: str,
+                   groups: list[tuple[str, list[str]]]) -> None:
+    """"Save the verdicts": right or wrong for each distinct output (read at the click), given for one model of each
+    (the models with the same output share it); refused, naming the outputs, while one has none."""
+    chosen = [st.session_state.get(f"compare_verdict_{example_id}_{k}") for k in range(1, len(groups) + 1)]
+    missing = [str(k) for k, verdict in enumerate(chosen, 1) if verdict is None]
+    if missing:
+        st.session_state["label_error"] = (f"Give a verdict for every output (none yet for output "
+                                           f"{', '.join(missing)}), or skip the example.")
+        return
+    _give(campaign, example_id, who, {models[0]: int(verdict == "right")
+                                      for (_, models), verdict in zip(groups, chosen)})
+
+
+def _compare_example(campaign: ComparisonCampaign, example_id: str, who: str) -> None:
+    """The example once (image, input, options, reference where the log has them), each distinct output once,
+    literally, the models' names in a closed section, and the controls: the right output (classes and choices) or
+    a verdict per output (text), a skip, a note."""
+    info = campaign.info
+    texts = example_table(info.dataset_id, info.models[0], info.owner, "correct")
+    # the first model's output is the row's: left out, so that the options mark no model's choice
+    row = texts.loc[example_id].drop("output", errors="ignore") if example_id in texts.index else None
+    st.subheader(f"Example {literal(example_id)}", anchor=False)
+    st.caption(f"Position {campaign.example(example_id)['position'] + 1:,} of the queue; the outputs are in a "
+               "random order, without the models' names.")
+    image = _show_image(info.dataset_id, info.owner, row)
+    question = _show_text(row, "input", "Input")
+    options = _show_options(row)
+    _show_text(row, "target", "Reference")
+    if not (image or question or options):
+        st.info(literal(f"This log keeps no question, options or image for its examples: label it from the "
+                        f"example id in your own tool, or {WHAT_TO_ADD}."))
+    groups = _distinct(campaign.outputs(example_id), info.seed, example_id)
+    classes = info.outputs == "class"
+    for k, (output, _) in enumerate(groups, 1):
+        _show_block(f"Output {k}", output)
+        if not classes:
+            st.radio(f"Output {k} is", ["right", "wrong"], index=None, horizontal=True,
+                     key=f"compare_verdict_{example_id}_{k}")
+    with st.expander("Which model gave which output"):
+        for k, (_, models) in enumerate(groups, 1):
+            st.text(f"Output {k}: {', '.join(models)}")
+    args = (campaign, example_id, who)
+    cols = st.columns(len(groups) + 1 if classes else 2)
+    if classes:
+        for k, (output, _) in enumerate(groups, 1):
+            cols[k - 1].button(f"Output {k} is right", on_click=_give, args=(*args, same_output(output)),
+                               shortcut=str(k) if k < 10 else None, key=f"compare_right_{k}")
+        left, right = st.columns([3, 1])
+        left.text_input("None of these: the right class or choice", key=f"compare_answer_{example_id}")
+        right.button("None of these", on_click=_give_typed, args=args, shortcut="0", key="compare_none",
+                     help="Saves the class typed beside as the right answer: every output is then wrong (unless "
+                          "one equals it).")
+        keys = f"1–{min(len(groups), 9)} the output that is right, 0 none of these (the class typed)"
+    else:
+        cols[0].button("Save the verdicts", on_click=_give_verdicts, args=(*args, groups), type="primary",
+                       shortcut="enter", key="compare_save")
+        keys = "Enter saves the verdicts"
+    cols[-1].button("Skip", on_click=_give, args=(*args, None, True), shortcut="s", icon=":material/skip_next:",
+                    key="compare_skip")
+    st.text_input("Note (optional, kept with the label)", key="label_note")
+    st.caption(f"Keys: {keys}, S skip.")
+    if image or not (question or options):
+        _media_upload(info.dataset_id)
+
+
+def _stopped(info: CampaignRecord, estimate: ComparisonEstimate) -> str:
+    """Why a comparison campaign may stop, in a line."""
+    if info.budget is not None:
+        return f"You can stop: the budget of {info.budget:,} labels is used."
+    if estimate.decided is not None or estimate.equivalent:
+        return "You can stop: the comparison is decided."
+    if estimate.labels + estimate.skipped >= info.pool["M"]:
+        return "You can stop: every example the design can draw is labeled."
+    return f"You can stop: the {info.level:.0%} interval is within ±{100 * info.target:g} points."
+
+
+def _comparison_answer(campaign: ComparisonCampaign, state: ComparisonState) -> None:
+    """The answer in a sentence, every model against the leader, the progress, the labels per agreement pattern,
+    what the interval means and the pool's notes."""
+    info, estimate = campaign.info, state.estimate
+    render.answer(comparison_sentence(info, estimate))
+    if estimate.stop:
+        st.success(_stopped(info, estimate), icon=":material/flag:")
+    if state.figure is not None:
+        render.chart(state.figure, f"{info.name} differences")
+    given = estimate.labels + estimate.skipped
+    st.progress(min(given / max(info.planned, 1), 1.0),
+                text=f"{estimate.labels:,} labels of about {info.planned:,} planned"
+                     + ("" if estimate.stop or info.decide else f"; {estimate.needed:,} more needed at the current "
+                                                                "variance")
+                     + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
+    render.table(labels_per_pattern(info.pool, estimate), f"{info.name} labels per agreement pattern")
+    st.caption(f"{literal(info.name)} · {literal(info.description)} · {estimate.level:.0%} {estimate.interval}. "
+               f"{estimate.meaning}")
+    for note in info.notes:
+        st.caption(literal(note))
+
+
+def _comparison_records(campaign: ComparisonCampaign) -> None:
+    """Every label with the replaced ones and the skips (CSV): read only while the section is open."""
+    box = st.expander("Every label (with the replaced ones and the skips)", key="label_records", on_change="rerun")
+    with box:
+        if box.open:
+            history = campaign.history()
+            render.table(history.assign(verdicts=history["verdicts"].map(lambda v: v and json.dumps(v))),
+                         f"{campaign.info.name} labels")
+
+
+def _comparison(campaign: ComparisonCampaign) -> None:
+    top = st.container()  # the answer, filled once the next example is on screen: a click shows it first
+    if (message := st.session_state.pop("label_error", None)) is not None:
+        st.error(literal(message))
+    who = _annotator()
+    if who is None:
+        st.info("Type your name to start labeling.")
+    elif (example_id := _claimed(campaign, who)) is not None:
+        _compare_example(campaign, example_id, who)
+    with top:
+        _comparison_answer(campaign, comparison_state(campaign.id, campaign.version(), _campaign=campaign))
+    _comparison_records(campaign)
+    _other_campaigns()
 
 
 campaign_id = st.query_params.get("campaign")
 if campaign_id:
     opened = _open(campaign_id)
     if opened is not None:
-        _campaign(opened)
+        (_comparison if opened.info.kind == "comparison" else _campaign)(opened)
 else:
     _new_campaign()

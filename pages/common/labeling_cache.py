@@ -1,7 +1,8 @@
 """The Label page's cached steps: a campaign's examples with their text, looked up by the campaign's example id; its
-estimate, chart and adjudication queue, and its agreement statistics, each keyed by the campaign's version (its
-largest label and adjudication ids, :meth:`evalcore.labeling.campaign.Campaign.version`): computed at most once per
-new label or adjudication, however many reruns and sessions ask."""
+estimate, chart and adjudication queue (a comparison campaign's: its estimate and chart), and its agreement
+statistics, each keyed by the campaign's version (its largest label and adjudication ids,
+:meth:`evalcore.labeling.campaign.Campaign.version`): computed at most once per new label or adjudication, however
+many reruns and sessions ask; the models of a saved dataset, for the form that starts a comparison."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import plotly.graph_objects as go
 
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
 from evalcore.labeling.campaign import Campaign, CampaignAgreement, examples_of
+from evalcore.labeling.comparison import ComparisonCampaign
+from evalcore.labeling.difference import ComparisonEstimate
 from evalcore.labeling.estimate import LiveEstimate
-from evalcore.labeling.figures import estimate_figure
+from evalcore.labeling.figures import comparison_figure, estimate_figure
 
 from .store import cached
 from .workspace_store import workspace
@@ -55,3 +58,25 @@ def campaign_state(campaign_id: str, version: tuple[int, int], what: str, _campa
 def campaign_agreement(campaign_id: str, version: tuple[int, int], _campaign: Campaign) -> CampaignAgreement:
     """The campaign's agreement statistics at ``version`` (:meth:`evalcore.labeling.campaign.Campaign.agreement`)."""
     return _campaign.agreement()
+
+
+@dataclass(frozen=True)
+class ComparisonState:
+    """What the Label page opens a comparison campaign with: the ``estimate`` and its ``figure`` (every model against
+    the leader; None before the first estimate)."""
+
+    estimate: ComparisonEstimate
+    figure: go.Figure | None
+
+
+@cached("Reading the labels...")
+def comparison_state(campaign_id: str, version: tuple[int, int], _campaign: ComparisonCampaign) -> ComparisonState:
+    """The comparison campaign's estimate and chart at ``version``."""
+    estimate = _campaign.estimate()
+    return ComparisonState(estimate, None if estimate.leader is None else comparison_figure(estimate))
+
+
+@cached("Reading the dataset's models...")
+def dataset_models(dataset_id: str, viewer: str | None) -> list[str]:
+    """The models of a saved dataset ``viewer`` may see, sorted (saved datasets never change: the id is the key)."""
+    return sorted(workspace().dataset(dataset_id, viewer)["model"].astype(str).unique())
