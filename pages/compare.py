@@ -5,6 +5,11 @@ slices marked), the 2x2 table of paired outcomes and a browser of the examples w
 slices largest change first), with their text shown literally. A log of one model, or two models without shared
 examples, gets a plain explanation in the verdict's place.
 
+A saved dataset with a comparison campaign over the two models (issue 48; over any of its models where the log holds
+outputs only, with nothing to pair) shows "From the labeling campaign <name>": the campaign's design-based answer
+(:func:`evalcore.labeling.comparison.comparison_sentence`, the Label page's words), every pair's difference with its
+interval, and a link to the campaign on the Label page.
+
 The default pair: files of one model uploaded together are runs named after their files (the Data page's upload,
 :mod:`evalcore.importers.combine`; the validation report's ``runs``), and the first run (the oldest where the log
 says when it ran, else the first file) is the base, the next the new — as ``evalcore compare BASE NEW`` does, so
@@ -25,12 +30,14 @@ from evalcore.data.display import literal
 from evalcore.data.repeats import N_REPEATS
 from evalcore.data.schema import LOG, LOG_ROLES
 from evalcore.data.validation import EvalDataError
+from evalcore.labeling import Campaign
 from evalcore.stats import glossary, headline
 from evalcore.stats.figures import percent
 from pages.common import compare_cache as cc
 from pages.common import data_source as ds
 from pages.common import render, selection
 from pages.common.navigation import ensure_app_navigation
+from pages.common.workspace_store import viewer, workspace
 
 ensure_app_navigation()
 
@@ -80,6 +87,35 @@ def _source(data: ds.ActiveData, sel: selection.Selection, rows):
     return frame if keep.all() else frame[keep]
 
 
+def _campaigns(pair: tuple[str, str] | None) -> list:
+    """The comparison campaigns of this data's saved dataset that the viewer may see and that compare both models
+    of ``pair`` (every one where ``pair`` is None), newest first."""
+    member = viewer()
+    records = [r for r in Campaign.list(workspace(), member) if r.kind == "comparison"
+               and (pair is None or set(pair) <= set(r.models))]
+    if not records:
+        return []
+    source = ds.source()
+    dataset_id = source["id"] if source["type"] == "saved" else (
+        cc.saved_dataset(data.key, member, data.loaded) if data.stored is None else None)
+    return [r for r in records if r.dataset_id == dataset_id]
+
+
+def _show_campaigns(records: list) -> None:
+    """For each campaign: its answer, every pair's difference with its interval, and a link to it."""
+    for record in records:
+        campaign = Campaign.open(workspace(), record.id, viewer=viewer())
+        said, meaning, pairs = cc.campaign_answer(record.id, campaign.version(), viewer())
+        st.subheader(f"From the labeling campaign {literal(record.name)}", anchor=False)
+        st.markdown(literal(said))
+        st.caption(f"People judged the models' outputs on the examples its design drew "
+                   f"({literal(record.description)}); each label is weighted by its inclusion probability, so the "
+                   f"difference is the design's estimate over every shared example. {literal(meaning)}")
+        render.table(pairs, f"campaign {record.id} pairs")
+        st.page_link("pages/label.py", label=f"Open the campaign {literal(record.name)} on the Label page",
+                     icon=":material/rule:", query_params={"campaign": record.id})
+
+
 data = ds.try_active_data()
 if data is None:
     st.stop()
@@ -96,7 +132,12 @@ if len(models) < 2:
              "model become two runs named after their files.")
 metric = sel.metric if sel.metric in ("correct", "score") else None
 if metric is None:
-    _explain("Compare needs per-example `correct` (0/1) or `score` values: this log has neither.")
+    labeled = _campaigns(None)
+    _show_campaigns(labeled)
+    _explain("Compare needs per-example `correct` (0/1) or `score` values: this log has neither."
+             + (" What its labeling campaigns found is below." if labeled else
+                " Where it holds the models' outputs, a comparison campaign on the Label page finds which model "
+                "is better from the fewest labels."))
 rows = data.log.restrict(task=sel.tasks, group=sel.groups)  # both models, whatever the Models page chose
 if rows.n_rows == 0:
     selection.require(sel, rows)
@@ -155,6 +196,7 @@ if not overall["n"]:
 with answer_box:
     render.answer(comparison.sentence)
     st.caption(literal(comparison.detectable_sentence()), help=glossary.TERMS["minimum detectable difference"])
+_show_campaigns(_campaigns((base, new)))
 
 slices = comparison.slices
 pct = percent(sel.level)

@@ -200,7 +200,9 @@ def _positive(text: str) -> int:
 
 
 def _one_line(message: str) -> str:
-    return " ".join(message.split())
+    """``message`` as one terminal line: whitespace runs as one space, control and other invisible characters
+    (escape sequences, bidirectional overrides, from names in the data) escaped as Python writes them."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(message.split()))
 
 
 def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never",

@@ -1,13 +1,19 @@
 """``evalcore label``: labeling campaigns from the command line, for teams that label elsewhere.
 
 ``create DATASET_ID --model M --design D [--target W | --budget N]`` plans a campaign on a saved dataset and prints
-its id; ``export CAMPAIGN_ID -o labels.csv`` writes one row per queued example (``example_id``,
-``inclusion_probability``, ``stratum``, ``label``: the settled value, ``status``, ``annotator``, ``adjudicator``;
-cells neutralised against formula injection) and beside it ``labels.annotators.csv``, each annotator's agreement
-with the settled labels and with the others;
+its id; ``create DATASET_ID --models A B [C ...] --design srs|disagreement [--target W | --decide [--margin M] |
+--budget N]`` plans a comparison campaign (issue 48) and prints its id, then its seed and its pool (the shared
+examples, how many differ, what was left out); ``export CAMPAIGN_ID -o labels.csv`` writes one row per queued example
+(``example_id``, ``inclusion_probability``, ``stratum``, ``label``: the settled value, ``status``, ``annotator``,
+``adjudicator``; for a comparison ``pattern``, each model's output and verdict; cells neutralised against formula
+injection) and beside it, for one model, ``labels.annotators.csv``, each annotator's agreement with the settled
+labels and with the others;
 ``import CAMPAIGN_ID labels.csv`` records the labels of that file filled in (checked against the queue: all or
-nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate (and writes it as JSON); ``report CAMPAIGN_ID -o
-F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design).
+nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate, for a comparison the sentence of
+:func:`evalcore.labeling.comparison.comparison_sentence` (and writes the numbers as JSON); ``report CAMPAIGN_ID -o
+F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design; a comparison's
+with its answer). Text from the data (model names, outputs, notes) is printed as one line with control characters
+escaped (:func:`evalcore.cli._one_line`).
 """
 
 from __future__ import annotations
@@ -17,12 +23,12 @@ import json
 import sys
 from pathlib import Path
 
-from evalcore.cli import WORKSPACE_HELP, _level, _positive, missing_in, workspace_folder
+from evalcore.cli import WORKSPACE_HELP, _level, _one_line, _positive, missing_in, workspace_folder
 
 
 def add_parser(commands) -> None:
     """The ``label`` command and its actions on ``commands`` (the subparsers of :func:`evalcore.cli._parser`)."""
-    from evalcore.labeling.designs import DESIGNS
+    from evalcore.labeling.designs import COMPARISON_DESIGNS, DESIGNS
 
     label = commands.add_parser("label", help="labeling campaigns: create, export, import, status",
                                 description="Labeling campaigns run by statistics (the dashboard's Label page).")
@@ -37,11 +43,22 @@ def add_parser(commands) -> None:
 
     create = action("create", "plan a campaign on a saved dataset and print its id", _create)
     create.add_argument("dataset", metavar="DATASET_ID")
-    create.add_argument("--model", required=True, help="the model whose outputs are labeled")
-    create.add_argument("--design", required=True, choices=DESIGNS)
+    who = create.add_mutually_exclusive_group(required=True)
+    who.add_argument("--model", help="the model whose outputs are labeled")
+    who.add_argument("--models", nargs="+", metavar="MODEL",
+                     help="two or more models to compare (a comparison campaign: the first minus the second is "
+                          "the difference estimated)")
+    create.add_argument("--design", required=True, choices=tuple(dict.fromkeys(DESIGNS + COMPARISON_DESIGNS)),
+                        help=f"one model: {', '.join(DESIGNS)}; a comparison: {', '.join(COMPARISON_DESIGNS)} "
+                             "(disagreement labels only the examples where the outputs differ)")
     goal = create.add_mutually_exclusive_group()
     goal.add_argument("--target", type=float, help="the half-width to reach (default ±0.02 of the scale)")
+    goal.add_argument("--decide", action="store_true",
+                      help="a comparison: stop as soon as the confidence sequence shows which model is better")
     goal.add_argument("--budget", type=_positive, help="the number of labels")
+    create.add_argument("--margin", type=float, default=0.0,
+                        help="with --decide: the difference that does not matter, in accuracy (0.01 is 1 point): "
+                             "stop once a model is shown not worse by more than it")
     create.add_argument("--level", type=_level, default=None, help="confidence level (0.95)")
     create.add_argument("--seed", type=int, default=None,
                         help="seed of the queue's order (default: one more than the largest seed of the workspace's "
@@ -71,6 +88,15 @@ def add_parser(commands) -> None:
     status.add_argument("--json", type=Path, default=None, help="also write the estimate to this JSON file")
 
 
+def _finite(value):
+    """``value`` with NaN as None (JSON has no NaN), inside lists and dicts too."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return None if isinstance(value, float) and value != value else value
+
+
 def _open(args):
     from evalcore.labeling.campaign import Campaign
     from evalcore.workspace import Workspace
@@ -91,16 +117,44 @@ def _lookup(fn):
 
 @_lookup
 def _create(args) -> int:
+    from evalcore.errors import EvalDataError
     from evalcore.labeling.campaign import Campaign
     from evalcore.workspace import Workspace
 
-    campaign = Campaign.create(Workspace(workspace_folder(args.workspace)), args.dataset, args.model, args.design,
-                               target=args.target, budget=args.budget, level=args.level, seed=args.seed,
-                               owner=args.owner, overlap=args.overlap, metric=args.metric, scale=args.scale,
-                               name=args.name, shared=args.shared)
+    workspace = Workspace(workspace_folder(args.workspace))
+    if args.models is None:
+        if args.decide or args.margin:
+            raise EvalDataError("--decide and --margin are stop rules of a comparison: give --models A B (two or "
+                                "more models) instead of --model.")
+        campaign = Campaign.create(workspace, args.dataset, args.model, args.design, target=args.target,
+                                   budget=args.budget, level=args.level, seed=args.seed, owner=args.owner,
+                                   overlap=args.overlap, metric=args.metric, scale=args.scale, name=args.name,
+                                   shared=args.shared)
+        print(campaign.id)
+        print(f"{campaign.info.description} (--seed {campaign.info.seed} draws this queue again); "
+              f"{campaign.info.pool['N']:,} examples, about {campaign.info.planned:,} labels planned", file=sys.stderr)
+        return 0
+    if args.metric is not None or args.scale is not None:
+        raise EvalDataError("A comparison (--models) labels each model's output right or wrong: drop --metric and "
+                            "--scale.")
+    if args.margin and not args.decide:
+        raise EvalDataError(f"--margin {args.margin:g} is the margin of the decide rule: add --decide, or drop "
+                            "--margin.")
+    campaign = Campaign.create(workspace, args.dataset, models=args.models, design=args.design, target=args.target,
+                               budget=args.budget, level=args.level, seed=args.seed, owner=args.owner,
+                               overlap=args.overlap, name=args.name, shared=args.shared, decide=args.decide,
+                               margin=args.margin)
+    info = campaign.info
+    pool = info.pool
     print(campaign.id)
-    print(f"{campaign.info.description} (--seed {campaign.info.seed} draws this queue again); "
-          f"{campaign.info.pool['N']:,} examples, about {campaign.info.planned:,} labels planned", file=sys.stderr)
+    print(f"{_one_line(info.name)}: {info.description} (--seed {info.seed} draws this queue again)", file=sys.stderr)
+    print(f"pool: {pool['N']:,} examples shared by {_one_line(', '.join(info.models))}; their outputs differ on "
+          f"{pool['N_D']:,} ({pool['N_D'] / pool['N']:.0%}); the design draws from {pool['M']:,}; about "
+          f"{info.planned:,} labels planned", file=sys.stderr)
+    patterns = ", ".join(f"{_one_line(name)} {size:,}" for name, size in zip(pool["patterns"], pool["pattern_sizes"]))
+    print(f"patterns: {patterns}", file=sys.stderr)
+    for note in info.notes:
+        print(f"note: {_one_line(note)}", file=sys.stderr)
     return 0
 
 
@@ -111,6 +165,10 @@ def _export(args) -> int:
     campaign = _open(args)
     table = campaign.export()
     args.out.write_bytes(csv_bytes(table))
+    if campaign.info.kind == "comparison":
+        print(f"wrote {args.out} ({len(table):,} queued examples, {int((table['status'] == 'labeled').sum()):,} "
+              f"labeled, {int((table['status'] == 'skipped').sum()):,} skipped)", file=sys.stderr)
+        return 0
     annotators = args.out.with_name(f"{args.out.stem}.annotators.csv")
     annotators.write_bytes(csv_bytes(campaign.annotator_quality()))
     print(f"wrote {args.out} ({len(table):,} queued examples, {int(table['label'].notna().sum()):,} settled, "
@@ -143,22 +201,34 @@ def _report(args) -> int:
     from evalcore.report import Settings, build_report
 
     campaign = _open(args)
-    report = build_report(campaign.summary(), settings=Settings(level=campaign.info.level, seed=campaign.info.seed),
-                          title=f"Labeling campaign {campaign.info.name}")
+    if campaign.info.kind == "comparison":
+        from evalcore.report.campaign import comparison_report
+
+        report = comparison_report(campaign)
+    else:
+        report = build_report(campaign.summary(), settings=Settings(level=campaign.info.level,
+                                                                    seed=campaign.info.seed),
+                              title=f"Labeling campaign {campaign.info.name}")
     args.out.write_text(report.html(), encoding="utf-8")
-    print(f"wrote {args.out}: {report.summary[0] if report.summary else ''}", file=sys.stderr)
+    print(f"wrote {args.out}: {_one_line(report.summary[0]) if report.summary else ''}", file=sys.stderr)
     return 0
 
 
 @_lookup
 def _status(args) -> int:
-    from evalcore.labeling.campaign import sentence
-
     campaign = _open(args)
     estimate = campaign.estimate()
-    numbers = {**estimate.as_dict(), "campaign": campaign.id, "model": campaign.info.model}
-    if args.json is not None:  # NaN (no estimate yet) as null: JSON has no NaN
-        args.json.write_text(json.dumps({k: None if isinstance(v, float) and v != v else v
-                                         for k, v in numbers.items()}, indent=2))
-    print(sentence(campaign.info, estimate))
+    if campaign.info.kind == "comparison":
+        from evalcore.labeling.comparison import comparison_sentence
+
+        said = comparison_sentence(campaign.info, estimate)
+        numbers = {**estimate.as_dict(), "campaign": campaign.id, "sentence": said}
+    else:
+        from evalcore.labeling.campaign import sentence
+
+        said = sentence(campaign.info, estimate)
+        numbers = {**estimate.as_dict(), "campaign": campaign.id, "model": campaign.info.model}
+    if args.json is not None:
+        args.json.write_text(json.dumps(_finite(numbers), indent=2))
+    print(_one_line(said))
     return 0

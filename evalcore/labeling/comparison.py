@@ -36,8 +36,8 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.campaign import WORDS, Claims, _now, _record, checked_level, insert_campaign
-from evalcore.labeling.difference import (COMPARISON_DESIGNS, MIN_LABELS, ComparisonEstimate, comparison_estimate,
-                                          comparison_pool, plan_comparison)
+from evalcore.labeling.difference import (ALL_AGREE, COMPARISON_DESIGNS, MIN_LABELS, ComparisonEstimate,
+                                          comparison_estimate, comparison_pool, plan_comparison)
 from evalcore.workspace import access, catalog
 from evalcore.workspace.access import canonical
 
@@ -212,33 +212,88 @@ class ComparisonCampaign(Claims):
         neither the example's claim nor a label of it, and verdicts that differ from another annotator's label in
         force (see the module docstring)."""
         who = self._member(annotator)
-        example_id = str(example_id)
         with catalog.transaction(self._db) as db:
-            self._check_claim(db, example_id, who)
-            given = None if skipped else verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
-            if given is not None:
-                for other, theirs in db.execute(
-                        "SELECT annotator, verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
-                        "AND annotator <> ? AND replaced_by IS NULL AND skipped = 0", (self.id, example_id, who)):
-                    theirs = json.loads(theirs)
-                    differ = [m for m in given if theirs.get(m) != given[m]]
-                    if differ:
-                        raise EvalDataError(
-                            f"{other} judged the example {example_id!r} otherwise ({differ[0]!r}: "
-                            f"{theirs.get(differ[0])} against your {given[differ[0]]}): the labels in force on an "
-                            "example of a comparison campaign must agree. Nothing was recorded; settle it with "
-                            f"{other}, then either of you changes their label.")
-            answer = value.strip() if isinstance(value, str) and not skipped else None
-            cursor = db.execute(
-                "INSERT INTO comparison_labels (campaign_id, example_id, annotator, verdicts, answer, note, skipped, "
-                "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (self.id, example_id, who, None if given is None else json.dumps(given), answer,
-                 None if note is None else str(note), int(bool(skipped)), _now()))
-            db.execute("UPDATE comparison_labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
-                       "annotator = ? AND replaced_by IS NULL AND id <> ?",
-                       (cursor.lastrowid, self.id, example_id, who, cursor.lastrowid))
-            self._release(db, example_id, who)
-            return int(cursor.lastrowid)
+            return self._record_in(db, str(example_id), who, value, note, skipped)
+
+    def _record_in(self, db, example_id: str, who: str, value, note, skipped: bool, need_claim: bool = True) -> int:
+        """:meth:`record` inside the transaction ``db`` (``need_claim`` False: a label from a file)."""
+        self._check_claim(db, example_id, who, need_claim)
+        given = None if skipped else verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
+        if given is not None:
+            for other, theirs in db.execute(
+                    "SELECT annotator, verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
+                    "AND annotator <> ? AND replaced_by IS NULL AND skipped = 0", (self.id, example_id, who)):
+                theirs = json.loads(theirs)
+                differ = [m for m in given if theirs.get(m) != given[m]]
+                if differ:
+                    raise EvalDataError(
+                        f"{other} judged the example {example_id!r} otherwise ({differ[0]!r}: "
+                        f"{theirs.get(differ[0])} against your {given[differ[0]]}): the labels in force on an "
+                        "example of a comparison campaign must agree. Nothing was recorded; settle it with "
+                        f"{other}, then either of you changes their label.")
+        answer = value.strip() if isinstance(value, str) and not skipped else None
+        cursor = db.execute(
+            "INSERT INTO comparison_labels (campaign_id, example_id, annotator, verdicts, answer, note, skipped, "
+            "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.id, example_id, who, None if given is None else json.dumps(given), answer,
+             None if note is None else str(note), int(bool(skipped)), _now()))
+        db.execute("UPDATE comparison_labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
+                   "annotator = ? AND replaced_by IS NULL AND id <> ?",
+                   (cursor.lastrowid, self.id, example_id, who, cursor.lastrowid))
+        self._release(db, example_id, who)
+        return int(cursor.lastrowid)
+
+    def import_labels(self, table: pd.DataFrame, annotator: str = "import") -> int:
+        """Record the labels of an exported table (:meth:`export`) that came back filled in, in one transaction:
+        all or none. A row's label is its ``correct <model>`` cells (1 or 0; identical outputs may be judged once)
+        or, where they are all empty and the outputs are classes or choices, its ``answer`` (the right one); rows
+        with neither are not labeled yet, and a row equal to its annotator's label in force (an exported label read
+        back) is not recorded again; ``annotator`` where the row names none. Refused, naming the lines (line 1 the
+        header), for ids outside the queue, verdicts off the scale or missing, and labels that differ from another
+        annotator's. Returns how many were recorded."""
+        columns = {str(c).strip(): c for c in table.columns}
+        judged = {m: columns[f"correct {m}"] for m in self.info.models if f"correct {m}" in columns}
+        answers = columns.get("answer") if self.info.outputs == "class" else None
+        if "example_id" not in columns or not (judged or answers):
+            wanted = listed([f"correct {m}" for m in self.info.models]) + (
+                " or 'answer' (the right class or choice)" if self.info.outputs == "class" else "")
+            has = listed([str(c) for c in table.columns])
+            raise EvalDataError(f"The labels file needs an 'example_id' column and the verdicts, {wanted}, as "
+                                f"`evalcore label export` writes them; it has {has}.")
+
+        def filled(column) -> pd.Series:
+            return table[column].notna() & (table[column].astype(str).str.strip() != "")
+
+        cells = table.astype(object)  # Python numbers, as a person typed them (not numpy scalars)
+        given = {m: filled(c) for m, c in judged.items()}
+        said = filled(answers) if answers is not None else pd.Series(False, index=table.index)
+        names = table[columns["annotator"]] if "annotator" in columns else pd.Series(annotator, index=table.index)
+        problems, done = [], 0
+        with catalog.transaction(self._db) as db:
+            for line, i in enumerate(table.index, start=2):
+                value = {m: cells.at[i, c] for m, c in judged.items() if given[m][i]} or (
+                    str(cells.at[i, answers]) if said[i] else None)
+                if value is None:
+                    continue
+                who = names[i] if isinstance(names[i], str) and names[i].strip() else annotator
+                example_id = str(cells.at[i, columns["example_id"]]).strip()
+                try:
+                    who = self._member(who)
+                    mine = db.execute("SELECT verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
+                                      "AND annotator = ? AND replaced_by IS NULL AND skipped = 0",
+                                      (self.id, example_id, who)).fetchone()
+                    if mine is not None and json.loads(mine[0]) == verdicts(self._outputs_in(db, example_id), value,
+                                                                            self.info.outputs):
+                        continue  # the annotator's label in force, exported and read back: kept as it is
+                    self._record_in(db, example_id, who, value, None, False, need_claim=False)
+                    done += 1
+                except (EvalDataError, PermissionError) as exc:
+                    problems.append(f"line {line}: {exc}")
+            if problems:  # raised inside the transaction: nothing is kept
+                raise EvalDataError("The labels file was not imported (nothing was recorded): "
+                                    + "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more lines"
+                                                                if len(problems) > 5 else ""))
+        return done
 
     # ------------------------------------------------------------------------------------------- reading
     def history(self) -> pd.DataFrame:
@@ -248,7 +303,8 @@ class ComparisonCampaign(Claims):
                             (self.id,))
         frame = pd.DataFrame([dict(r) for r in rows], columns=["id", "example_id", "annotator", "verdicts", "answer",
                                                                "note", "skipped", "created", "replaced_by"])
-        frame["verdicts"] = frame["verdicts"].map(lambda v: None if v is None else json.loads(v))
+        # a skip's verdicts are None (NaN once pandas stores the column as str)
+        frame["verdicts"] = frame["verdicts"].map(lambda v: json.loads(v) if isinstance(v, str) else None)
         return frame
 
     def verdicts(self) -> pd.DataFrame:
@@ -272,6 +328,42 @@ class ComparisonCampaign(Claims):
         r = self.info
         return comparison_estimate(self.verdicts(), list(r.models), r.design, r.pool, r.target, r.budget, r.decide,
                                    r.margin, r.level)
+
+    def export(self) -> pd.DataFrame:
+        """One row per queued example (the budget's, or the planned part of a target's queue and every drawn one):
+        ``position``, ``example_id``, ``pattern``, ``inclusion_probability`` (n/M for an example drawn, labeled or
+        skipped, n the examples drawn and M those the design draws from; for the others, the planned queue's
+        size over M, as if it were labeled; the all-agree examples, whose difference is known 0, are not queued
+        under the disagreement design: their inclusion probability is 0), ``status`` (labeled, skipped or
+        unlabeled), ``output <model>`` (each model's output, literally), ``correct <model>`` (each model's verdict
+        in force, 1 or 0), ``answer`` (the right answer, where one was given) and ``annotator`` (who labeled or
+        skipped it)."""
+        info = self.info
+        drawn = self.verdicts()
+        end = info.budget if info.budget is not None else max(
+            info.planned, int(drawn["position"].max()) + 1 if len(drawn) else 0)
+        queue = catalog.rows(self._db, """SELECT q.position, q.example_id, e.pattern, e.outputs FROM queue q
+            JOIN comparison_examples e ON e.campaign_id = q.campaign_id AND e.example_id = q.example_id
+            WHERE q.campaign_id = ? AND q.position < ? ORDER BY q.position""", (self.id, end))
+        labels = pd.DataFrame([dict(r) for r in catalog.rows(
+            self._db, "SELECT example_id, annotator, answer FROM comparison_labels WHERE campaign_id = ? AND "
+                      "replaced_by IS NULL ORDER BY id", (self.id,))], columns=["example_id", "annotator", "answer"])
+        who = labels.groupby("example_id")["annotator"].agg(lambda a: ", ".join(sorted(set(a))))
+        answers = labels.dropna(subset=["answer"]).groupby("example_id")["answer"].first()
+        ids = [r["example_id"] for r in queue]
+        known = drawn[list(info.models)].notna().all(axis=1)
+        table = pd.DataFrame({
+            "position": [r["position"] for r in queue], "example_id": ids, "pattern": [r["pattern"] for r in queue],
+            "inclusion_probability": [(len(drawn) if e in drawn.index else end) / info.pool["M"] for e in ids],
+            "status": ["unlabeled" if e not in drawn.index else "labeled" if known[e] else "skipped" for e in ids]})
+        outputs = [json.loads(r["outputs"]) for r in queue]
+        for model in info.models:
+            table[f"output {model}"] = [o[model] for o in outputs]
+        for model in info.models:
+            table[f"correct {model}"] = pd.Series(ids).map(drawn[model]).to_numpy()
+        table["answer"] = pd.Series(ids).map(answers).to_numpy()
+        table["annotator"] = pd.Series(ids).map(who).to_numpy()
+        return table
 
     def version(self) -> tuple[int, int]:
         """What changes with every label and skip: the campaign's largest label id (and 0: a comparison has no
@@ -318,12 +410,14 @@ def comparison_sentence(info, estimate: ComparisonEstimate) -> str:
     shown = _span(estimate.ci_low, estimate.ci_high)
     signed = f"{a} − {b}: {100 * estimate.difference:+.1f} points ({level} {shown})"
     if estimate.equivalent:
-        return f"{a} and {b} are within ±{_goal(estimate.margin)} of each other ({signed}) — {after}"
+        return (f"{a} and {b} are within ±{_goal(estimate.margin)} of each other: {a} − {b} = "
+                f"{100 * estimate.difference:+.1f} points ({level} {shown}) — {after}")
     if estimate.decided is not None and len(models) > 2:
         claim = ("is better than" if estimate.margin == 0 else
                  f"is not worse by more than {_goal(estimate.margin)} than")
         others = listed([m for m in models if m != estimate.decided])
-        return f"{estimate.decided} {claim} every other model ({others}; each pair's {level}, all at once) — {after}"
+        return (f"{estimate.decided} {claim} every other model ({others}; each pair's {level}, all at once) — "
+                f"decided after {estimate.labels:,} labels.{skipped}")  # random_labels is of the first pair only
     flip = estimate.decided == b or (estimate.decided is None and estimate.difference < 0)
     win, lose = (b, a) if flip else (a, b)
     diff, low, high = ((-estimate.difference, -estimate.ci_high, -estimate.ci_low) if flip else
@@ -348,3 +442,25 @@ def comparison_sentence(info, estimate: ComparisonEstimate) -> str:
         return answer + f" Label on: the campaign stops the moment the {estimate.interval} {what}{budget}." + skipped
     goal = " for the budget" if info.budget is not None else f" for ±{_goal(info.target)}"
     return answer + f" About {estimate.needed:,} more labels needed{goal}.{skipped}"
+
+
+def pairs_table(estimate: ComparisonEstimate) -> pd.DataFrame:
+    """Every pair of models, as the Compare page and the report show it: ``model_a``, ``model_b``, ``difference``
+    (a's accuracy minus b's) with its interval ``ci_low``–``ci_high`` (the fixed-n interval) and, for a "decided"
+    campaign, the confidence sequence ``sequence_low``–``sequence_high`` (simultaneous over the pairs)."""
+    columns = {"model_a": "model_a", "model_b": "model_b", "difference": "difference", "ci_low": "ci_low",
+               "ci_high": "ci_high", "cs_low": "sequence_low", "cs_high": "sequence_high"}
+    table = estimate.pairs[[c for c in columns if c in estimate.pairs]].rename(columns=columns)
+    if estimate.interval != "confidence sequence":
+        table = table.drop(columns=["sequence_low", "sequence_high"])
+    return table.reset_index(drop=True)
+
+
+def pattern_table(info, estimate: ComparisonEstimate) -> pd.DataFrame:
+    """The labels per agreement pattern: ``pattern``, ``examples`` (of the shared pool), ``sampled`` (whether the
+    design draws from it: the disagreement design never draws the all-agree examples, whose difference is known 0)
+    and ``labels`` (examples drawn: labeled or skipped)."""
+    names, sizes = info.pool["patterns"], info.pool["pattern_sizes"]
+    return pd.DataFrame({"pattern": names, "examples": sizes,
+                         "sampled": [info.design == "srs" or name != ALL_AGREE for name in names],
+                         "labels": [estimate.per_pattern.get(name, 0) for name in names]})

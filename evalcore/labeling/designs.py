@@ -5,3 +5,7 @@ DESIGNS = ("srs", "proportional", "neyman", "active", "ppi")
 DESIGN_NAMES = {"srs": "simple random sample", "proportional": "stratified, proportional allocation",
                 "neyman": "stratified, Neyman allocation", "active": "active sampling (by the proxy's uncertainty)",
                 "ppi": "simple random sample with PPI++ (AI judge)"}
+#: a comparison campaign's designs (:mod:`.difference` plans them and re-exports both names)
+COMPARISON_DESIGNS = ("srs", "disagreement")
+COMPARISON_DESIGN_NAMES = {"srs": "a random paired sample of the shared examples",
+                           "disagreement": "only the examples where the models' outputs differ, at random"}

@@ -46,13 +46,11 @@ from scipy.stats import norm
 from scipy.stats import t as student_t
 
 from evalcore.errors import EvalDataError, listed
+from evalcore.labeling.designs import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS  # noqa: F401 (re-exported)
 from evalcore.labeling.estimate import floored_variance
 from evalcore.labeling.queue import QueuePlan
 from evalcore.stats.sequential import betting_cs
 
-COMPARISON_DESIGNS = ("srs", "disagreement")
-COMPARISON_DESIGN_NAMES = {"srs": "a random paired sample of the shared examples",
-                           "disagreement": "only the examples where the models' outputs differ, at random"}
 #: fewest examples the models must share for a comparison campaign
 MIN_SHARED = 20
 #: outputs are classes or choices (the annotator gives the right answer once) when each is this short and the

@@ -1,7 +1,7 @@
 """Cached computations of the Compare page (issue 28), keyed by data digest + selection + parameters, in the
 dashboard's one store (:mod:`.store`): the comparison of two models (:func:`evalcore.compare.compare_runs`), the
-examples of one cell and slice (:meth:`evalcore.compare.Comparison.examples`, bounded by the engine's fetch) and
-each model's mean, which picks the default pair."""
+examples of one cell and slice (:meth:`evalcore.compare.Comparison.examples`, bounded by the engine's fetch), each
+model's mean, which picks the default pair, and a comparison campaign's answer (issue 48), keyed by its labels."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import pandas as pd
 
 from evalcore.compare import Comparison, compare_runs
 from evalcore.engine.reductions import cell_moments
+from evalcore.labeling import Campaign
+from evalcore.labeling.comparison import comparison_sentence, pairs_table
 
 from .store import cached
+from .workspace_store import workspace
 
 
 @cached("Scoring each model...")
@@ -35,3 +38,21 @@ def examples(key: tuple, cell: str, slice_: str | None, _comparison: Comparison)
     """The examples of ``cell`` (and slice ``slice_``) of a comparison; ``key`` names the comparison (its data,
     selection and every parameter)."""
     return _comparison.examples(cell, slice_)
+
+
+@cached("Looking for the dataset in the workspace...")
+def saved_dataset(key: str, viewer: str | None, _frame: pd.DataFrame) -> str | None:
+    """The id of the saved dataset ``viewer`` may see that holds ``_frame`` (the data of key ``key``; the Label
+    page's rule: the same content), or None."""
+    found = workspace().find_dataset(_frame, viewer)
+    return None if found is None else found.id
+
+
+@cached("Reading the labeling campaign...")
+def campaign_answer(campaign_id: str, version: tuple, viewer: str | None) -> tuple[str, str, pd.DataFrame]:
+    """A comparison campaign's answer with its labels at ``version`` (:meth:`ComparisonCampaign.version`): the
+    sentence (:func:`evalcore.labeling.comparison.comparison_sentence`), what its interval means and every pair
+    (:func:`evalcore.labeling.comparison.pairs_table`)."""
+    campaign = Campaign.open(workspace(), campaign_id, viewer=viewer)
+    estimate = campaign.estimate()
+    return comparison_sentence(campaign.info, estimate), estimate.meaning, pairs_table(estimate)
