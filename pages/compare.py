@@ -91,8 +91,12 @@ def _campaigns(pair: tuple[str, str] | None) -> list:
     """The comparison campaigns of this data's saved dataset that the viewer may see and that compare both models
     of ``pair`` (every one where ``pair`` is None), newest first."""
     member = viewer()
-    records = [r for r in Campaign.list(workspace(), member) if r.kind == "comparison"
-               and (pair is None or set(pair) <= set(r.models))]
+    try:
+        records = [r for r in Campaign.list(workspace(), member) if r.kind == "comparison"
+                   and (pair is None or set(pair) <= set(r.models))]
+    except EvalDataError as exc:  # an unreadable catalog: the comparison stands without its campaigns, said
+        st.caption(f"The labeling campaigns of the workspace are not shown: {literal(exc)}")
+        return []
     if not records:
         return []
     source = ds.source()

@@ -24,13 +24,13 @@ def comparison_section(campaign, estimate) -> Section:
     sentence and the campaign's id."""
     info = campaign.info
     pool = info.pool
-    a, b = info.models[0], info.models[1]
     said = comparison_sentence(info, estimate)
-    intro = (f"{said} The campaign '{info.name}' labels {COMPARISON_DESIGN_NAMES[info.design]} of the "
-             f"{pool['N']:,} examples the models share (their outputs differ on {pool['N_D']:,}); people judged each "
-             f"distinct output right or wrong. The difference is {a}'s accuracy minus {b}'s over every shared "
-             "example, estimated without bias by the design (each label weighted by its inclusion probability; "
-             "where every model gives the same output the difference is known to be 0).")
+    intro = (f"{said} The campaign '{info.name}' draws its examples by its design, "
+             f"{COMPARISON_DESIGN_NAMES[info.design]}: of the {pool['N']:,} examples the models share, their "
+             f"outputs differ on {pool['N_D']:,}. People judged each distinct output right or wrong. Each difference "
+             "is model_a's accuracy minus model_b's over every shared example, estimated without bias by the design "
+             "(each label weighted by its inclusion probability; where every model gives the same output the "
+             "difference is known to be 0).")
     tables = {"every pair (difference and interval; accuracy, first minus second)": pairs_table(estimate),
               "labels per agreement pattern": pattern_table(info, estimate)}
     notes = list(info.notes)
