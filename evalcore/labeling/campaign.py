@@ -161,12 +161,14 @@ class CampaignRecord:
 
     @property
     def description(self) -> str:
-        """E.g. "stratified, Neyman allocation; ±0.02 at 95%; seed 0" (a comparison's goal ends ", or until
-        decided" with the decide rule)."""
+        """E.g. "stratified, Neyman allocation; ±0.02 at 95%; seed 0" (a comparison with the decide rule: "until
+        decided at 95%")."""
         goal = f"±{self.target:g} at {self.level:.0%}" if self.target is not None else \
             f"{self.budget:,} labels, {self.level:.0%} intervals"
-        if self.decide:
-            goal += ", or until decided"
+        if self.decide:  # the target only plans the queue: the stop is the decision (or the budget)
+            margin = f" by more than {self.margin:g}" if self.margin else ""
+            goal = (f"until decided{margin} at {self.level:.0%}" +
+                    (f" or {self.budget:,} labels" if self.budget is not None else ""))
         if self.models:
             from evalcore.labeling.difference import COMPARISON_DESIGN_NAMES as names
         else:

@@ -278,10 +278,10 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
     equivalent = bool(decide and margin > 0 and k_models == 2 and n_known >= 2 and decided is None
                       and first["cs_low"] > -margin and first["cs_high"] < margin)
     half = (shown_high - shown_low) / 2 if n_known >= 2 else math.inf
-    if budget is not None:
+    if decide:  # decided, or the budget (where one is set) used
+        stop = decided is not None or equivalent or n >= population or (budget is not None and n >= budget)
+    elif budget is not None:
         stop = n >= budget
-    elif decide:
-        stop = decided is not None or equivalent or n >= population
     else:
         stop = n >= MIN_LABELS and (_all_within(pairs, models, leader, target) if k_models > 2 else half <= target)
         stop = stop or n >= population
