@@ -115,11 +115,18 @@ def test_a_file_of_two_models_that_disagrees_with_another_is_refused_on_the_data
 
 
 def test_the_page_plans_the_examples_a_comparison_needs(regression):
-    """base right on 180 of 200, new on 120, new right only where base is: 60 discordant examples (30%). Connor
-    (1987) by hand for 2 points at 95% and 80% power: (1.96 sqrt(0.3) + 0.8416 sqrt(0.3 - 0.02^2))^2 / 0.02^2."""
+    """base right on 180 of 200, new on 120, new right only where base is: 60 discordant examples (30%). For 2 points
+    at 95% and 80% power the exact McNemar test needs 5,980 shared examples: its exact power there reaches 80% and
+    one example fewer does not; Connor's (1987) normal formula, (1.96 sqrt(0.3) + 0.8416 sqrt(0.3 - 0.02^2))^2 /
+    0.02^2, promises it with fewer."""
     import math
 
-    n = math.ceil((1.959963984540054 * math.sqrt(0.3) + 0.8416212335729143 * math.sqrt(0.3 - 0.0004)) ** 2 / 0.0004)
+    from evalcore.compare.power import mcnemar_power
+
+    n = 5980
+    assert mcnemar_power(n, 0.3, 0.02, 0.95) >= 0.8 > mcnemar_power(n - 1, 0.3, 0.02, 0.95)
+    assert n > math.ceil((1.959963984540054 * math.sqrt(0.3) + 0.8416212335729143 * math.sqrt(0.3 - 0.0004)) ** 2
+                         / 0.0004)
     said = [t for t in texts(regression.caption) if t.startswith("To see a change of 2 points")]
     assert said == [f"To see a change of 2 points with 80% power at 95%, when the two runs disagree on 30.0% of the "
                     f"examples as here, a comparison needs about {n:,} shared examples."], said

@@ -13,7 +13,8 @@ import pytest
 from scipy import stats
 
 from evalcore.compare.paired import mcnemar_exact_p
-from evalcore.compare.power import examples_needed, minimum_detectable_difference, minimum_detectable_shift
+from evalcore.compare.power import (examples_needed, mcnemar_power, minimum_detectable_difference,
+                                    minimum_detectable_shift)
 from evalcore.data.validation import validate
 from evalcore.history import Run, history_sentence, series_changes, stored_trend, trend
 from evalcore.history.summary import run_summary
@@ -23,33 +24,61 @@ from evalcore.workspace.catalog import SCHEMA_VERSION
 Z975, Z80 = 1.959963984540054, 0.8416212335729143
 
 
-def test_minimum_detectable_difference_by_hand():
-    # n = 1,200 shared examples, 120 discordant (psi = 0.1), 95% and 80% power: delta * sqrt(n) =
-    # 1.96 sqrt(0.1) + 0.8416 sqrt(0.1 - delta^2), solved by fixed-point iteration here
-    delta = 0.02
+def _exact_power_by_hand(n: int, psi: float, delta: float, alpha: float = 0.05) -> float:
+    """The exact McNemar test's power by enumeration of every (m, c) with math.comb: P(M = m) P(C = c | m), summed
+    where the two-sided exact p-value min(1, 2 P(Bin(m, 1/2) <= min(c, m - c))) is below alpha."""
+    pi = (1 + delta / psi) / 2
+    total = 0.0
+    for m in range(n + 1):
+        pm = math.comb(n, m) * psi**m * (1 - psi) ** (n - m)
+        if pm < 1e-15:
+            continue
+        for c in range(m + 1):
+            low = min(c, m - c)
+            p = min(1.0, 2 * sum(math.comb(m, j) for j in range(low + 1)) / 2**m)
+            if p < alpha:
+                total += pm * math.comb(m, c) * pi**c * (1 - pi) ** (m - c)
+    return total
+
+
+def test_minimum_detectable_difference_is_the_exact_tests_80_percent():
+    # n = 200 shared examples, 40 discordant (psi = 0.2), 95%: the exact power at the MDD, enumerated by hand, is 80%,
+    # and a difference 0.2 points smaller has less; Connor's normal formula (delta sqrt(n) = 1.96 sqrt(psi) +
+    # 0.8416 sqrt(psi - delta^2)) states a smaller difference than the exact test can see
+    delta = minimum_detectable_difference(200, 40, 0.95)
+    assert _exact_power_by_hand(200, 0.2, delta) == pytest.approx(0.8, abs=1e-5)
+    assert _exact_power_by_hand(200, 0.2, delta - 0.002) < 0.8
+    connor = 0.05
     for _ in range(200):
-        delta = (Z975 * math.sqrt(0.1) + Z80 * math.sqrt(0.1 - delta * delta)) / math.sqrt(1200)
-    assert minimum_detectable_difference(1200, 120, 0.95) == pytest.approx(delta, abs=1e-10)
-    assert delta == pytest.approx(0.02555, abs=1e-5)
-    assert examples_needed(0.03, 0.1, 0.95) == math.ceil((Z975 * math.sqrt(0.1) + Z80 * math.sqrt(0.1 - 0.0009)) ** 2
-                                                          / 0.0009)
+        connor = (Z975 * math.sqrt(0.2) + Z80 * math.sqrt(0.2 - connor * connor)) / math.sqrt(200)
+    assert connor < delta
+    assert mcnemar_power(200, 0.2, delta, 0.95) == pytest.approx(0.8, abs=1e-6)
+    # no disagreement seen: the difference is all one-way disagreement (psi = delta), 0.0779 at n = 100 by hand
+    zero = minimum_detectable_difference(100, 0, 0.95)
+    assert _exact_power_by_hand(100, zero, zero) == pytest.approx(0.8, abs=1e-5)
     assert math.isnan(minimum_detectable_difference(0, 0, 0.95))
-    assert minimum_detectable_difference(100, 0, 0.95) > 0  # no disagreement: half an example of it, not 0
-    t = stats.t(100)  # the paired t's quantiles with n - 1 = 100 degrees of freedom, times sd / sqrt(n) = 0.05
-    assert minimum_detectable_shift(101, 0.5, 0.9) == pytest.approx((t.ppf(0.95) + t.ppf(0.8)) * 0.5 / math.sqrt(101),
-                                                                    abs=1e-12)
+    assert math.isnan(minimum_detectable_difference(5, 5, 0.95))  # 5 examples: the exact test never rejects at 95%
+    needed = examples_needed(0.03, 0.1, 0.95)
+    assert mcnemar_power(needed, 0.1, 0.03, 0.95) >= 0.8 > mcnemar_power(needed - 1, 0.1, 0.03, 0.95)
+    # the paired t's: its power at the MDD, by the noncentral t with n - 1 = 100 degrees of freedom, is 80%
+    shift = minimum_detectable_shift(101, 0.5, 0.9)
+    t = stats.t(100).ppf(0.95)
+    nc = shift * math.sqrt(101) / 0.5
+    assert stats.nct(100, nc).sf(t) + stats.nct(100, nc).cdf(-t) == pytest.approx(0.8, abs=1e-7)
     with pytest.raises(ValueError):
         examples_needed(0.2, 0.1, 0.95)
 
 
-def test_a_difference_of_the_mdd_is_detected_about_80_percent_of_the_time():
+def test_a_difference_of_the_mdd_is_detected_80_percent_of_the_time():
+    """Seeded simulation: tables drawn from the multinomial model with a true difference of the MDD; the exact
+    McNemar test rejects 80% of them (within 1.5 points over 20,000 draws; sd 0.3 points)."""
     rng = np.random.default_rng(11)
-    for n, psi in ((1200, 0.1), (400, 0.25)):
+    for n, psi in ((100, 0.2), (1000, 0.1), (12000, 0.06)):
         delta = minimum_detectable_difference(n, round(n * psi), 0.95)
-        disc = rng.binomial(n, psi, 3000)
+        disc = rng.binomial(n, psi, 20_000)
         c = rng.binomial(disc, (1 + delta / psi) / 2)
         power = float((mcnemar_exact_p(disc - c, c) < 0.05).mean())
-        assert 0.74 <= power <= 0.86, (n, psi, power)
+        assert abs(power - 0.8) <= 0.015, (n, psi, power)
 
 
 def _series(rng, n_runs: int, planted: dict[int, str], n: int = 800, drop: float = 0.35) -> list[Run]:
