@@ -160,7 +160,7 @@ def audit_row(frame: pd.DataFrame, model: str, kind: str, design: str, target: f
 
 
 def audit(path, campaigns: int = 200, target: float = 0.04, model: str = "ResNet50", pools=POOLS,
-          designs=DESIGNS) -> pd.DataFrame:
+          designs=DESIGNS, seed: int = 0) -> pd.DataFrame:
     """The coverage-at-the-stop table of the closing note: every design on every kind of pool (the easy pool at
     half the target: its accuracy near 1 is where a width rule stops too early)."""
     frame = pd.read_csv(path)
@@ -168,7 +168,8 @@ def audit(path, campaigns: int = 200, target: float = 0.04, model: str = "ResNet
     rows = []
     for kind in pools:
         for design in designs:
-            rows.append(audit_row(frame, model, kind, design, target / 2 if kind == "easy" else target, campaigns))
+            rows.append(audit_row(frame, model, kind, design, target / 2 if kind == "easy" else target, campaigns,
+                                  seed=seed))
             r = rows[-1]
             print(f"| {r['pool']} | {r['design']} | ±{r['target']:g} | {r['campaigns']} | {r['coverage']:.3f} "
                   f"({r['mc_se']:.3f}) | {r['median_labels']:,.0f} | {r['seconds']:.0f} |", flush=True)
@@ -183,11 +184,12 @@ def main() -> int:
     parser.add_argument("--real", default=None, help="ImageNet-X predictions (imagenet_x_predictions.csv.gz)")
     parser.add_argument("--audit", default=None, help="ImageNet-X predictions: the coverage-at-the-stop audit")
     parser.add_argument("--pools", nargs="+", default=list(POOLS))
+    parser.add_argument("--seed", type=int, default=0, help="the audit's seed (independent runs pool together)")
     args = parser.parse_args()
     if args.audit:
         print("| pool | design | target | campaigns | coverage at the stop (MC s.e.) | median labels | seconds |\n"
               "|---|---|---:|---:|---:|---:|---:|")
-        audit(args.audit, args.campaigns, args.target, pools=args.pools, designs=args.designs)
+        audit(args.audit, args.campaigns, args.target, pools=args.pools, designs=args.designs, seed=args.seed)
         return 0
     if args.real:
         table = real_imagenet(args.real)
