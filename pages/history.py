@@ -2,18 +2,24 @@
 number with its interval, what changed last and since when), then the number per run with its interval, the runs
 with a flagged change marked; then every run's change against its baseline, overall and per slice, with the false
 discovery rate controlled over all runs and slices together (:mod:`evalcore.history`), and one run's full
-comparison against its baseline (the Compare view: a click on a point opens it). A series is opened from the
-address (``?series=NAME``); series are made with ``evalcore workspace add LOG --name NAME --series SERIES``."""
+comparison against its baseline (the Compare view: a click on a point opens it). The gate's side
+(:mod:`evalcore.history.gate`): the runs it rejected are crossed and the reference ringed on the chart, the drift of
+the latest run from the reference is one arrow with its interval and one sentence, and each run's decision (passed,
+failed, accepted: by whom, when, against which baseline and reference) is a table, where a member accepts a rejected
+run. A series is opened from the address (``?series=NAME``); series are made with ``evalcore workspace add LOG
+--name NAME --series SERIES``."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from evalcore.compare import figures as compare_figures
 from evalcore.data.display import literal, plotly_literal
 from evalcore.errors import EvalDataError
-from evalcore.history import history_sentence
+from evalcore.history import drift, history_sentence
 from evalcore.history.figures import history_figure
+from evalcore.history.gate import baseline_and_reference
 from evalcore.stats import headline
 from evalcore.stats.figures import percent
 from evalcore.stats.level import DEFAULT_LEVEL
@@ -84,8 +90,29 @@ baseline = None if baseline_choice == PREVIOUS else baseline_choice
 
 trend = hc.series_trend(name, runs_key, level, None, series)
 changes = hc.changes(name, runs_key, metric, baseline, level, fdr, by_slice, series)
+rejected = tuple(r for r, e in zip(run_names, entries) if not e.accepted)
+by_id = {e.dataset_id: r for r, e in zip(run_names, entries)}
+try:  # what the next run will be compared with
+    next_baseline, reference = (by_id[e.dataset_id] for e in baseline_and_reference(
+        entries, workspace.series_baseline(name), digest=""))
+except EvalDataError:
+    next_baseline = reference = None
+drift_label = None
 with answer_box:
     render.answer(history_sentence(series.model, trend, changes, level, fdr, what))
+    if reference is not None and reference != run_names[-1]:
+        try:
+            drifted = hc.run_comparison(name, runs_key, run_names[-1], reference, level, fdr, series)
+        except EvalDataError as exc:
+            st.caption(f"The latest run and the reference {literal(reference)} share no example: no drift is "
+                       f"measured ({literal(exc)})")
+        else:
+            drift_sentence, drift_label = drift(drifted, entries[run_names.index(reference)].run_time)
+            st.markdown(literal(drift_sentence))
+    if next_baseline is not None:
+        st.caption(f"The gate (`evalcore compare --series`) compares the next run with its baseline "
+                   f"{literal(next_baseline)} (the {'pinned' if series.baseline else 'latest accepted'} run) and its "
+                   f"reference {literal(reference)}.")
 tasks = sorted({c["task"] for e in series.entries for c in e.summary.get("cells", []) if c["model"] == series.model})
 OVERALL = "overall (the mean over tasks)"
 shown_task = st.selectbox("Trend of", [OVERALL, *tasks], key="hi_trend_task", format_func=literal,
@@ -98,15 +125,46 @@ with chart_box:
     picked = st.plotly_chart(
         history_figure(drawn, drawn_changes, f"{percent(level)} intervals · {plotly_literal(series.model)} · click a "
                                              "run to compare it with its baseline",
-                       what if shown_task == OVERALL else f"{what} on {plotly_literal(shown_task)}"),
+                       what if shown_task == OVERALL else f"{what} on {plotly_literal(shown_task)}", rejected=rejected,
+                       reference=reference, drift=drift_label if shown_task == OVERALL else None),
         key="hi_chart", on_select="rerun", selection_mode="points", theme=None,
         config={"displaylogo": False, "toImageButtonOptions": {"format": fmt, "filename": "history"}})
 st.caption(f"Each point: the run's {what} (the mean over tasks, as on every page) with its {percent(level)} "
-           "interval. Red or green diamonds: a change of that run flagged (worse or better), overall or in a slice. "
+           "interval. Red or green diamonds: a change of that run flagged (worse or better), overall or in a slice. Crossed: "
+           "a run the gate rejected (none accepted it since); ringed: the series' reference; the arrow: the drift "
+           "of the latest run from the reference (paired difference and interval). "
            f"Comparisons: paired on the examples both runs scored (exact McNemar for 0/1, paired t for scores), "
            "unpaired where they share none (said so); flagged by Benjamini–Hochberg over every run and slice at "
            f"{percent(fdr)}.")
 render.table(drawn, "trend per run")
+
+st.subheader("The gate's decisions", anchor=False)
+STATUS = {"passed": "passed the gate", "failed": "failed the gate (rejected)", "accepted": "accepted by a member",
+          "": "never gated (accepted as saved)"}
+decisions = workspace.series_decisions(name)
+latest = {}
+for decision in decisions:  # the gate's last comparison of each run, by its content
+    if decision["status"] != "accepted":
+        latest[decision["digest"]] = decision
+render.table(pd.DataFrame({
+    "run": run_names, "decision": [STATUS[e.status] for e in entries],
+    "by": [e.decided_by or ("" if e.status != "accepted" else "nobody signed in") for e in entries],
+    "when": [e.decided_at or "" for e in entries],
+    "baseline": [by_id.get(latest.get(e.digest, {}).get("baseline"), "") for e in entries],
+    "reference": [by_id.get(latest.get(e.digest, {}).get("reference"), "") for e in entries]}), "gate decisions")
+if rejected and not workspace_store.locked():
+    a1, a2 = st.columns([3, 2])
+    chosen = a1.selectbox("Rejected run", rejected, key="hi_accept_run", format_func=literal,
+                          help="A run the gate failed is never the baseline of the next comparison until a member "
+                               "accepts it; accepting it also makes it the series' reference (the drift up to it "
+                               "is acknowledged). Who and when are kept.")
+    if a2.button("Accept it as a baseline", key="hi_accept"):
+        try:
+            workspace.accept_run(name, entries[run_names.index(chosen)].dataset_id, viewer)
+        except PermissionError as exc:
+            st.error(literal(exc))
+        else:
+            st.rerun()
 
 st.subheader("Changes against the baseline", anchor=False)
 flagged = changes[changes["flagged"].astype(bool)] if len(changes) else changes

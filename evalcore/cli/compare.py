@@ -7,8 +7,11 @@ Two forms:
   (:func:`evalcore.compare.runs_from_logs`); BASE is the first, NEW the second.
 - ``evalcore compare LOG [LOG ...] --base A --new B``: two models of one log (several files are combined into one
   log as ``report`` and ``validate`` do).
-- ``evalcore compare --series NAME NEW``: a new log against a workspace series' baseline run (its pinned run, else
-  its latest; :mod:`evalcore.cli.series`); the JSON file gains a ``series`` object, the JUnit file its properties.
+- ``evalcore compare --series NAME NEW``: the gate of a workspace series (:mod:`evalcore.history.gate`): a new log
+  against the series' baseline (its pinned run, else its latest accepted run) and its reference (the pinned run,
+  else the latest run a member accepted, else the first accepted run), the verdict kept on the run; the JSON file
+  gains a ``series`` object naming both and each one's verdict and the comparison with the reference
+  (``against_reference``), the JUnit file their properties and a test suite per comparison.
 
 The numbers are :func:`evalcore.compare.compare_runs`'s: the paired difference new - base on the examples both runs
 scored, and every slice searched with Benjamini-Hochberg at ``--fdr``. ``--margin`` is in the metric's own units:
@@ -122,16 +125,10 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 def runs(args: argparse.Namespace):
-    """(log, base, new, series): the log to compare, the names of its two runs, and the series compared with
-    (None without --series)."""
-    if args.series is not None:
-        from evalcore.cli.series import series_comparison
-
-        [loaded] = load_each(args.logs, args.mapping, args.engine, args.strict)
-        return series_comparison(args, loaded)
+    """(log, base, new): the log to compare and the names of its two runs."""
     if args.base is not None:
         log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
-        return log, args.base, args.new, None
+        return log, args.base, args.new
     loaded = while_importing(lambda: load_each(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
     from evalcore.compare import runs_from_logs
 
@@ -145,7 +142,7 @@ def runs(args: argparse.Namespace):
         logs.append((path.name, log))
     combined = runs_from_logs(logs)
     base, new = run_names(combined, [p.name for p in args.logs])
-    return combined, base, new, None
+    return combined, base, new
 
 
 def run_names(combined, files: list[str]) -> tuple[str, str]:
@@ -166,26 +163,64 @@ def run_names(combined, files: list[str]) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     """The command: print the verdict sentence and the flagged slices, write --json/--junit; the exit status."""
     check_arguments(args.compare_parser, args)
-    log, base, new, series = runs(args)  # imports evalcore.compare while it reads
+    if args.series is not None:
+        return run_gate(args)
+    log, base, new = runs(args)  # imports evalcore.compare while it reads
     from evalcore.compare import compare_runs
 
     result = compare_runs(log, base, new, by=args.by or None, level=args.level, margin=args.margin, fdr=args.fdr,
                           seed=args.seed, pairs_of_slices=args.pairs_of_slices, min_slice=args.min_slice,
                           metric=args.metric)
     if args.json is not None:  # the files first: they are written even if the terminal goes away
-        data = result.to_dict() if series is None else {**result.to_dict(), "series": series}
-        _write(args.json, json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False,
-                                     default=str) + "\n", "the JSON file")
+        _write(args.json, _json(result.to_dict()), "the JSON file")
     if args.junit is not None:
-        _write(args.junit, junit_xml(result, series), "the JUnit file")
-    if series is not None:
-        print(f"series '{series['name']}': {new} against its "
-              f"{'pinned' if series['pinned'] else 'latest'} run {series['baseline']} ({series['baseline_time']})")
+        _write(args.junit, junit_xml(result), "the JUnit file")
     print(result.sentence)
     print(result.detectable_sentence())
     print(f"verdict: {result.verdict}")
     print(flagged_text(result))
     return REGRESSION if result.verdict == "regression" else 0
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    """``--series``: the gate (:mod:`evalcore.history.gate`): the files, then each comparison as ``run`` prints one,
+    the gate's verdict, and the verdict kept on the run (a workspace that cannot be written says so on stderr; the
+    exit status is the gate's all the same)."""
+    import sys
+
+    from evalcore.cli.series import series_gate
+    from evalcore.history.gate import record
+
+    [loaded] = load_each(args.logs, args.mapping, args.engine, args.strict)
+    gate, workspace = series_gate(args, loaded)
+    info = gate.info()
+    if args.json is not None:
+        reference = gate.against_reference.to_dict() if gate.against_reference is not None else None
+        data = {**gate.against_baseline.to_dict(), "verdict": gate.verdict, "series": info,
+                "against_reference": reference}
+        _write(args.json, _json(data), "the JSON file")
+    if args.junit is not None:
+        _write(args.junit, junit_xml(gate.against_baseline, info, gate.against_reference), "the JUnit file")
+    print(gate.describe())
+    for role, run, result in gate.comparisons():
+        print(f"against the {role} {run.name}: {result.sentence}")
+        print(result.detectable_sentence())
+        print(flagged_text(result))
+    print(f"verdict: {gate.verdict}")
+    try:
+        record(workspace, gate)
+    except EvalDataError as exc:
+        print(f"evalcore: the gate's verdict was not kept in the workspace: {exc}", file=sys.stderr)
+    else:
+        if not gate.passed:
+            print(f"{gate.new} is kept as rejected in the series '{gate.series}': it will not be the baseline of the "
+                  "next comparison unless a member accepts it (evalcore workspace series accept "
+                  f"'{gate.series}' RUN, or on the History page).")
+    return REGRESSION if not gate.passed else 0
+
+
+def _json(data: dict) -> str:
+    return json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
 
 
 def _write(path: Path, text: str, what: str) -> None:
@@ -291,10 +326,28 @@ def overall_fails(result) -> bool:
     return not math.isnan(high) and high < -result.margin
 
 
-def junit_xml(result, series: dict | None = None) -> str:
+def junit_xml(result, series: dict | None = None, reference=None) -> str:
     """A JUnit XML report of ``result``: a testsuite with one testcase for the overall comparison (a failure when
     NEW is worse beyond the margin) and one per flagged slice (a failure when the slice is worse); the verdict
-    sentence in ``system-out``; the settings as properties. Names from the data are escaped by ElementTree."""
+    sentence in ``system-out``; the settings as properties. With ``series`` (the gate's
+    :meth:`~evalcore.history.gate.Gate.info`) the properties name the series, its baseline and its reference, and
+    ``reference`` (the comparison with the reference, when another run) adds its own testsuite. Names from the data
+    are escaped by ElementTree."""
+    results = [("baseline", result)] + ([("reference", reference)] if reference is not None else [])
+    suites = ET.Element("testsuites", name="evalcore compare")
+    tests = failures = 0
+    for role, each in results:
+        t, f = _suite(suites, each, series, role if series else None)
+        tests, failures = tests + t, failures + f
+    suites.set("tests", str(tests))
+    suites.set("failures", str(failures))
+    suites.set("errors", "0")
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _suite(suites, result, series: dict | None, role: str | None) -> tuple[int, int]:
+    """One comparison's testsuite (:func:`junit_xml`) under ``suites``; (its tests, its failures)."""
     from evalcore.stats.figures import percent
     from evalcore.stats.headline import count, number
 
@@ -304,33 +357,37 @@ def junit_xml(result, series: dict | None = None) -> str:
     fails_overall = overall_fails(result) or (result.verdict == "regression" and not worse)
     failures = int(fails_overall) + len(worse)
     tests = 1 + len(rows)
-    suites = ET.Element("testsuites", name="evalcore compare", tests=str(tests), failures=str(failures), errors="0")
-    suite = ET.SubElement(suites, "testsuite", name=_xml_text(f"evalcore compare: {result.new} vs {result.base}"),
+    against = f" (the {role})" if role else ""
+    suite = ET.SubElement(suites, "testsuite",
+                          name=_xml_text(f"evalcore compare: {result.new} vs {result.base}{against}"),
                           tests=str(tests), failures=str(failures), errors="0", skipped="0")
     properties = ET.SubElement(suite, "properties")
+    gate = (("series", series["name"]), ("series baseline", series["baseline"]),
+            ("series reference", series["reference"]), ("compared with", role), ("gate verdict", series["gate"])) \
+        if series else ()
     for key, value in (("base", result.base), ("new", result.new), ("metric", result.metric),
                        ("verdict", result.verdict), ("level", result.level), ("margin", result.margin),
-                       ("fdr", result.fdr), ("seed", result.seed), ("slices searched", result.n_searched),
-                       *((("series", series["name"]), ("series baseline", series["baseline"])) if series else ())):
+                       ("fdr", result.fdr), ("seed", result.seed), ("slices searched", result.n_searched), *gate):
         ET.SubElement(properties, "property", name=key, value=_xml_text(value))
-    case = ET.SubElement(suite, "testcase", classname="evalcore.compare",
-                         name=_xml_text(f"overall: {result.new} vs {result.base}"))
+    classname = f"evalcore.compare.{role}" if role else "evalcore.compare"
+    case = ET.SubElement(suite, "testcase", classname=classname,
+                         name=_xml_text(f"overall: {result.new} vs {result.base}{against}"))
     if fails_overall:
         failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
-            f"{result.new} is worse than {result.base}: difference {_difference(result, overall['difference'])}"
-            f"{_unit(result)} ({percent(result.level)} interval {_difference(result, overall['ci_low'])} to "
-            f"{_difference(result, overall['ci_high'])}{_unit(result)}; margin {_margin_text(result)})"))
+            f"{result.new} is worse than {result.base}{against}: difference "
+            f"{_difference(result, overall['difference'])}{_unit(result)} ({percent(result.level)} interval "
+            f"{_difference(result, overall['ci_low'])} to {_difference(result, overall['ci_high'])}{_unit(result)}; "
+            f"margin {_margin_text(result)})"))
         failure.text = _xml_text(result.sentence)
     for row in rows:
-        case = ET.SubElement(suite, "testcase", classname="evalcore.compare.slices", name=_xml_text(row["slice"]))
+        case = ET.SubElement(suite, "testcase", classname=f"{classname}.slices", name=_xml_text(row["slice"]))
         if row["direction"] == "worse":
             failure = ET.SubElement(case, "failure", type="regression", message=_xml_text(
-                f"slice {row['slice']}: {result.new} is worse than {result.base}: difference "
+                f"slice {row['slice']}: {result.new} is worse than {result.base}{against}: difference "
                 f"{_difference(result, row['difference'])}{_unit(result)} (q = {number(row['q_value'], 2)}, "
                 f"n = {count(row['n'])})"))
             failure.text = _xml_text(f"{percent(result.level)} interval {_difference(result, row['ci_low'])} to "
                                      f"{_difference(result, row['ci_high'])}{_unit(result)}; flagged at a "
                                      f"{percent(result.fdr)} false discovery rate over {result.n_searched} slices.")
     ET.SubElement(suite, "system-out").text = _xml_text(result.sentence)
-    ET.indent(suites)
-    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+    return tests, failures

@@ -27,7 +27,7 @@ import pyarrow as pa
 from evalcore.compare.paired import (BINARY_METHOD, CELLS, SCORE_CELLS, T_METHOD, paired_estimates,
                                      paired_table, pairs_table, pick_metric)
 from evalcore.compare.power import POWER, detectable
-from evalcore.compare.slices import cell_counts, cell_sums, profile, search_columns, slice_table
+from evalcore.compare.slices import cell_counts, cell_sums, flag, profile, search_columns, slice_table
 from evalcore.data.schema import EXAMPLE_TEXT_ROLES
 from evalcore.engine.examples import fetch
 from evalcore.engine.frames import as_log
@@ -147,6 +147,17 @@ class Comparison:
         else:  # a long list of literals is slow to plan: a semi-join with the ids as a table instead
             chosen = chosen.semi_join(ibis.memtable({"example_id": ids}), "example_id")
         return log.run(chosen.select("model", "task", "example_id", *text))
+
+    def with_q_values(self, q) -> "Comparison":
+        """This comparison with its slices' q-values replaced by ``q`` (one Benjamini-Hochberg procedure over the
+        slices of several comparisons together, :mod:`evalcore.history.gate`): the flags, directions, verdict and
+        sentence follow them."""
+        slices = flag(self.slices, q, self.fdr)
+        row = self.overall.iloc[0]
+        verdict = _verdict(row["ci_low"], row["ci_high"], self.margin, bool((slices["direction"] == "worse").any()))
+        sentence = _sentence(self.base, self.new, self.metric == "correct", row, self.level, self.margin, self.fdr,
+                             verdict, slices, self.n_searched, self.n_skipped_small, self.min_slice)
+        return replace(self, slices=slices, verdict=verdict, sentence=sentence)
 
     def detectable_sentence(self) -> str:
         """What this comparison could see: "With 1,200 shared examples this comparison could see changes of 2.1

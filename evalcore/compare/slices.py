@@ -198,6 +198,17 @@ def bh_qvalues(p) -> np.ndarray:
     return q
 
 
+def flag(frame: pd.DataFrame, q, fdr: float) -> pd.DataFrame:
+    """``frame`` (slices with a difference) with its q-values ``q``, ``flagged`` (q <= fdr) and ``direction``
+    ("worse", "better" or "same")."""
+    frame = frame.assign(q_value=np.asarray(q, dtype=float))
+    frame["flagged"] = (frame["q_value"] <= fdr).fillna(False).astype(bool)
+    sign = np.sign(frame["difference"].to_numpy(dtype=float))
+    frame["direction"] = np.where(frame["flagged"] & (sign < 0), "worse",
+                                  np.where(frame["flagged"] & (sign > 0), "better", "same"))
+    return frame
+
+
 def shrunk_differences(estimate, se, level: float) -> np.ndarray:
     """Empirical Bayes estimates of the slices' differences (robust EBCI shrinkage toward their mean); NaN for a
     slice without a positive se, and for all when there are too few slices to estimate the spread."""
@@ -237,10 +248,7 @@ def slice_table(tables: dict, binary: bool, level: float, fdr: float, min_slice:
     frame = frame[~small].reset_index(drop=True)
     frame["n"] = frame["n"].astype("int64")
     frame["q_value"] = bh_qvalues(frame["p_value"])
-    frame["flagged"] = (frame["q_value"] <= fdr).fillna(False).astype(bool)
+    frame = flag(frame, frame["q_value"], fdr)
     frame["shrunk"] = shrunk_differences(frame["difference"], frame["se"], level)
-    sign = np.sign(frame["difference"].to_numpy(dtype=float))
-    frame["direction"] = np.where(frame["flagged"] & (sign < 0), "worse",
-                                  np.where(frame["flagged"] & (sign > 0), "better", "same"))
     frame = frame.sort_values(["difference", "slice"], kind="stable", ignore_index=True)
     return frame[list(SLICE_COLUMNS)], len(frame), int(small.sum()), conditions

@@ -46,3 +46,24 @@ def history_sentence(model: str, trend: pd.DataFrame, changes: pd.DataFrame, lev
     more = f" and {count(len(rows) - 1)} more change{'s' if len(rows) > 2 else ''}" if len(rows) > 1 else ""
     return (f"{head}; the last change flagged {when}: {_change(biggest, points)}{more} "
             f"({percent(fdr)} false discovery rate over all runs and slices).")
+
+
+def drift(comparison, reference_time: str) -> tuple[str, str]:
+    """The drift of a series: its latest run against its reference (``comparison``, of the reference as base and the
+    latest run as new, :func:`evalcore.compare.compare_runs`), as a sentence and as the chart's short label, e.g.
+    ("Since its reference run0 (2026-11-10), run9 moved by -4.5 points (95% interval -5.6 to -3.4 points, 12,000
+    shared examples): a regression. With 12,000 shared examples ...", "run9 − run0: -4.5 points (-5.6 to -3.4)").
+    Names stay plain text (the caller escapes them)."""
+    row = comparison.overall.iloc[0]
+    points = comparison.metric == "correct"
+    scale, unit = (100, " points") if points else (1, "")
+
+    def fmt(value):
+        return f"{scale * float(value):+.1f}" if points else f"{float(value):+.3g}"
+
+    interval = f"{fmt(row['ci_low'])} to {fmt(row['ci_high'])}{unit}"
+    sentence = (f"Since its reference {comparison.base} ({_day(reference_time)}), {comparison.new} moved by "
+                f"{fmt(row['difference'])}{unit} ({percent(comparison.level)} interval {interval}, "
+                f"{count(int(row['n']))} shared examples): {comparison.verdict}. {comparison.detectable_sentence()}")
+    label = f"{comparison.new} − {comparison.base}: {fmt(row['difference'])}{unit} ({interval})"
+    return sentence, label

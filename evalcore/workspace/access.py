@@ -67,6 +67,27 @@ def check_change(item_id: str, owner: str | None, viewer: str | None) -> None:
     raise PermissionError(f"Only its owner ({canonical(owner)}) can change or delete this item ({item_id}).")
 
 
+def may_decide(owner: str | None, shared: bool, viewer: str | None) -> bool:
+    """Whether ``viewer`` may accept a run of a series owned by ``owner`` (or pin it): the series' owner (an owner
+    of None: only a caller without an identity, as :func:`may_change`), or any signed-in member when the run is
+    ``shared`` with the team and the series has an owner. Nobody decides for a team without signing in."""
+    owner, viewer = canonical(owner), canonical(viewer)
+    return may_change(owner, viewer) or (shared and owner is not None and viewer is not None)
+
+
+def check_decide(series: str, owner: str | None, shared: bool, viewer: str | None) -> None:
+    """Raise :class:`PermissionError`, naming the owner and what to do, when ``viewer`` may not decide."""
+    if may_decide(owner, shared, viewer):
+        return
+    owner = canonical(owner)
+    if owner is None:
+        raise PermissionError(f"The series {series!r} has no owner: it was made where nobody signs in (or from the "
+                              "command line without --owner), so only an instance without sign-in or the command "
+                              "line without --by can accept or pin its runs.")
+    raise PermissionError(f"Only the owner of the series {series!r} ({owner}) or a signed-in member, on a run shared "
+                          "with the team, can accept or pin its runs: sign in, or ask them to share the run.")
+
+
 def who(owner: str | None, shared: bool) -> str:
     """Who sees and who changes an item, in one sentence (the command line says it of each dataset it saves)."""
     owner = canonical(owner)

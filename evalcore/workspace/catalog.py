@@ -12,7 +12,8 @@ The schema version is SQLite's ``user_version``, one migration step per version 
 every owner in its canonical form (:func:`.access.canonical`); version 2 adds labeling campaigns (their queues,
 labels and claims); version 3 series of runs; version 4 adjudication of labeling campaigns (a campaign's named
 adjudicators, the decisions on its examples whose labels disagree); version 5 comparison campaigns (several models'
-outputs judged on one pool, :mod:`evalcore.labeling.comparison`). An older catalog is brought up to date once,
+outputs judged on one pool, :mod:`evalcore.labeling.comparison`); version 6 the verdicts of a series' gate and the
+runs accepted by a member (:mod:`evalcore.history.gate`). An older catalog is brought up to date once,
 when a writer first opens it.
 """
 
@@ -119,6 +120,19 @@ COMPARISONS = (
 )
 
 
+#: version 6: what the gate (``evalcore compare --series``) decided of each run it compared, and the runs a member
+#: accepted, every decision kept. A run is keyed by its content ``digest`` (a dataset's), so the verdict holds whether
+#: the run is saved into the series before or after it is gated. ``status`` is "passed", "failed" (a regression:
+#: exit 3) or "accepted" (by ``who``, NULL where nobody signs in); ``baseline`` and ``reference`` name the datasets
+#: the gate compared the run with
+VERDICTS = (
+    """CREATE TABLE IF NOT EXISTS series_verdicts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, series TEXT NOT NULL, digest TEXT NOT NULL, status TEXT NOT NULL,
+    who TEXT, created TEXT NOT NULL, baseline TEXT, reference TEXT)""",
+    "CREATE INDEX IF NOT EXISTS series_verdicts_run ON series_verdicts(series, digest)",
+)
+
+
 def _step_1(connection: sqlite3.Connection) -> None:
     """Version 1: the datasets and analyses, every owner in its canonical form."""
     for statement in SCHEMA:
@@ -156,8 +170,14 @@ def _step_5(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _step_6(connection: sqlite3.Connection) -> None:
+    """Version 6: the gate's verdicts and the runs accepted."""
+    for statement in VERDICTS:
+        connection.execute(statement)
+
+
 #: the migrations, one step per version: a catalog at version v runs the steps after v, in order
-STEPS = (_step_1, _step_2, _step_3, _step_4, _step_5)
+STEPS = (_step_1, _step_2, _step_3, _step_4, _step_5, _step_6)
 SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)

@@ -87,15 +87,32 @@ def logged_time(report: dict) -> str | None:
         return None
 
 
+#: what a series' gate or a member decided of a run (:meth:`Workspace.record_verdict`); a run never gated has ""
+VERDICT_STATUSES = ("passed", "failed", "accepted")
+
+
 @dataclass(frozen=True)
 class SeriesRun:
-    """A run of a series: the dataset, its name, when it ran, its metadata and the summary kept for the trend."""
+    """A run of a series: the dataset, its name, when it ran, its metadata and the summary kept for the trend; its
+    ``status`` (:data:`VERDICT_STATUSES`: "accepted" once a member accepted it, whatever the gate said; else the
+    gate's latest verdict; "" never gated) with who decided it and when (``decided_by`` None: the gate, or a member
+    where nobody signs in), and the content ``digest`` of its dataset."""
     series: str
     dataset_id: str
     name: str
     run_time: str
     meta: dict
     summary: dict
+    status: str = ""
+    decided_by: str | None = None
+    decided_at: str | None = None
+    digest: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the run may be a baseline: it passed the gate, a member accepted it, or it was never gated (a run
+        saved without a gate is trusted as saved: the first run of a series, or a series without a gate)."""
+        return self.status != "failed"
 
 
 @dataclass(frozen=True)
@@ -390,8 +407,61 @@ class Workspace:
 
     def series_runs(self, series: str, viewer: str | None = None) -> list[SeriesRun]:
         """The runs of ``series`` that ``viewer`` may see, oldest first (by run time, then when saved)."""
-        return [SeriesRun(r["series"], r["dataset_id"], r["name"], r["run_time"], json.loads(r["meta"]),
-                          json.loads(r["summary"])) for r in self._series_rows(series, viewer)]
+        decided = self.series_decisions(series)
+        out = []
+        for r in self._series_rows(series, viewer):
+            mine = [d for d in decided if d["digest"] == r["digest"]]
+            last = next((d for d in reversed(mine) if d["status"] == "accepted"), mine[-1] if mine else None)
+            out.append(SeriesRun(r["series"], r["dataset_id"], r["name"], r["run_time"], json.loads(r["meta"]),
+                                 json.loads(r["summary"]), last["status"] if last else "",
+                                 last["who"] if last else None, last["created"] if last else None, r["digest"]))
+        return out
+
+    def series_decisions(self, series: str) -> list[dict]:
+        """Every verdict of the gate and every acceptance in ``series``, oldest first: digest, status, who, created
+        (when), baseline and reference (dataset ids the gate compared with)."""
+        return [dict(r) for r in catalog.rows(self.catalog, "SELECT digest, status, who, created, baseline, reference "
+                                                            "FROM series_verdicts WHERE series = ? ORDER BY id",
+                                              (str(series),))]
+
+    def record_verdict(self, series: str, digest: str, status: str, baseline: str | None = None,
+                       reference: str | None = None) -> None:
+        """Keep the gate's verdict ("passed" or "failed") on the run whose content digest is ``digest``
+        (:meth:`content_digest`), with the datasets it was compared with."""
+        if status not in VERDICT_STATUSES[:2]:
+            raise ValueError(f"a gate's verdict is 'passed' or 'failed', not {status!r}")
+        with catalog.transaction(self.catalog) as db:
+            db.execute("INSERT INTO series_verdicts (series, digest, status, who, created, baseline, reference) "
+                       "VALUES (?,?,?,?,?,?,?)", (str(series), digest, status, None, _now(), baseline, reference))
+
+    def accept_run(self, series: str, dataset_id: str, viewer: str | None = None) -> SeriesRun:
+        """Accept a run of ``series`` as a baseline (one the gate failed, or any), as ``viewer``, kept with who and
+        when; refused (PermissionError naming the owner) unless :func:`.access.may_decide` allows ``viewer``."""
+        self._check_decide(series, dataset_id, viewer)
+        run = next((r for r in self.series_runs(series, viewer) if r.dataset_id == dataset_id), None)
+        if run is None:
+            raise LookupError(f"No run {dataset_id!r} in the series {series!r}.")
+        with catalog.transaction(self.catalog) as db:
+            db.execute("INSERT INTO series_verdicts (series, digest, status, who, created) VALUES (?,?,?,?,?)",
+                       (str(series), run.digest, "accepted", canonical(viewer), _now()))
+        return next(r for r in self.series_runs(series, viewer) if r.dataset_id == dataset_id)
+
+    def _check_decide(self, series: str, dataset_id: str | None, viewer: str | None) -> None:
+        """Refuse ``viewer`` a decision on a run of ``series`` (accepting it, pinning it) unless
+        :func:`.access.may_decide` allows it; LookupError for an unknown series."""
+        found = catalog.rows(self.catalog, "SELECT owner FROM series WHERE name = ?", (str(series),))
+        if not found:
+            raise LookupError(f"No series named {series!r}.")
+        shared = False
+        if dataset_id is not None:
+            row = self._row("datasets", "dataset", dataset_id, viewer)
+            shared = bool(row["shared"])
+        access.check_decide(series, found[0]["owner"], shared, viewer)
+
+    @staticmethod
+    def content_digest(frame: pd.DataFrame) -> str:
+        """The digest a validated ``frame`` is (or would be) stored under: a run's key in the gate's verdicts."""
+        return storage.digest(storage.frame_bytes(frame))
 
     def series_baseline(self, series: str) -> str | None:
         """The dataset id of the series' pinned baseline run, None when none is pinned."""
@@ -399,7 +469,9 @@ class Workspace:
         return found[0]["baseline"] if found else None
 
     def pin_baseline(self, series: str, dataset_id: str | None, viewer: str | None = None) -> None:
-        """Pin a run of the series as its baseline (None: unpin; the latest earlier run is then the baseline)."""
+        """Pin a run of the series as its baseline and reference (None: unpin; the latest accepted run is then the
+        baseline, :mod:`evalcore.history.gate`); refused as :meth:`accept_run` is."""
+        self._check_decide(series, dataset_id if dataset_id is not None else self.series_baseline(series), viewer)
         with catalog.transaction(self.catalog) as db:
             if dataset_id is not None and not db.execute(
                     "SELECT 1 FROM series_runs WHERE series = ? AND dataset_id = ?", (series, dataset_id)).fetchone():
@@ -408,7 +480,8 @@ class Workspace:
 
     def _series_rows(self, series: str | None, viewer: str | None) -> list:
         where, params = ("WHERE r.series = ?", (str(series),)) if series is not None else ("", ())
-        found = catalog.rows(self.catalog, "SELECT r.*, d.name AS name, d.owner AS owner, d.shared AS shared "
+        found = catalog.rows(self.catalog, "SELECT r.*, d.name AS name, d.owner AS owner, d.shared AS shared, "
+                                           "d.digest AS digest "
                                            "FROM series_runs r JOIN datasets d ON d.id = r.dataset_id "
                                            f"{where} ORDER BY r.run_time, d.created, d.rowid", params)
         return [r for r in found if access.visible(r["owner"], bool(r["shared"]), viewer)]

@@ -80,3 +80,37 @@ def test_the_trend_of_one_task_is_its_accuracy_per_run(series_workspace):
     trend = next(e.value for e in at.dataframe if "estimate" in e.value and "n_tasks" in e.value)
     by_hand = [frame.loc[frame["task"] == "math", "correct"].mean() for frame in series_frames()]
     assert trend["estimate"].tolist() == pytest.approx(by_hand) and set(trend["n"]) == {400}
+
+
+def test_the_gate_side_rejected_runs_the_reference_the_drift_and_an_acceptance(series_workspace):
+    """The gate failed nightly-3 (its planted loss) against nightly-2 and nightly-0: the page crosses it and rings
+    the reference nightly-0 on the chart, draws the drift of nightly-4 from nightly-0, names the next comparison's
+    baseline (nightly-4, the latest accepted run) and reference, and lists each run's decision; a member (here
+    nobody signs in: the series has no owner) accepts nightly-3, which becomes the reference."""
+    import json
+
+    ws = series_workspace
+    entries = ws.series_runs(SERIES)
+    ws.record_verdict(SERIES, entries[3].digest, "failed", entries[2].dataset_id, entries[0].dataset_id)
+    ws.record_verdict(SERIES, entries[4].digest, "passed", entries[2].dataset_id, entries[0].dataset_id)
+    at = open_history(SERIES)
+    assert_no_exception(at)
+    said = [shown(m.value) for m in at.markdown]
+    assert any(t.startswith("Since its reference nightly-0 (2026-11-10), nightly-4 moved by ") for t in said), said
+    assert any("compares the next run with its baseline nightly-4 (the latest accepted run) and its reference "
+               "nightly-0" in shown(c.value) for c in at.caption)
+    decisions = next(e.value for e in at.dataframe if "decision" in e.value)
+    assert decisions.set_index("run").loc["nightly-3", ["decision", "baseline", "reference"]].tolist() == [
+        "failed the gate (rejected)", "nightly-2", "nightly-0"]
+    assert decisions.set_index("run").loc["nightly-0", "decision"] == "never gated (accepted as saved)"
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    traces = {t.get("name"): t for t in figure["data"]}
+    assert traces["rejected by the gate"]["x"] == ["2026-11-13T02:00:00.000000"]
+    assert traces["reference"]["x"] == ["2026-11-10T02:00:00.000000"]
+    assert "nightly-4 − nightly-0" in figure["layout"]["annotations"][0]["text"]
+    at.selectbox(key="hi_accept_run").set_value("nightly-3")
+    at.button(key="hi_accept").click()
+    at.run()
+    assert_no_exception(at)
+    assert ws.series_runs(SERIES)[3].status == "accepted"
+    assert any("and its reference nightly-3" in shown(c.value) for c in at.caption)
