@@ -18,7 +18,7 @@ from evalcore.data.media import MediaError, image_suffix, load_image, media_dir
 from evalcore.data.options import chosen_letter, option_lines, parse_options
 from evalcore.errors import EvalDataError
 from evalcore.workspace import access
-from evalcore.labeling.campaign import Campaign, CampaignRecord, sentence
+from evalcore.labeling.campaign import Campaign, CampaignRecord, author, sentence
 from evalcore.labeling.comparison import ComparisonCampaign, comparison_sentence, same_output
 from evalcore.labeling.difference import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS, ComparisonEstimate
 from evalcore.labeling.figures import labels_per_pattern
@@ -51,7 +51,8 @@ member = viewer()
 
 
 def _annotator() -> str | None:
-    """The signed-in member; on an instance without sign-in, the name typed here, kept in the page's address
+    """The signed-in member; on an instance without sign-in, the name typed here (the label's author,
+    :func:`evalcore.labeling.campaign.author`: an e-mail address is refused, said), kept in the page's address
     (``&annotator=NAME``) so that a reload keeps it."""
     if member is not None:
         return member
@@ -63,7 +64,23 @@ def _annotator() -> str | None:
         st.query_params["annotator"] = name
     elif not name and "annotator" in st.query_params:
         del st.query_params["annotator"]
-    return name or None
+    try:
+        return author(name)
+    except EvalDataError as exc:
+        st.error(literal(str(exc)))
+        return None
+
+
+def _labeler() -> str | None:
+    """Who labels in this session (:func:`_annotator`); None, said, where this session may not change saved items
+    (:func:`locked`: an instance the network reaches without sign-in records no label) or while no name is given."""
+    if (why := locked()) is not None:
+        st.info(literal(f"No label is recorded in this session: {why}"))
+        return None
+    who = _annotator()
+    if who is None:
+        st.info("Type your name to start labeling.")
+    return who
 
 
 def _open(campaign_id: str) -> Campaign | None:
@@ -216,7 +233,11 @@ def _saved(choice: str) -> tuple[str, bool]:
 
 # ------------------------------------------------------------------------------------------------ a campaign
 def _give(campaign: Campaign, example_id: str, who: str, value, skipped: bool = False) -> None:
-    """A button's callback: keep the label (before the rerun draws the next example)."""
+    """A button's callback: keep the label (before the rerun draws the next example); refused, said, where this
+    session may not change saved items (:func:`locked`)."""
+    if (why := locked()) is not None:
+        st.session_state["label_error"] = why
+        return
     note = st.session_state.get("label_note") or None
     try:
         campaign.record(example_id, who, value, note=note, skipped=skipped)
@@ -557,10 +578,8 @@ def _campaign(campaign: Campaign) -> None:
     top = st.container()  # the answer, filled once the next example is on screen: a click shows it first
     if (message := st.session_state.pop("label_error", None)) is not None:
         st.error(literal(message))
-    who = _annotator()
-    if who is None:
-        st.info("Type your name to start labeling.")
-    else:
+    who = _labeler()
+    if who is not None:
         if (example_id := _claimed(campaign, who)) is not None:
             _example(campaign, example_id, who)
         _relabel(campaign, who)
@@ -733,10 +752,8 @@ def _comparison(campaign: ComparisonCampaign) -> None:
     top = st.container()  # the answer, filled once the next example is on screen: a click shows it first
     if (message := st.session_state.pop("label_error", None)) is not None:
         st.error(literal(message))
-    who = _annotator()
-    if who is None:
-        st.info("Type your name to start labeling.")
-    elif (example_id := _claimed(campaign, who)) is not None:
+    who = _labeler()
+    if who is not None and (example_id := _claimed(campaign, who)) is not None:
         _compare_example(campaign, example_id, who)
     with top:
         _comparison_answer(campaign, comparison_state(campaign.id, campaign.version(), _campaign=campaign))

@@ -34,14 +34,19 @@ def add_parser(commands) -> None:
                                 description="Labeling campaigns run by statistics (the dashboard's Label page).")
     actions = label.add_subparsers(title="actions", required=True, metavar="ACTION")
 
-    def action(name: str, help: str, run) -> argparse.ArgumentParser:
+    def action(name: str, help: str, run, by: bool = True) -> argparse.ArgumentParser:
         parser = actions.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
         parser.add_argument("--workspace", type=Path, default=None, help=WORKSPACE_HELP)
+        if by:
+            parser.add_argument("--by", default=None, metavar="EMAIL",
+                                help="who runs the command: a member's e-mail, to reach a campaign with an owner "
+                                     "(its owner's, or any member's once it is shared); without it, only the "
+                                     "campaigns without an owner")
         parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
         parser.set_defaults(run=run)
         return parser
 
-    create = action("create", "plan a campaign on a saved dataset and print its id", _create)
+    create = action("create", "plan a campaign on a saved dataset and print its id", _create, by=False)
     create.add_argument("dataset", metavar="DATASET_ID")
     who = create.add_mutually_exclusive_group(required=True)
     who.add_argument("--model", help="the model whose outputs are labeled")
@@ -101,7 +106,7 @@ def _open(args):
     from evalcore.labeling.campaign import Campaign
     from evalcore.workspace import Workspace
 
-    return Campaign.open(Workspace(workspace_folder(args.workspace)), args.campaign)
+    return Campaign.open(Workspace(workspace_folder(args.workspace)), args.campaign, viewer=args.by)
 
 
 def _lookup(fn):

@@ -107,6 +107,19 @@ def _pool(frame: pd.DataFrame, model: str, metric: str) -> pd.DataFrame:
     return pool
 
 
+def author(name) -> str | None:
+    """A name typed where nobody signs in (the Label page of an instance without sign-in, a labels file's annotator
+    column): the label's author, never a member's identity. Surrounding blanks stripped; None for a blank one;
+    EvalDataError for one that looks like an e-mail address (an ``@``), which would pass for that member's labels
+    (members sign in, or import their labels as themselves with ``--by``)."""
+    text = str(name).strip() if name is not None else ""
+    if "@" in text:
+        raise EvalDataError(f"The name {text!r} looks like an e-mail address: a name typed where nobody signs in "
+                            "is a label's author, never a member's identity. Type a plain name (e.g. alice), or "
+                            "sign in on the team's instance to label as yourself.")
+    return text or None
+
+
 def parse_value(value, metric: str, scale: tuple[float, float]) -> float:
     """A label as a number on the metric's scale: 0/1 (also correct/incorrect, true/false) for ``correct``, a
     number in ``scale`` for ``score``, A / B / tie (0, 1, 0.5: the share model B wins) for ``pairwise``;
@@ -473,14 +486,20 @@ class Campaign(Claims):
 
     @classmethod
     def open(cls, workspace, campaign_id: str, viewer: str | None = None) -> "Campaign":
-        """The campaign ``campaign_id`` (LookupError if there is none; PermissionError if ``viewer`` may not see
-        it, when a viewer is given)."""
+        """The campaign ``campaign_id`` as ``viewer`` may see it (LookupError if there is none; PermissionError if
+        ``viewer`` may not see it, :func:`evalcore.workspace.access.visible`). ``viewer`` None is nobody signed in
+        (an instance without sign-in, the command line without ``--by``): it opens the campaigns without an owner
+        only, as it sees only the datasets without one."""
         found = catalog.rows(workspace.catalog, "SELECT * FROM campaigns WHERE id = ?", (str(campaign_id),))
         if not found:
             raise LookupError(f"No labeling campaign with id {campaign_id!r} in this workspace.")
         record = _record(found[0], _comparisons(workspace.catalog, str(campaign_id)).get(str(campaign_id)))
-        if viewer is not None:
-            access.check("labeling campaign", record.id, record.owner, record.shared, viewer)
+        if viewer is None and record.owner is not None:
+            raise PermissionError(f"This labeling campaign ({record.id}) belongs to an owner, and nobody is signed "
+                                  "in here: where nobody signs in (an instance without sign-in, the command line "
+                                  "without --by) only the campaigns without an owner open. Sign in on the team's "
+                                  "instance, or give your e-mail with --by on the command line.")
+        access.check("labeling campaign", record.id, record.owner, record.shared, viewer)
         return _opened(workspace, record)
 
     @staticmethod

@@ -81,7 +81,7 @@ def test_two_annotators_at_once_never_get_the_same_example(workspace):
     errors = []
 
     def annotate(who: str) -> None:
-        opened = Campaign.open(ws, campaign.id)  # each annotator its own connection, as in the server
+        opened = Campaign.open(ws, campaign.id, viewer=who)  # each annotator its own connection, as in the server
         try:
             for _ in range(15):
                 eid = opened.next(who)
@@ -237,7 +237,7 @@ def test_an_acknowledged_label_survives_kill_9(workspace):
         import os, signal
         from evalcore.workspace import Workspace
         from evalcore.labeling import Campaign
-        c = Campaign.open(Workspace({str(ws.root)!r}), {campaign.id!r})
+        c = Campaign.open(Workspace({str(ws.root)!r}), {campaign.id!r}, viewer={ALICE!r})
         e = c.next({ALICE!r})
         c.record(e, {ALICE!r}, {{"A": 1, "B": 0}})
         print(e, flush=True)
@@ -264,7 +264,7 @@ def test_a_version_4_catalog_is_migrated_with_its_campaign_and_labels(tmp_path):
                      "PRAGMA user_version = 4;")
     db.close()
     assert [r.kind for r in Campaign.list(ws, viewer=OWNER)] == ["model"]  # read as it is, before any write
-    reopened = Campaign.open(Workspace(ws.root), one.id)
+    reopened = Campaign.open(Workspace(ws.root), one.id, viewer=OWNER)
     assert type(reopened) is Campaign and reopened.current_labels()["example_id"].tolist() == [example]
     compared = Campaign.create(ws, dataset, models=["A", "B"], design="srs", budget=10, owner=OWNER, shared=True)
     db = sqlite3.connect(ws.catalog)

@@ -240,7 +240,7 @@ def test_eight_annotators_at_once_never_get_the_same_example(workspace):
     def annotate(k: int) -> None:
         who = f"ann{k}@team.org"
         mine = got.setdefault(who, [])
-        opened = Campaign.open(ws, campaign.id)  # each annotator its own connection, as in the server
+        opened = Campaign.open(ws, campaign.id, viewer=who)  # each annotator its own connection, as in the server
         try:
             for _ in range(20):
                 eid = opened.next(who)
@@ -319,7 +319,7 @@ def test_an_acknowledged_label_survives_kill_9(workspace, tmp_path):
         import os, signal
         from evalcore.workspace import Workspace
         from evalcore.labeling.campaign import Campaign
-        c = Campaign.open(Workspace({str(ws.root)!r}), {campaign.id!r})
+        c = Campaign.open(Workspace({str(ws.root)!r}), {campaign.id!r}, viewer={ALICE!r})
         e = c.next({ALICE!r})
         c.record(e, {ALICE!r}, 1)
         print(e, flush=True)

@@ -133,7 +133,7 @@ def test_overlap_disagreements_go_to_the_queue_and_a_named_adjudicator_settles_t
     with pytest.raises(PermissionError, match="Only its owner"):
         campaign.set_adjudicators([CAROL], viewer=ALICE)
     assert campaign.set_adjudicators([" Carol@Team.org ", CAROL], viewer=OWNER) == (CAROL,)
-    assert Campaign.open(ws, campaign.id).info.adjudicators == (CAROL,)
+    assert Campaign.open(ws, campaign.id, viewer=CAROL).info.adjudicators == (CAROL,)
     with pytest.raises(PermissionError, match="may not adjudicate"):
         campaign.adjudicate(disputed[0], 1, BOB)
     for example in disputed:
@@ -168,9 +168,9 @@ def test_a_version_3_catalog_is_migrated_with_its_campaign_and_labels(workspace)
     db.executescript("DROP TABLE adjudications; ALTER TABLE campaigns DROP COLUMN adjudicators; "
                      "PRAGMA user_version = 3;")
     db.close()
-    reopened = Campaign.open(Workspace(ws.root), campaign.id)  # a writer opens it: step 4 runs once
+    reopened = Campaign.open(Workspace(ws.root), campaign.id, viewer=OWNER)  # a writer opens it: step 4 runs once
     db = sqlite3.connect(ws.catalog)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 5
+    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION
     db.close()
     assert reopened.info.adjudicators == () and len(reopened.history()) == 2
     assert reopened.pending()["example_id"].unique().tolist() == [example]

