@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     from evalcore.cli.compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
     from evalcore.cli.label import add_parser as add_label
+    from evalcore.cli.series import add_parser as add_series
 
     report = commands.add_parser(
         "report", help="write a self-contained HTML report of evaluation logs",
@@ -141,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--meta", action="append", default=[], type=_meta_entry, metavar="KEY=VALUE",
                      help="free metadata of the run (repeatable), e.g. commit=3f2a1c0 config=prompt-v2")
     add.set_defaults(run=_workspace_add)
+    add_series(actions)
 
     serve = commands.add_parser("serve", help="start the dashboard",
                                 description="Start the evalcore dashboard (Streamlit) in this terminal.")

@@ -15,9 +15,9 @@ same run). The slices of the two comparisons enter one Benjamini-Hochberg proced
 (:meth:`evalcore.compare.Comparison.with_q_values`), as the History page controls the false discovery rate over
 runs and slices; each comparison's overall verdict is its own (a regression when its interval lies below
 ``-margin``). The gate's verdict is "regression" when either comparison is one: a drop against the reference
-fails the gate once the cumulative loss is detectable, whatever the last step was. Two overall tests at level
-:math:`1 - \alpha` wrongly fail an unchanged run at most :math:`\alpha` of the time (each :math:`\alpha/2`, the
-lower tail of a two-sided interval).
+fails the gate once the cumulative loss is detectable, whatever the last step was. On an unchanged run each overall
+test at level :math:`1 - \alpha` wrongly fails at most :math:`\alpha/2` of the time (the lower tail of its two-sided
+interval), two of them at most :math:`\alpha`, on top of the false alarms the slices' false discovery rate allows.
 
 A run is keyed by the content digest of its validated log (:meth:`evalcore.workspace.Workspace.content_digest`),
 so the verdict recorded (:func:`record`) holds whether the run is saved into the series before or after it is gated.
