@@ -39,7 +39,8 @@ TERMS = {
     "bootstrap": "Resampling the examples many times and recomputing the number, to see how much it moves.",
     "minimum detectable difference": "The smallest true change the comparison would detect 80% of the time at "
                                      "the chosen level, given its shared examples and how often the two runs "
-                                     "disagree (Connor 1987); a smaller change may be there unseen.",
+                                     "disagree, by the exact power of the test it runs (exact McNemar for 0/1, "
+                                     "the paired t for scores); a smaller change may be there unseen.",
     "simultaneous": "Intervals that hold all at once at the level (max-|t| bootstrap), so reading many of them "
                     "together stays honest.",
     "83.4%": "83.4% comparison intervals: two such intervals that do not overlap differ at about the 5% level "
