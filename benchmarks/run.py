@@ -50,6 +50,8 @@ Benchmarks (``--only`` takes these names):
   target; see :mod:`benchmarks.ppi`).
 * ``compare-10m``: ``evalcore compare LOG --base A --new B`` in a subprocess on a generated 10,000,000-row two-model
   Parquet log, median of 3 runs (:mod:`benchmarks.compare_speed`).
+* ``validate-cpu``: ``evalcore validate`` of a 6-row CSV beside ``python -c "import pandas"``, CPU seconds (user +
+  system) of each, interleaved; the ratio of the medians in the note, target 1.5x (:mod:`benchmarks.validate_speed`).
 * ``label-team``: the Label page in chromium with an AI judge and overlap 2: a key press until the next example is
   shown and until the page has settled, opening a campaign with 1,000 labels, its agreement section
   (:mod:`benchmarks.label_team`).
@@ -477,6 +479,12 @@ def bench_compare(name: str, repeats: int) -> list[Result]:
     return compare_speed.BENCHMARKS[name](repeats)
 
 
+def bench_validate_cpu(repeats: int) -> list[Result]:
+    from benchmarks import validate_speed
+
+    return validate_speed.measure(repeats)
+
+
 def bench_label_team(repeats: int) -> list[Result]:
     from benchmarks import label_team
 
@@ -514,6 +522,7 @@ def _benchmarks(logs: _LogFiles) -> dict[str, tuple[Callable[[int], list[Result]
         "ess-curve": (partial(bench_ppi, "ess-curve"), False),
         "bt-ess-curve": (partial(bench_ppi, "bt-ess-curve"), False),
         "compare-10m": (partial(bench_compare, "compare-10m"), False),
+        "validate-cpu": (bench_validate_cpu, False),
         "label-team": (bench_label_team, True),
     }
 

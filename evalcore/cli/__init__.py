@@ -214,18 +214,22 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engin
     that cannot be used among others is left out with a warning (``strict``: the load is refused).
     Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog;
     the others are read and validated in a bounded worker (:func:`evalcore.data.sandbox.run_bounded`: a memory and a
-    time limit), so that a file that slips through the reader's limits cannot take the host down."""
-    from evalcore.data.sandbox import run_bounded
-    from evalcore.engine import belongs_in_engine, scan
+    time limit), so that a file that slips through the reader's limits cannot take the host down; files clearly
+    within those limits (:func:`evalcore.data.sandbox.clearly_small`) are read in this process."""
+    from evalcore.data.routing import belongs_in_engine
+    from evalcore.data.sandbox import clearly_small, run_bounded
 
     if belongs_in_engine(paths, engine):
+        from evalcore.engine import scan
+
         return scan([str(p) for p in paths], mapping=dict(entries))
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
     names = listed([p.name for p in paths])
     try:
-        return run_bounded(read_validated, list(paths), dict(entries), strict, what=f"Reading {names}")
+        return run_bounded(read_validated, list(paths), dict(entries), strict, what=f"Reading {names}",
+                           in_process=clearly_small(paths))
     except EvalDataError as exc:
         if any(path.name in str(exc) for path in paths):  # the message names its file already
             raise
@@ -237,8 +241,8 @@ def load_each(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], 
     """The validated log of each of ``paths`` on its own, as :func:`load` of that path alone returns it, but read in
     one bounded worker for all of them (one child's start, about a second of imports, instead of one per file; the
     worker's memory bound then holds for the files together). Logs that belong in the engine are opened there."""
-    from evalcore.data.sandbox import run_bounded
-    from evalcore.engine import belongs_in_engine
+    from evalcore.data.routing import belongs_in_engine
+    from evalcore.data.sandbox import clearly_small, run_bounded
 
     if len(paths) < 2 or any(belongs_in_engine([p], engine) for p in paths):
         return [load([p], entries, engine, strict) for p in paths]
@@ -246,7 +250,7 @@ def load_each(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], 
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
     return run_bounded(read_each, list(paths), dict(entries), strict,
-                       what=f"Reading {listed([p.name for p in paths])}")
+                       what=f"Reading {listed([p.name for p in paths])}", in_process=clearly_small(paths))
 
 
 def read_each(paths: list[Path], overrides: dict[str, str | None], strict: bool = False) -> list:
@@ -281,8 +285,9 @@ def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: 
 
 
 def _validate(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from evalcore.data.validation import report_of
-    from evalcore.engine import is_lazy
     from evalcore.importers.detect import TABLE
 
     names = listed([p.name for p in args.logs])
@@ -293,7 +298,7 @@ def _validate(args: argparse.Namespace) -> int:
             raise
         print(f"{names}: NOT USABLE\n  {_one_line(str(exc))}")
         return 1
-    if is_lazy(log):
+    if not isinstance(log, pd.DataFrame):  # a log in the engine (DuckDB)
         print(f"{names}: usable: a log table with {log.n_rows:,} rows and {len(log.models())} models "
               "(read in the engine, DuckDB).")
         print("column mapping (role: column):")
@@ -385,7 +390,7 @@ def missing_in(folder: Path, exc: Exception) -> EvalDataError:
 
 
 def _workspace_add(args: argparse.Namespace) -> int:
-    from evalcore.engine import belongs_in_engine
+    from evalcore.data.routing import belongs_in_engine
     from evalcore.workspace import Workspace, access
 
     folder = workspace_folder(args.workspace)

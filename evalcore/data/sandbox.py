@@ -26,6 +26,11 @@ variable                       bound                                  default
 ``EVALCORE_WORKER_SECONDS``    time one child may take                120
 ``EVALCORE_WORKERS``           children at once per server process    2
 =============================  =====================================  ========
+
+Files that are clearly within these bounds (:func:`clearly_small`: plain files, none compressed or an archive,
+together at most :data:`IN_PROCESS_BYTES`) are read in the caller's process (``run_bounded(..., in_process=True)``):
+a megabyte of text cannot come near the bounds, and the child's start, a second import of pandas, would cost the
+command line more than the reading (``evalcore validate`` of a small file).
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from evalcore.errors import EvalDataError
@@ -73,6 +80,13 @@ _running = 0
 _slot_freed = threading.Condition()
 #: how a native library that aborts instead of raising says it ran out of memory (Arrow's CSV parser does)
 _OUT_OF_MEMORY = re.compile(r"out of memory|MemoryError|bad_alloc|Cannot allocate memory", re.IGNORECASE)
+#: plain files together at most this size are read in the caller's process (:func:`clearly_small`)
+IN_PROCESS_BYTES = 1 * MB
+#: a folder of more files than this is read in the child whatever their size
+IN_PROCESS_FILES = 200
+#: the first bytes of files that expand when read (gzip, bzip2, xz, Zstandard, zip and Inspect's .eval) or that
+#: declare their own sizes (Parquet): read in the child whatever their size
+_PACKED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd", b"PK", b"PAR1")
 #: what the child imports before its memory is capped (the reader and its libraries), so the cap counts the work
 _PRELOAD = "evalcore.data.validation"
 
@@ -95,12 +109,41 @@ def _give_slot() -> None:
         _slot_freed.notify_all()  # waiters may allow different numbers of workers
 
 
+def clearly_small(paths: Sequence[Path]) -> bool:
+    """Whether reading ``paths`` (files, or folders of at most :data:`IN_PROCESS_FILES` files) is clearly within the
+    child's bounds: every file is plain (none starts as a compressed file, an archive or Parquet does) and together
+    they hold at most :data:`IN_PROCESS_BYTES`."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += [f for f in path.rglob("*") if f.is_file()]
+        elif path.is_file():
+            files.append(path)
+        else:
+            return False
+        if len(files) > IN_PROCESS_FILES:
+            return False
+    try:
+        if sum(f.stat().st_size for f in files) > IN_PROCESS_BYTES:
+            return False
+        for file in files:
+            with file.open("rb") as handle:
+                if handle.read(6).startswith(_PACKED):
+                    return False
+    except OSError:
+        return False
+    return True
+
+
 def run_bounded(fn: Callable[..., Any], *args: Any, limits: WorkLimits | None = None,
-                what: str = "Reading the file") -> Any:
+                what: str = "Reading the file", in_process: bool = False) -> Any:
     """``fn(*args)`` computed in a child process within ``limits``; its result, or its EvalDataError re-raised.
 
     ``fn`` and ``args`` must be picklable (``fn`` a module-level function). ``what`` names the work in messages.
+    ``in_process``: the work is clearly within the bounds (:func:`clearly_small` of its files) and runs here.
     """
+    if in_process:
+        return fn(*args)
     limits = limits or WorkLimits.from_env()
     start = time.monotonic()
     if not _take_slot(limits.workers, limits.seconds):

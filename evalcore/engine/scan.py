@@ -13,7 +13,6 @@ example is the unit, as :func:`evalcore.data.repeats.per_example` does in memory
 
 from __future__ import annotations
 
-import glob
 import itertools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,14 +20,13 @@ from pathlib import Path
 import ibis
 import ibis.expr.types as ir
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from evalcore.errors import EvalDataError, listed
-from evalcore.data.limits import ReadLimits, env_number
+from evalcore.data.limits import ReadLimits
 from evalcore.engine.connection import duckdb_connection, execute, lock_of
 from evalcore.data.mapping import check_mapping, detect_kind, with_overrides
 from evalcore.data.repeats import N_REPEATS
+from evalcore.data.routing import belongs_in_engine, files_of, kind_of  # noqa: F401 - belongs_in_engine: re-exported
 from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, LOG_DEFAULT_LABELS, LOG_ROLES, SUMMARY
 
 #: roles a lazy log carries (in this order); text identities are cast to strings, values to float64
@@ -37,12 +35,8 @@ VALUE_ROLES = ("correct", "score", "confidence", "proxy")
 #: an example's text (roles input, target, output, explanation) is cut at this many characters, as in memory at
 #: 4 KB (:mod:`evalcore.data.text`; an engine's substring counts characters, not bytes)
 TEXT_CHARACTERS = 4096
-#: the least a log's row takes once decoded in memory: a model name and an example id as text and one number
-DECODED_ROW_BYTES = 40
 #: probabilities may leave [0, 1] by this much (floating-point rounding) and are then clipped, as in memory
 UNIT_TOLERANCE = 1e-6
-PARQUET = (".parquet", ".pq")
-CSV = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".txt")
 DATABASE = (".duckdb", ".ddb", ".db")
 
 
@@ -131,35 +125,6 @@ def is_lazy(data: object) -> bool:
     return isinstance(data, LazyLog)
 
 
-def belongs_in_engine(paths, mode: str = "auto") -> bool:
-    """Whether to open ``paths`` with :func:`scan` rather than in memory: ``mode`` "always", "never", or "auto":
-    every path is a Parquet or CSV file, folder or glob, and together they exceed ``EVALCORE_ENGINE_MB`` megabytes
-    (default 200, the in-memory reader's size limit ``EVALCORE_MAX_FILE_MB``), counting a Parquet file by its data
-    once decoded, as the in-memory reader counts it: at least its footer's uncompressed row-group sizes and
-    :data:`DECODED_ROW_BYTES` a row (a 15 MB file of ten million rows decodes to far more than 15 MB)."""
-    if mode != "auto":
-        return mode == "always"
-    try:
-        files = [f for p in paths for f in _files(Path(p))]
-    except EvalDataError:
-        return False
-    if not files or any(_kind(f) is None for f in files):
-        return False
-    return sum(_decoded_size(f) for f in files) > env_number("EVALCORE_ENGINE_MB", 200) * 2**20
-
-
-def _decoded_size(path: Path) -> int:
-    """A CSV file's size; a Parquet file's uncompressed data (its size on disk when the footer cannot be read)."""
-    if _kind(path) == "parquet":
-        try:
-            meta = pq.ParquetFile(path).metadata
-            uncompressed = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-            return max(path.stat().st_size, uncompressed, DECODED_ROW_BYTES * meta.num_rows)
-        except (OSError, pa.ArrowException):
-            pass
-    return path.stat().st_size
-
-
 def scan(source, mapping: dict[str, str | None] | None = None, table: str | None = None,
          connection=None) -> LazyLog:
     """A :class:`LazyLog` of ``source``: a Parquet or CSV file, a folder of them, a glob (``"runs/*.parquet"``), a
@@ -172,7 +137,7 @@ def scan(source, mapping: dict[str, str | None] | None = None, table: str | None
         name, raw = "the table expression", source
     elif isinstance(source, (list, tuple)):
         name = listed([str(s) for s in source])
-        raw = _read_files([f for s in source for f in _files(Path(s))], name, connection)
+        raw = _read_files([f for s in source for f in files_of(Path(s))], name, connection)
     else:
         name, raw = str(source), _read(source, table, connection)
     return _validated(raw, name, mapping)
@@ -182,14 +147,14 @@ def _read(source, table: str | None, connection) -> ir.Table:
     path = Path(source)
     if path.suffix.lower() in DATABASE:
         return _database_table(path, table)
-    return _read_files(_files(path), source, connection)
+    return _read_files(files_of(path), source, connection)
 
 
 def _read_files(files: list[Path], source, connection) -> ir.Table:
     con = connection or duckdb_connection()
-    kinds = {_kind(f) for f in files}
+    kinds = {kind_of(f) for f in files}
     if len(kinds) > 1 or None in kinds:
-        odd = [f.name for f in files if _kind(f) is None]
+        odd = [f.name for f in files if kind_of(f) is None]
         raise EvalDataError(f"{source}: expected Parquet or CSV files of one kind, found "
                             f"{listed(odd) if odd else 'both Parquet and CSV'}.")
     try:
@@ -216,29 +181,6 @@ def _named(table: ir.Table) -> ir.Table:
     with lock_of(backend):
         backend.raw_sql(f'CREATE TEMPORARY VIEW "{name}" AS {backend.compile(table)}')
         return backend.table(name)
-
-
-def _files(path: Path) -> list[Path]:
-    if glob.has_magic(str(path)):
-        files = sorted(Path(p) for p in glob.glob(str(path), recursive=True) if Path(p).is_file())
-    elif path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and _kind(p) is not None)
-    elif path.is_file():
-        files = [path]
-    else:
-        raise EvalDataError(f"{path}: no such file or folder.")
-    if not files:
-        raise EvalDataError(f"{path}: no Parquet or CSV file matches.")
-    return files
-
-
-def _kind(path: Path) -> str | None:
-    name = path.name.lower()
-    if name.endswith(PARQUET):
-        return "parquet"
-    if name.endswith(CSV):
-        return "csv"
-    return None
 
 
 def _database_table(path: Path, table: str | None) -> ir.Table:

@@ -11,22 +11,31 @@ per-example means, a real-valued metric gets the Student-t interval of those mea
 and the binary metric Wilson's interval on Kish's effective number of trials (:func:`~evalcore.data.repeats.kish_effective_n`),
 which equals the plain Wilson interval on the examples when every example's repeats agree.
 
-A log in an engine (:class:`evalcore.engine.LazyLog`) gives the same table from its moments n, Σy and Σy² per cell.
+A log in an engine (:class:`evalcore.engine.LazyLog`) gives the same table from its moments n, Σy and Σy² per cell;
+the engine (Ibis, DuckDB) is imported only for such a log, so a frame's table costs no engine import (``evalcore
+validate`` of a small file).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.special import stdtrit
 
-from evalcore.engine import LazyLog, is_lazy, reductions
 from evalcore.stats.intervals import binomial_variance, wilson_interval
 from evalcore.data.repeats import N_REPEATS, kish_effective_n, per_example
 
+if TYPE_CHECKING:
+    from evalcore.engine import LazyLog
+
 BINARY_METRICS = ("correct",)
+
+
+def _in_engine(log) -> bool:
+    """Whether ``log`` is a log in an engine (any log that is not a frame in memory is one)."""
+    return not isinstance(log, pd.DataFrame)
 
 
 def mean_table(
@@ -48,7 +57,7 @@ def mean_table(
     ("" when every cell has its interval).
     """
     by = list(by)
-    if is_lazy(frame):
+    if _in_engine(frame):
         out, repeats = _lazy_cells(frame, by, metric), "n_repeats" in frame
     else:
         frame = per_example(frame)
@@ -100,6 +109,8 @@ def mean_table(
 def _lazy_cells(log: LazyLog, by: list[str], metric: str) -> pd.DataFrame:
     """The cells of a log in an engine from its moments n, Σy, Σy² (:func:`evalcore.engine.reductions.cell_moments`):
     mean Σy/n, population variance Σy²/n - mean², sample sd from it (n - 1 in the denominator)."""
+    from evalcore.engine import reductions
+
     log.require(metric, *by, method="The table of means")
     cells = reductions.cell_moments(log, by, metric)
     n = cells["n"].to_numpy(dtype=float)
@@ -117,7 +128,9 @@ def summary_from_log(log: pd.DataFrame, metric: str = "correct") -> pd.DataFrame
     ``metric`` must be binary (0/1): counts of correct examples per (model, task). Unlabeled rows are not counted.
     A log in an engine gives the same table from its cell moments.
     """
-    if is_lazy(log):
+    if _in_engine(log):
+        from evalcore.engine import reductions
+
         log.require(metric, method="The leaderboard summary")
         cells = reductions.cell_moments(log, ["model", "task", "category"], metric)
         out = cells[cells["n"] > 0].assign(n_correct=lambda c: c["total"].round().astype("int64"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore.engine.scan import DECODED_ROW_BYTES, belongs_in_engine
+from evalcore.data.routing import DECODED_ROW_BYTES, belongs_in_engine
 
 
 def test_a_small_file_of_many_rows_goes_to_the_engine_and_a_small_log_stays_in_memory(tmp_path, monkeypatch):
