@@ -41,6 +41,8 @@ and 1,000.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import optimize, stats
 
@@ -65,33 +67,51 @@ def rejection_bound(m, level: float) -> np.ndarray:
     return best
 
 
-def mcnemar_power(n: int, discordance: float, difference: float, level: float) -> float:
-    """The exact power of the exact McNemar test at ``level`` with ``n`` shared examples, a share ``discordance`` of
-    them discordant and a true ``difference`` (module docstring); its sign does not matter."""
-    n, psi, delta = int(n), float(discordance), abs(float(difference))
-    if n <= 0 or psi <= 0:
-        return 0.0
-    pi = min(1.0, (1 + delta / psi) / 2)
+def _support(n: int, psi: float, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The values m of the number of discordant examples summed over (module docstring), their weights (probability
+    times the step) and the test's rejection bounds r(m)."""
     lo, hi = stats.binom.ppf(_TAIL, n, psi), stats.binom.isf(_TAIL, n, psi)
     step = max(1, int(np.ceil((hi - max(lo, 1) + 1) / GRID)))
     m = np.arange(max(lo, 1), hi + 1, step)
-    r = rejection_bound(m, level)
+    return m, stats.binom.pmf(m, n, psi) * step, rejection_bound(m, level)
+
+
+def _power_on(support, psi: float, delta: float) -> float:
+    """The power summed over ``support`` (:func:`_support` of the discordance ``psi``) at the difference ``delta``."""
+    m, weights, r = support
+    pi = min(1.0, (1 + delta / psi) / 2)
     reject = np.where(r >= 0, stats.binom.cdf(r, m, pi) + stats.binom.sf(m - r - 1, m, pi), 0.0)
-    return float(np.sum(stats.binom.pmf(m, n, psi) * step * reject))
+    return float(np.sum(weights * reject))
 
 
+def mcnemar_power(n: int, discordance: float, difference: float, level: float) -> float:
+    """The exact power of the exact McNemar test at ``level`` with ``n`` shared examples, a share ``discordance`` of
+    them discordant and a true ``difference`` (module docstring); its sign does not matter."""
+    n, psi = int(n), float(discordance)
+    if n <= 0 or psi <= 0:
+        return 0.0
+    return _power_on(_support(n, psi, level), psi, abs(float(difference)))
+
+
+@functools.lru_cache(maxsize=65536)
 def _mdd(n: int, discordant: int, level: float, power: float) -> float:
-    """One comparison's minimum detectable difference (module docstring)."""
+    """One comparison's minimum detectable difference (module docstring); the sum's support at the observed
+    discordance computed once for the search (it changes only where the difference exceeds the discordance)."""
     if n <= 0:
         return float("nan")
     observed = discordant / n
+    at_observed = _support(n, observed, level) if observed > 0 else None
 
     def gap(delta):
-        return mcnemar_power(n, max(observed, delta), delta, level) - power
+        if delta <= observed:
+            return _power_on(at_observed, observed, delta) - power
+        return _power_on(_support(n, delta, level), delta, delta) - power
 
+    if observed > 0 and gap(observed) >= 0:  # the root within the observed discordance: one support throughout
+        return float(optimize.brentq(gap, 1e-9, observed, xtol=1e-7))
     if gap(1.0) < 0:
         return float("nan")
-    return float(optimize.brentq(gap, 1e-9, 1.0, xtol=1e-7))
+    return float(optimize.brentq(gap, max(observed, 1e-9), 1.0, xtol=1e-7))
 
 
 def minimum_detectable_difference(n, discordant, level: float, power: float = POWER):
