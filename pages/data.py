@@ -8,8 +8,10 @@ from evalcore.data.display import literal
 from evalcore.data.mapping import detect_kind, suggest_mapping
 from evalcore.data.schema import KINDS, ROLES
 from evalcore.importers.detect import TABLE
+from evalcore.stats.level import percent
+from evalcore.stats.readout import ALL_TASKS, readout
 from pages.common import data_source as ds
-from pages.common import render, workspace_store
+from pages.common import render, selection, workspace_store
 from pages.common.navigation import ensure_app_navigation
 
 ensure_app_navigation()
@@ -195,6 +197,17 @@ if report.files and len(report.tools) == len(report.files):  # the tool that wro
     render.table(files_read, "files read")
 mapping_rows = pd.DataFrame({"role": list(report.mapping), "column in the file": list(report.mapping.values())})
 render.table(mapping_rows, "column mapping")
+if data.stored is None:  # a log in memory (a saved dataset in the engine has its numbers on the Models page)
+    level = selection.current(data).level
+    read = readout(data.loaded, report, level)
+    if len(read):
+        first = read.iloc[0]
+        st.caption(f"What was read: per model{' and task' if (read['task'] != ALL_TASKS).any() else ''} the "
+                   f"examples, the rows and the most samples of one example, and the mean of the label "
+                   f"'{literal(first['label'])}' (scale {literal(first['scale'])}) with its {percent(level)} interval: "
+                   "the numbers of the Models page (a model's row: the mean over tasks), as `evalcore validate` "
+                   "prints them.")
+        render.table(read, "what was read")
 
 st.subheader("Preview")
 if data.samples is None:

@@ -115,6 +115,10 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="check evaluation logs; exit 0 when usable, 1 when not",
         description="Read and validate evaluation logs and print the validation report (for CI jobs).")
     _log_arguments(check)
+    check.add_argument("--level", type=_level, default=DEFAULT_LEVEL,
+                       help=f"confidence level of the intervals in the table of what was read ({DEFAULT_LEVEL})")
+    check.add_argument("--json", type=Path, default=None, metavar="FILE",
+                       help="also write the table of what was read as JSON to FILE ('-': stdout, instead of the text)")
     check.set_defaults(run=_validate)
     add_compare(commands)
     add_label(commands)
@@ -309,7 +313,14 @@ def _validate(args: argparse.Namespace) -> int:
             for line in log.notes:
                 print(f"  - {_one_line(line)}")
         return 0
+    from evalcore.stats.readout import readout
+
     info = report_of(log)
+    table = readout(log, info, args.level)
+    if args.json is not None:
+        _write_json(args.json, names, info, table, args.level)
+        if str(args.json) == "-":
+            return 0
     print(f"{names}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
     if info.files:
         print("files (file: tool that wrote it):")
@@ -318,12 +329,56 @@ def _validate(args: argparse.Namespace) -> int:
     print("column mapping (role: column):")
     for role, column in info.mapping.items():
         print(f"  {role}: {column}")
+    if len(table):
+        print(_readout_text(table, args.level))
     for title, lines in (("warnings", info.warnings), ("notes", info.notes)):
         if lines:
             print(f"{title}:")
             for line in lines:
                 print(f"  - {_one_line(line)}")
     return 0
+
+
+def _readout_text(table, level: float) -> str:
+    """The table of what was read (:func:`evalcore.stats.readout.readout`) as aligned text: a heading naming the
+    label, its scale and the interval, then one line per model (and per task under it)."""
+    from evalcore.stats.level import percent
+    from evalcore.stats.readout import ALL_TASKS
+
+    first = table.iloc[0]
+    tasks = bool((table["task"] != ALL_TASKS).any())
+    heading = (f"what was read (label '{_one_line(str(first['label']))}', scale {first['scale']}; the mean "
+               f"{'over tasks ' if tasks else ''}with its {percent(level)} interval, as on the Models page):")
+    header = ["model", *(["task"] if tasks else []), "examples", "labeled", "rows", "repeats", "mean",
+              f"{percent(level)} interval"]
+    lines = [header]
+    for row in table.itertuples(index=False):
+        interval = "-" if row.ci_low != row.ci_low else f"[{row.ci_low:.4g}, {row.ci_high:.4g}]"  # NaN: none
+        mean = "-" if row.estimate != row.estimate else f"{row.estimate:.4g}"
+        lines.append([_one_line(str(row.model)), *([_one_line(str(row.task))] if tasks else []),
+                      f"{row.examples:,}", f"{row.labeled:,}", f"{row.rows:,}", str(row.repeats), mean, interval])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = ["  " + "  ".join(cell.ljust(width) if i < (2 if tasks else 1) else cell.rjust(width)
+                             for i, (cell, width) in enumerate(zip(line, widths))).rstrip() for line in lines]
+    return "\n".join([heading, *text])
+
+
+def _write_json(target: Path, names: str, info, table, level: float) -> None:
+    """The validation's outcome and the table of what was read as JSON, to ``target`` ('-': stdout): NaN as null."""
+    import json
+
+    rows = [{key: (None if isinstance(value, float) and value != value else value)
+             for key, value in row.items()} for row in table.to_dict("records")]
+    document = {"files": names, "usable": True, "kind": info.kind, "rows": info.n_rows, "models": info.n_models,
+                "level": level, "read": rows, "warnings": list(info.warnings), "notes": list(info.notes)}
+    text = json.dumps(document, indent=2, default=int)
+    if str(target) == "-":
+        print(text)
+        return
+    try:
+        target.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise EvalDataError(f"{target}: cannot write the JSON ({exc.strerror}).") from exc
 
 
 def while_importing(work: Callable[[], T], *modules: str) -> T:

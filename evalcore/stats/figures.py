@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalcore.data.display import chart_labels, plotly_literal
+from evalcore.stats.level import percent  # noqa: F401 - defined there (no plotly import), used through here
 
 PALETTE = ("#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#6b46c1", "#b7791f", "#2c7a7b", "#97266d", "#4a5568")
 _TEMPLATE = "plotly_white"
@@ -24,11 +25,6 @@ _MAX_CURVE_POINTS = 400
 def color(i: int) -> str:
     """The i-th colour of the dashboard palette (cycled)."""
     return PALETTE[i % len(PALETTE)]
-
-
-def percent(level: float) -> str:
-    """0.95 -> '95%', 0.834 -> '83.4%'."""
-    return f"{100 * level:.1f}".rstrip("0").rstrip(".") + "%"
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
