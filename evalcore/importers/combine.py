@@ -29,7 +29,7 @@ from evalcore.errors import EvalDataError, listed
 from evalcore.data.limits import ReadLimits
 from evalcore.data.mapping import detect_kind, with_overrides
 from evalcore.data.reading import Source
-from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, SUMMARY
+from evalcore.data.schema import BATTLES, EXAMPLE_TEXT_ROLES, LOG, LOG_DEFAULT_LABELS, SUMMARY
 from evalcore.importers.base import Imported
 from evalcore.importers.detect import TABLE, NamedSource, describe, expand, import_files
 
@@ -269,6 +269,7 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> tuple[pd.Da
     frame = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0].reset_index(drop=True)
     if kind == LOG:
         _separate_task_ids(frame, notes)
+        _one_category_per_task(frame, notes)
     if len(parts) == 1:
         return frame.drop(columns=_FILE), ()
     keys = [k for k in KEYS.get(kind, ()) if k in frame]
@@ -278,6 +279,33 @@ def _stack(imported: list[Imported], kind: str, notes: list[str]) -> tuple[pd.Da
     runs = _runs_of_one_model(frame, found[1], imported, notes) if kind == LOG else ()
     frame = _shared_rows(frame, keys, notes, _disagreements(frame, keys) if runs else found, kind)
     return frame.drop(columns=_FILE), runs
+
+
+def _one_category_per_task(frame: pd.DataFrame, notes: list[str]) -> None:
+    """A task that one file puts in a category (an lm-eval run's group) and another file in none (no category, or
+    the default 'all') is in that category in every file's rows, with a note naming the files; a task that files put
+    in different categories is refused, naming the task, each category and its files (a task belongs to one
+    category)."""
+    if "category" not in frame or "task" not in frame or frame[_FILE].nunique() < 2:
+        return
+    unnamed = frame["category"].isna() | (frame["category"].astype(str) == LOG_DEFAULT_LABELS["category"])
+    named = frame.loc[~unnamed, ["task", "category", _FILE]].drop_duplicates()
+    split = named.groupby("task", sort=True)["category"].nunique()
+    if (split > 1).any():
+        task = split.index[split > 1][0]
+        said = "; ".join(f"'{category}' in {listed(list(files), 3)}" for category, files
+                         in named[named["task"] == task].groupby("category", sort=True)[_FILE].unique().items())
+        raise EvalDataError(f"Task '{task}' is in different categories in different files ({said}): a task belongs "
+                            "to one category, so these files group their tasks differently (e.g. runs of another "
+                            "benchmark version). Upload the files of each grouping separately.")
+    category = named.drop_duplicates("task").set_index("task")["category"]
+    fill = unnamed & frame["task"].isin(category.index)
+    if fill.any():
+        files = list(pd.unique(frame.loc[fill, _FILE]))
+        frame.loc[fill, "category"] = frame.loc[fill, "task"].map(category)
+        tasks = list(pd.unique(frame.loc[fill, "task"].astype(str)))
+        notes.append(f"{listed(files, 3)}: no category for {listed(tasks, 3, repr)}, which other files put in a "
+                     "category (e.g. an lm-eval run's group): their rows take that category.")
 
 
 def _label(item: Imported) -> str:

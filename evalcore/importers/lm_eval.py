@@ -23,8 +23,9 @@ Pairing: a samples file takes its model from the results file of ITS run only â€
 in its name (in the same folder if several), or, when one of the two names has no time stamp, the only results file
 of its folder. A samples file whose run has no results file is named after its folder (un-sanitized, ``__`` as
 ``/``) when the folder names a model, else "unknown model", with a note; given with another run's results file
-(timestamps differ) it never takes that run's model: a note names both files, and when nothing else names the
-model the files are refused with a message naming both.
+(timestamps differ) it never takes that run's model: when samples files of that run are read beside it, it is a
+stray of another run and is left out with a warning naming it and why (``--strict``: refused); else a note names
+both files, and when nothing else names the model the files are refused with a message naming both.
 
 Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; the samples files of one run (paired
 with one results file, or of one folder and time stamp) are one log, its results file listed once; a task of one of
@@ -176,9 +177,13 @@ def convert(files: list[LogFile]) -> list[Imported]:
     read_tasks: dict[str, set[str]] = {}
     runs: dict[tuple[str, ...], list[tuple[pd.DataFrame, list[str], LogFile]]] = {}
     paired: dict[tuple[str, ...], tuple[LogFile, Any] | None] = {}
-    for file in samples:
-        result, pairing, mismatched = _run_results(file, list(results.values()))
+    pairings = [(file, *_run_results(file, list(results.values()))) for file in samples]
+    run_folders = {file.folder for file, result, _, _ in pairings if result is not None}
+    for file, result, pairing, mismatched in pairings:
         unread = _unread_results(file, damaged) if result is None else None
+        if result is None and unread is None and mismatched and file.folder in run_folders:
+            left_out.append(left_out_warning(file.shown, _stray(file, mismatched)))
+            continue
         frame, notes = _samples(file, result, pairing, mismatched, unread)
         if result is not None:
             used.add(result[0].name)
@@ -212,6 +217,14 @@ def convert(files: list[LogFile]) -> list[Imported]:
     if out and left_out:
         out[0].left_out.extend(left_out)
     return out
+
+
+def _stray(file: LogFile, others: list[LogFile]) -> str:
+    """Why a samples file of another run, left in the folder of a run that was read, is left out."""
+    names = ", ".join(other.shown for other in others)
+    return (f"it is from another run (time stamp {_stamp(file)}) than the run read beside it ({names}), and the "
+            "results file of its own run was not given, so its model cannot be told (its rows would become a model "
+            f"of their own). Upload it with its own run's results_{_stamp(file)}.json, or on its own.")
 
 
 def _named_model(file: LogFile) -> str | None:
