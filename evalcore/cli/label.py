@@ -82,7 +82,10 @@ def add_parser(commands) -> None:
     imported = action("import", "record the labels of an exported file filled in", _import)
     imported.add_argument("campaign", metavar="CAMPAIGN_ID")
     imported.add_argument("labels", type=Path, metavar="LABELS_CSV")
-    imported.add_argument("--annotator", default="import", help="who labeled rows without an annotator")
+    imported.add_argument("--annotator", default=None,
+                          help="who labeled rows without an annotator (default: --by, else 'import'); on a "
+                               "campaign with an owner every row is the importer's (--by), and where nobody signs "
+                               "in a name is its author, never an e-mail address")
 
     report = action("report", "write the stakeholder report of the campaign's estimate (the design's)", _report)
     report.add_argument("campaign", metavar="CAMPAIGN_ID")
@@ -194,7 +197,7 @@ def _import(args) -> int:
     campaign = _open(args)
     try:
         table = run_bounded(read_table, args.labels.read_bytes(), what=f"Reading {args.labels.name}")
-        done = campaign.import_labels(table, args.annotator)
+        done = campaign.import_labels(table, args.annotator, by=args.by)
     except EvalDataError as exc:
         raise EvalDataError(f"{args.labels}: {exc}") from exc
     print(f"recorded {done:,} labels from {args.labels}", file=sys.stderr)

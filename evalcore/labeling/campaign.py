@@ -377,12 +377,16 @@ class Claims:
             return found["example_id"]
 
     def _check_claim(self, db, example_id: str, who: str, need_claim: bool = True) -> None:
-        """Refuse a label of ``example_id`` outside the queue, or (``need_claim``: not from a file) from ``who``
-        holding neither its claim (live or expired) nor a label of it in force."""
-        if db.execute("SELECT 1 FROM queue WHERE campaign_id = ? AND example_id = ?",
-                      (self.id, example_id)).fetchone() is None:
+        """Refuse a label of ``example_id`` outside the queue or past its budget (:meth:`_queue_end`), or
+        (``need_claim``: not from a file) from ``who`` holding neither its claim (live or expired) nor a label of it
+        in force."""
+        queued = db.execute("SELECT position FROM queue WHERE campaign_id = ? AND example_id = ?",
+                            (self.id, example_id)).fetchone()
+        if queued is None:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}): only "
                                 "the examples its design drew can be labeled (others would bias the estimate).")
+        if queued["position"] >= self._queue_end():
+            raise EvalDataError(self._past_budget(example_id, queued["position"]))
         if need_claim and db.execute(
                 f"""SELECT 1 FROM claims WHERE campaign_id = :c AND example_id = :e AND annotator = :w UNION ALL
                    SELECT 1 FROM {self.LABELS} WHERE campaign_id = :c AND example_id = :e AND annotator = :w
@@ -390,6 +394,55 @@ class Claims:
             raise EvalDataError(f"{who} holds no claim on the example {example_id!r} of this campaign ({self.id}): "
                                 "label the example the campaign hands you (the Label page, or Campaign.next), or "
                                 "change one of your own labels.")
+
+    def _past_budget(self, example_id: str, position: int) -> str:
+        return (f"The example {example_id!r} is at position {position + 1:,} of the queue, past the campaign's budget "
+                f"of {self._queue_end():,} labels: only the first {self._queue_end():,} examples of the queue are "
+                "labeled (a label past them would count where the design drew nothing).")
+
+    def _out_of_design(self, db, lines: list[tuple[int, str]]) -> list[str]:
+        """What the design refuses of the labels of a file (``lines``: its line number and example id, per label;
+        ids outside the queue are refused elsewhere): an example past the budget, and one further on in the queue
+        than an example that nobody has been handed (claimed, live or expired) or labeled, and that the file does
+        not label either. The design's sample is the start of its queue, in order: labels from its end (of an
+        active queue, the examples the model is surest of) would count as a sample the design never drew."""
+        position = {r["example_id"]: int(r["position"]) for r in db.execute(
+            "SELECT example_id, position FROM queue WHERE campaign_id = ?", (self.id,))}
+        handed = {int(r[0]) for r in db.execute(
+            f"""SELECT q.position FROM queue q WHERE q.campaign_id = :c AND (
+                   EXISTS (SELECT 1 FROM claims k WHERE k.campaign_id = :c AND k.example_id = q.example_id) OR
+                   EXISTS (SELECT 1 FROM {self.LABELS} l WHERE l.campaign_id = :c AND l.example_id = q.example_id))""",
+            {"c": self.id})}
+        end = self._queue_end()
+        given = [(line, eid, position[eid]) for line, eid in lines if eid in position]
+        covered = handed | {p for _, _, p in given if p < end}
+        gap = next(p for p in range(len(covered) + 1) if p not in covered)
+        problems = []
+        for line, eid, p in given:
+            if p >= end:
+                problems.append(f"line {line}: {self._past_budget(eid, p)}")
+            elif p > gap:
+                missing = next(e for e, q in position.items() if q == gap)
+                problems.append(f"line {line}: the example {eid!r} is at position {p + 1:,} of the queue, but the "
+                                f"example at position {gap + 1:,} ({missing!r}) has been neither handed out nor "
+                                "labeled: the design labels its queue in order (labels further on would count as a "
+                                "sample it never drew); label the examples in the order `evalcore label export` "
+                                "lists them")
+        return problems
+
+    def _imported_as(self, name, by: str | None) -> str:
+        """Who a labels file's row is recorded as: ``name`` (the row's annotator, or the default) when it is the
+        importer's own identity ``by``; on a campaign without an owner, also a plain name (its author,
+        :func:`author`). Refused otherwise: no sign-in checks an identity written in a file, so a member's address
+        there would pass for that member's labels."""
+        who, by = canonical(name), canonical(by)
+        if who is not None and who == by:
+            return self._member(who)
+        if self.info.owner is not None:
+            raise PermissionError(f"the file names {who!r} as the annotator: the labels of a campaign with an owner "
+                                  f"are imported as the member who imports them ({by or 'nobody: give --by EMAIL'}) "
+                                  "only; import each member's labels with their own --by.")
+        return self._member(author(who))
 
     def _release(self, db, example_id: str, who: str) -> None:
         """After ``who``'s label of ``example_id``: their claim given up, the example's count of labels updated."""
@@ -800,10 +853,13 @@ class Campaign(Claims):
             "annotator": queue["example_id"].map(who),
             "adjudicator": queue["example_id"].map(self._adjudicated()["adjudicator"])})
 
-    def import_labels(self, table: pd.DataFrame, annotator: str = "import") -> int:
+    def import_labels(self, table: pd.DataFrame, annotator: str | None = None, by: str | None = None) -> int:
         """Record the labels of an exported table that came back filled in (``example_id`` and ``label``, and
-        ``annotator`` where given; empty labels are not labels yet), in one transaction: all or none. Refused,
-        naming the rows, for ids outside the queue or values off the scale. Returns how many were recorded."""
+        ``annotator`` where given; empty labels are not labels yet), imported by ``by`` (the importer's identity;
+        None: nobody signed in), in one transaction: all or none. A row without an annotator is ``annotator``'s,
+        by default the importer's (``"import"`` where nobody signs in). Refused, naming the rows, for ids outside
+        the queue, values off the scale, labels the design did not draw (:meth:`_out_of_design`) and annotators
+        who are not the importer (:meth:`_imported_as`). Returns how many were recorded."""
         columns = {str(c).strip().lower(): c for c in table.columns}
         label_col = next((columns[c] for c in ("label", "correct", "value", "score", "outcome") if c in columns),
                          None)
@@ -813,22 +869,27 @@ class Campaign(Claims):
         ids = table[columns["example_id"]].astype(str).str.strip()
         raw = table[label_col]
         given = raw.notna() & (raw.astype(str).str.strip() != "")
+        annotator = annotator or canonical(by) or "import"
         names = table[columns["annotator"]] if "annotator" in columns else pd.Series(annotator, index=table.index)
-        problems, rows = [], []
-        for line, (eid, value, who) in enumerate(zip(ids[given], raw[given], names[given])):
+        problems, rows, lines = [], [], []
+        for line, (eid, value, who) in zip(given.index[given] + 2, zip(ids[given], raw[given], names[given])):
+            lines.append((int(line), eid))
             try:
-                rows.append((eid, self._member(who if isinstance(who, str) and who.strip() else annotator),
+                rows.append((eid, self._imported_as(who if isinstance(who, str) and who.strip() else annotator, by),
                              parse_value(value, self.info.metric, self.info.scale)))
             except (EvalDataError, PermissionError) as exc:
-                problems.append(f"line {int(given[given].index[line]) + 2}: {exc}")
-        queued = {r["example_id"] for r in catalog.rows(self._db, "SELECT example_id FROM queue WHERE "
-                                                                   "campaign_id = ?", (self.id,))}
-        outside = sorted({eid for eid, _, _ in rows} - queued)
-        if outside:
-            problems.insert(0, f"{len(outside)} example id(s) are not in the campaign's queue: {listed(outside)}")
-        if problems:
-            raise EvalDataError("The labels file was not imported (nothing was recorded): " + "; ".join(problems[:5]))
+                problems.append(f"line {int(line)}: {exc}")
         with catalog.transaction(self._db) as db:
+            queued = {r["example_id"] for r in db.execute("SELECT example_id FROM queue WHERE campaign_id = ?",
+                                                          (self.id,))}
+            outside = sorted({eid for _, eid in lines} - queued)
+            if outside:
+                problems.insert(0, f"{len(outside)} example id(s) are not in the campaign's queue: {listed(outside)}")
+            problems += self._out_of_design(db, lines)
+            if problems:
+                raise EvalDataError("The labels file was not imported (nothing was recorded): " +
+                                    "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more problems"
+                                                               if len(problems) > 5 else ""))
             for eid, who, number in rows:
                 self._record_in(db, eid, who, number, None, False, need_claim=False)
         return len(rows)

@@ -243,14 +243,16 @@ class ComparisonCampaign(Claims):
         self._release(db, example_id, who)
         return int(cursor.lastrowid)
 
-    def import_labels(self, table: pd.DataFrame, annotator: str = "import") -> int:
+    def import_labels(self, table: pd.DataFrame, annotator: str | None = None, by: str | None = None) -> int:
         """Record the labels of an exported table (:meth:`export`) that came back filled in, in one transaction:
         all or none. A row's label is its ``correct <model>`` cells (1 or 0; identical outputs may be judged once)
         or, where they are all empty and the outputs are classes or choices, its ``answer`` (the right one); rows
         with neither are not labeled yet, and a row equal to its annotator's label in force (an exported label read
-        back) is not recorded again; ``annotator`` where the row names none. Refused, naming the lines (line 1 the
-        header), for ids outside the queue, verdicts off the scale or missing, and labels that differ from another
-        annotator's. Returns how many were recorded."""
+        back) is not recorded again; ``annotator`` where the row names none (by default the importer ``by``, or
+        ``"import"`` where nobody signs in). Refused, naming the lines (line 1 the header), for ids outside the
+        queue, verdicts off the scale or missing, labels that differ from another annotator's, labels the design did
+        not draw and annotators who are not the importer (as :meth:`.campaign.Campaign.import_labels`). Returns how
+        many were recorded."""
         columns = {str(c).strip(): c for c in table.columns}
         judged = {m: columns[f"correct {m}"] for m in self.info.models if f"correct {m}" in columns}
         answers = columns.get("answer") if self.info.outputs == "class" else None
@@ -267,10 +269,15 @@ class ComparisonCampaign(Claims):
         cells = table.astype(object)  # Python numbers, as a person typed them (not numpy scalars)
         given = {m: filled(c) for m, c in judged.items()}
         said = filled(answers) if answers is not None else pd.Series(False, index=table.index)
+        annotator = annotator or canonical(by) or "import"
         names = table[columns["annotator"]] if "annotator" in columns else pd.Series(annotator, index=table.index)
+        labeled = pd.concat([*given.values(), said], axis=1).any(axis=1)
         problems, done = [], 0
         with catalog.transaction(self._db) as db:
-            for line, i in enumerate(table.index, start=2):
+            problems += self._out_of_design(db, [(line, str(cells.at[i, columns["example_id"]]).strip())
+                                                 for line, i in enumerate(table.index, start=2) if labeled[i]])
+            # where the design refuses the file, its lines are not read further (each said once, nothing kept)
+            for line, i in ([] if problems else enumerate(table.index, start=2)):
                 value = {m: cells.at[i, c] for m, c in judged.items() if given[m][i]} or (
                     str(cells.at[i, answers]) if said[i] else None)
                 if value is None:
@@ -278,7 +285,7 @@ class ComparisonCampaign(Claims):
                 who = names[i] if isinstance(names[i], str) and names[i].strip() else annotator
                 example_id = str(cells.at[i, columns["example_id"]]).strip()
                 try:
-                    who = self._member(who)
+                    who = self._imported_as(who, by)
                     mine = db.execute("SELECT verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
                                       "AND annotator = ? AND replaced_by IS NULL AND skipped = 0",
                                       (self.id, example_id, who)).fetchone()
