@@ -80,6 +80,8 @@ class Imported:
     label: str = ""
     #: files of the tool's set left out with a warning, each 'name was left out: why' (the others were read)
     left_out: list[str] = field(default_factory=list)
+    #: what the reader warns of in the files it read, each naming its file (e.g. ratings outside the judge's scale)
+    warnings: list[str] = field(default_factory=list)
 
 
 #: how many folders above a file given by path are kept in :attr:`LogFile.parents`

@@ -116,7 +116,8 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     if n_rows > limits.max_rows:
         raise EvalDataError(f"The files hold {n_rows:,} rows; evalcore reads at most {limits.max_rows:,} rows into "
                             f"memory. Upload fewer files or a sample. {limits.raise_hint('rows')}")
-    warnings = left_out + (unrelated_files(imported) if kind in (LOG, SUMMARY) else mixed_judges(imported))
+    warnings = left_out + [warning for item in imported for warning in item.warnings]
+    warnings += unrelated_files(imported) if kind in (LOG, SUMMARY) else mixed_judges(imported)
     pooled = pooled_runs(imported) if kind == LOG else []
     frame, runs = _stack(imported, kind, notes)
     warnings.extend(w for model, w in pooled if model in set(frame["model"].astype(str)))

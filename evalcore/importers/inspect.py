@@ -485,6 +485,15 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     scorer_name, key = owner[main]
     role, how = _label(main, main_values, known.get(scorer_name), key,
                        _letter_grades([scores.get(scorer_name) for scores in all_scores], key))
+    if role == "correct" and _marks_an_answer(main_values, known.get(scorer_name), key):
+        declared = ", ".join(known[scorer_name].declared(key))
+        raise EvalDataError(
+            f"{file.name}: scorer '{main}' gives every sample the value C (CORRECT) and declares the metrics "
+            f"{declared}, not accuracy: its value marks that an answer was given (e.g. any_choice in a questionnaire "
+            "such as personality's BFI), not that the answer is right, so it is not a correctness score and its "
+            f"accuracy would be 1.0. The log's results are its metrics ({declared}), computed over the answers "
+            "chosen, which have no per-sample value to estimate; upload a log scored for correctness (a scorer "
+            "declaring accuracy, e.g. choice() or match()).")
     frame[role] = main_values.to_numpy(dtype=float)
     notes.append(f"{file.name}: scorer '{main}' is the metric ('{role}'): {how}.")
     if is_judge[main]:
@@ -552,6 +561,13 @@ def _label(column: str, values: pd.Series, scorer: _Scorer | None, key: str,
     basis = f"its metrics ({names}) do not say" if names else "the log declares no metric for it"
     return ("correct" if binary else "score"), (f"{basis}, so its values decide: "
                                                 f"{'every value is 0 or 1' if binary else 'values other than 0 and 1'}")
+
+
+def _marks_an_answer(values: pd.Series, scorer: _Scorer | None, key: str) -> bool:
+    """Whether a scorer read as correctness gives every sample 1 (C) while declaring only metrics that are neither
+    accuracy nor a mean (e.g. trait ratios): the value then marks an answer given, not a right one."""
+    declared = scorer.declared(key) if scorer is not None else []
+    return bool(declared) and _kind(declared) is None and bool(values.dropna().eq(1).all())
 
 
 def _output_text(sample: dict) -> str | None:

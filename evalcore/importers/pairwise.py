@@ -29,8 +29,13 @@ Formats:
     separately; ``turn`` is absent, i.e. 1, in older files); ``group`` = MT-Bench's category of the question when
     every question id is one of its 80 (81-90 writing, 91-100 roleplay, 101-110 reasoning, 111-120 math, 121-130
     coding, 131-140 extraction, 141-150 stem, 151-160 humanities: ``data/mt_bench/question.jsonl``);
-    ``score`` = the judge's 1-10 rating. ``score == -1`` (the judge's output had no parsable rating) is left out
-    and counted, as FastChat's ``show_result.py`` does. A (model, question, turn) judged again is a ``repeat``
+    ``score`` = the judge's rating, on the scale its prompt instructs ("rate the response on a scale of 1 to 10";
+    a judge's second-turn prompts keep it in the system prompt, which the file does not hold: the scale its other
+    prompts state; FastChat's 1-10 where none does): ratings outside that scale are read as written with a warning
+    naming the values seen and the scale. ``score == -1`` (the judge's output had no parsable rating) is left out
+    and counted, as FastChat's ``show_result.py`` does. Each judge (its model and prompt; FastChat's math and
+    multi-turn variants of a prompt are one) is a task of its own where several grade the same answers, or where
+    the file holds several judge models. A (model, question, turn) judged again by the same judge is a ``repeat``
     (numbered 0, 1 ... in file order; FastChat averages every judgment). ``user_prompt`` (the judge's prompt, which
     holds the question and the model's answer) is the ``input`` text, ``judgment`` (the judge's reasoning) the
     ``explanation``.
@@ -299,11 +304,40 @@ def _bench(file: LogFile) -> str:
     return match.group(1) if match else "mt_bench"
 
 
+#: the rating scale of FastChat's single-answer judge prompts (``judge_prompts.jsonl``: "rate the response on a scale
+#: of 1 to 10", parsed from "[[rating]]")
+_FASTCHAT_SCALE = (1.0, 10.0)
+#: the judge's instruction to rate (FastChat: "you must rate the response on a scale of 1 to 10"), not a scale that
+#: the question or the answer quoted in the prompt mentions
+_STATED_SCALE = re.compile(r"\brate (?:the|this|each|their) (?:[\w']+ ){0,3}?on a scale (?:of|from) (-?\d+(?:\.\d+)?) "
+                           r"(?:to|-|–) (-?\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def _stated_scale(prompt) -> tuple[float, float] | None:
+    """The rating scale a judge's prompt instructs ("rate the response on a scale of 1 to 10"), or None."""
+    found = _STATED_SCALE.search(prompt) if isinstance(prompt, str) else None
+    return (float(found[1]), float(found[2])) if found and float(found[1]) < float(found[2]) else None
+
+
+def _prompt_family(judge) -> str | None:
+    """The judge prompt's name without FastChat's per-question variants ("single-math-v1-multi-turn" ->
+    "single-v1": the prompts of one judge for math questions and second turns), or None when the judge names none."""
+    if not isinstance(judge, list) or len(judge) < 2 or judge[1] is None:
+        return None
+    return str(judge[1]).replace("-multi-turn", "").replace("-math-", "-")
+
+
+def _some_values(values: list[float], k: int = 8) -> str:
+    """'0, 35, 73.5 and 12 more'."""
+    return ", ".join(f"{v:g}" for v in values[:k]) + (f" and {len(values) - k} more" if len(values) > k else "")
+
+
 def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
     frame = _table(file, records, numbers, ("question_id", "model", "score"), ("turn", "judge", "user_prompt",
                                                                                "judgment"))
     total = len(frame)
     notes: list[str] = []
+    warnings: list[str] = []
     score = pd.to_numeric(frame["score"].map(lambda v: as_number(v, booleans=False)), errors="coerce")
     unparsed = (score == _UNPARSED).to_numpy()
     missing = score.isna().to_numpy()
@@ -339,24 +373,58 @@ def _mt_single(file: LogFile, records: list[dict], numbers: list[str]) -> Import
         notes.append("group = MT-Bench's category of each question (writing, roleplay ...; questions 81-160, ten "
                      "per category).")
     names = sorted(set(judges.dropna()))
-    if len(names) > 1:
-        out["task"] = out["task"] + " (judge " + judges.fillna("?") + ")"
-        notes.append(f"The file holds judgments by {len(names)} judge models ({', '.join(names)}): each judge's "
-                     "scores are a task of their own.")
+    prompts = frame["judge"].map(_prompt_family)[keep].reset_index(drop=True)
+    judged_by = judges.fillna("?") + ", prompt " + prompts.fillna("?")
+    answers = out["model"] + "\x00" + out["example_id"]
+    several_prompts = bool((prompts.fillna("?").groupby([answers, judges.fillna("?")]).nunique() > 1).any())
+    if len(names) > 1 or several_prompts:
+        out["task"] = out["task"] + " (judge " + (judged_by if several_prompts else judges.fillna("?")) + ")"
+        if several_prompts:
+            notes.append(f"{file.name}: answers are graded by {judged_by.nunique()} judges (judge model and prompt: "
+                         f"{'; '.join(sorted(set(judged_by)))}): each judge's scores are a task of their own, not "
+                         "repeats of one another (each prompt asks its own question, on its own scale).")
+        else:
+            notes.append(f"The file holds judgments by {len(names)} judge models ({', '.join(names)}): each judge's "
+                         "scores are a task of their own.")
     repeat = out.groupby(["model", "task", "example_id"], sort=False).cumcount()
     if (repeat > 0).any():
         out["repeat"] = repeat.astype(int)
         notes.append(f"{int((repeat > 0).sum()):,} judgments grade a (model, question, turn) already graded "
-                     "(re-judged): each is a repeat, numbered in file order.")
+                     "(re-judged by the same judge and prompt): each is a repeat, numbered in file order.")
     judge = f" by {', '.join(names)}" if names else ""
-    notes.append(f"score = the AI judge's rating from 1 to 10{judge} (single-answer grading); each turn of a "
-                 "question is an example ('81/turn 1').")
+    scales = frame["user_prompt"].map(_stated_scale)[keep].reset_index(drop=True) if "user_prompt" in frame else \
+        pd.Series([None] * len(out), dtype=object)
+    # a judge's prompts for second turns hold its instruction in the system prompt, which the file does not keep:
+    # they rate on the scale the same judge's other prompts state
+    by_judge = scales.groupby(judged_by).agg(lambda s: s.dropna().mode().iloc[0] if s.notna().any() else None)
+    expected = scales.where(scales.notna(), judged_by.map(by_judge)).map(lambda scale: scale or _FASTCHAT_SCALE)
+    low, high = expected.map(lambda scale: scale[0]), expected.map(lambda scale: scale[1])
+    outside = ((out["score"] < low) | (out["score"] > high)).to_numpy()
+    used = sorted(set(expected))
+    span = (f"from {used[0][0]:g} to {used[0][1]:g}" if len(used) == 1
+            else "on the scales " + ", ".join(f"{a:g} to {b:g}" for a, b in used))
+    basis = ("the scale of FastChat's single-answer prompts" if scales.isna().all() else
+             "as the judge's prompts state")
+    scale_said = f"{span}, {basis}"
+    if outside.any():
+        seen = sorted(set(out["score"][outside]))
+        warnings.append(f"{file.name}: {int(outside.sum()):,} of {len(out):,} ratings lie outside the scale the judge "
+                        f"was given ({scale_said}): values seen {_some_values(seen)}; ratings of the file range from "
+                        f"{out['score'].min():g} to {out['score'].max():g}. The judge rated on another scale (a "
+                        "custom prompt?): the scores are read as written, so their mean is on that scale; check the "
+                        "judge's prompt, or rescale the ratings before comparing them with other MT-Bench scores.")
+        notes.append(f"score = the AI judge's rating as written{judge} (single-answer grading; values from "
+                     f"{out['score'].min():g} to {out['score'].max():g}, see the warning); each turn of a question "
+                     "is an example ('81/turn 1').")
+    else:
+        notes.append(f"score = the AI judge's rating {span}{judge} ({basis}; single-answer grading); each turn of a "
+                     "question is an example ('81/turn 1').")
     if "input" in out:
         notes.append("input = the judge's prompt (it holds the question and the model's answer); explanation = the "
                      "judge's reasoning.")
     columns = [c for c in ("model", "task", "group", "example_id", "repeat", "score", "input", "explanation")
                if c in out]
-    return Imported(out[columns], kind="log", tool=MT_BENCH, files=(file.name,), notes=notes)
+    return Imported(out[columns], kind="log", tool=MT_BENCH, files=(file.name,), notes=notes, warnings=warnings)
 
 
 def _mt_pair(file: LogFile, records: list[dict], numbers: list[str]) -> Imported:
