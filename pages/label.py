@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from evalcore.data.display import literal
+from evalcore.data.display import bidi_visible, literal
 from evalcore.data.media import MediaError, image_suffix, load_image, media_dir
 from evalcore.data.options import chosen_letter, option_lines, parse_options
 from evalcore.errors import EvalDataError
@@ -388,7 +388,7 @@ def _example(campaign: Campaign, example_id: str, who: str) -> None:
     if info.metric == "pairwise" and row is not None:
         sides = [str(row.get("model_a", "")), str(row.get("model_b", ""))]
         left, right = sides[::-1] if _flipped(info.seed, example_id) else sides  # the buttons follow this order
-        st.text(f"Left: {left}    Right: {right}    (the order is random for each battle)")
+        st.text(bidi_visible(f"Left: {left}    Right: {right}    (the order is random for each battle)"))
     _show_text(row, "output", "The model's output")
     if not (image or question or options):
         st.info(literal(f"This log keeps no question, options or image for its examples: label it from the "
@@ -517,7 +517,7 @@ def _pending(campaign: Campaign, who: str, pending: pd.DataFrame, examples: pd.D
             for label in pending[pending["example_id"] == example_id].itertuples(index=False):
                 shown = SHOWN.get(info.metric, {}).get(label.value, f"{label.value:g}")
                 note = f" (note: {label.note})" if isinstance(label.note, str) and label.note else ""
-                st.text(f"{label.annotator}: {shown}{note}")
+                st.text(bidi_visible(f"{label.annotator}: {shown}{note}"))
             with st.expander("The example"):
                 row = texts.loc[example_id] if example_id in texts.index else None
                 for role, title in (("input", "Input"), ("target", "Reference"), ("output", "The model's output")):
@@ -680,7 +680,7 @@ def _compare_example(campaign: ComparisonCampaign, example_id: str, who: str) ->
                      key=f"compare_verdict_{example_id}_{k}")
     with st.expander("Which model gave which output"):
         for k, (_, models) in enumerate(groups, 1):
-            st.text(f"Output {k}: {', '.join(models)}")
+            st.text(bidi_visible(f"Output {k}: {', '.join(models)}"))
     args = (campaign, example_id, who)
     cols = st.columns(len(groups) + 1 if classes else 2)
     if classes:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import errno
 import importlib
 import importlib.util
 import os
@@ -205,10 +206,38 @@ def _positive(text: str) -> int:
     return value
 
 
-def _one_line(message: str) -> str:
-    """``message`` as one terminal line: whitespace runs as one space, control and other invisible characters
-    (escape sequences, bidirectional overrides, from names in the data) escaped as Python writes them."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(message.split()))
+def _one_line(message: object) -> str:
+    """``message`` as one terminal line, the one way every text from the data or the user (names of files, columns,
+    models, campaigns) reaches the terminal: whitespace runs as one space, control characters (ESC of escape
+    sequences, BEL) and other invisible ones (the bidirectional controls U+202A-U+202E, U+2066-U+2069, U+200E,
+    U+200F, U+061C: Unicode's format characters) escaped as Python writes them (``\x1b``, ``\u202e``)."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(message).split()))
+
+
+#: what to do when the disk refuses a file a command writes, by errno
+_WRITE_FIXES = {errno.ENOENT: "its folder does not exist: create it, or give a path in an existing folder",
+                errno.ENOTDIR: "a part of its path is a file, not a folder: give a path in a folder",
+                errno.EISDIR: "it is a folder: give a file name",
+                errno.EACCES: "the user running evalcore may not write there: give a path in a writable folder",
+                errno.EPERM: "the user running evalcore may not write there: give a path in a writable folder",
+                errno.EROFS: "the file system is read-only: give a path on a writable disk",
+                errno.ENOSPC: "the disk is full: free space on it, or give a path on another disk",
+                errno.EDQUOT: "the disk quota is used up: free space, or give a path on another disk"}
+
+
+def write_output(path: Path, data: bytes | str, what: str = "the file") -> None:
+    """Write ``data`` (text as UTF-8) to ``path``, a file the command was asked for (``-o``, ``--json``); a write the
+    disk refuses (a missing folder, a read-only folder or file system, a full disk) is the command's one-line error
+    naming the file, what happened and what to do."""
+    try:
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_bytes(data)
+    except OSError as exc:
+        code = errno.errorcode.get(exc.errno or 0, "error")
+        fix = _WRITE_FIXES.get(exc.errno or 0, exc.strerror or str(exc))
+        raise EvalDataError(f"{path}: cannot write {what} ({code}): {fix}.") from exc
 
 
 def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never",
@@ -300,14 +329,14 @@ def _validate(args: argparse.Namespace) -> int:
     except EvalDataError as exc:
         if args.debug:
             raise
-        print(f"{names}: NOT USABLE\n  {_one_line(str(exc))}")
+        print(f"{_one_line(names)}: NOT USABLE\n  {_one_line(str(exc))}")
         return 1
     if not isinstance(log, pd.DataFrame):  # a log in the engine (DuckDB)
-        print(f"{names}: usable: a log table with {log.n_rows:,} rows and {len(log.models())} models "
+        print(f"{_one_line(names)}: usable: a log table with {log.n_rows:,} rows and {len(log.models())} models "
               "(read in the engine, DuckDB).")
         print("column mapping (role: column):")
         for role, column in log.mapping.items():
-            print(f"  {role}: {column}")
+            print(f"  {role}: {_one_line(column)}")
         if log.notes:
             print("notes:")
             for line in log.notes:
@@ -321,14 +350,14 @@ def _validate(args: argparse.Namespace) -> int:
         _write_json(args.json, names, info, table, args.level)
         if str(args.json) == "-":
             return 0
-    print(f"{names}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
+    print(f"{_one_line(names)}: usable: a {info.kind} table with {info.n_rows:,} rows and {info.n_models} models.")
     if info.files:
         print("files (file: tool that wrote it):")
         for file, tool in zip(info.files, info.tools):
-            print(f"  {file}: {'a plain table' if tool == TABLE else tool}")
+            print(f"  {_one_line(file)}: {'a plain table' if tool == TABLE else _one_line(tool)}")
     print("column mapping (role: column):")
     for role, column in info.mapping.items():
-        print(f"  {role}: {column}")
+        print(f"  {role}: {_one_line(column)}")
     if len(table):
         print(_readout_text(table, args.level))
     for title, lines in (("warnings", info.warnings), ("notes", info.notes)):
@@ -375,10 +404,7 @@ def _write_json(target: Path, names: str, info, table, level: float) -> None:
     if str(target) == "-":
         print(text)
         return
-    try:
-        target.write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise EvalDataError(f"{target}: cannot write the JSON ({exc.strerror}).") from exc
+    write_output(target, text + "\n", "the JSON")
 
 
 def while_importing(work: Callable[[], T], *modules: str) -> T:
@@ -418,13 +444,10 @@ def _report(args: argparse.Namespace) -> int:
     if args.base is not None and not any(section.key == "comparison" for section in report.sections):
         why = next((line for line in report.skipped if line.startswith("Comparison:")), "Comparison: not possible.")
         raise EvalDataError(f"the report was asked to compare {args.new} with {args.base}; {why}")
-    try:
-        args.out.write_text(report.html(), encoding="utf-8")
-    except OSError as exc:
-        raise EvalDataError(f"{args.out}: cannot write the report ({exc.strerror}).") from exc
+    write_output(args.out, report.html(), "the report")
     if not args.quiet:
         size = args.out.stat().st_size / 2**20
-        print(f"wrote {args.out} ({size:.1f} MB, {len(report.sections)} sections)", file=sys.stderr)
+        print(f"wrote {_one_line(args.out)} ({size:.1f} MB, {len(report.sections)} sections)", file=sys.stderr)
     return 0
 
 
@@ -459,14 +482,15 @@ def _workspace_add(args: argparse.Namespace) -> int:
                                    args.shared)
     else:
         record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict), args.name, None, args.owner, args.shared)
-    print(f"saved '{record.name}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} in {folder}")
-    print(access.who(record.owner, record.shared))
+    print(f"saved '{_one_line(record.name)}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} "
+          f"in {_one_line(folder)}")
+    print(_one_line(access.who(record.owner, record.shared)))
     if args.series:
         if record.kind != "log":
             raise EvalDataError(f"a series follows per-example logs; this is a {record.kind} table (saved, but not "
                                 f"added to the series {args.series!r}).")
         run = workspace.add_to_series(record.id, args.series, args.time, dict(args.meta), args.owner)
-        print(f"added as a run of the series '{run.series}' ({run.run_time})")
+        print(f"added as a run of the series '{_one_line(run.series)}' ({run.run_time})")
     return 0
 
 

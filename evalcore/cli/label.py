@@ -12,8 +12,9 @@ labels and with the others;
 nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate, for a comparison the sentence of
 :func:`evalcore.labeling.comparison.comparison_sentence` (and writes the numbers as JSON); ``report CAMPAIGN_ID -o
 F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design; a comparison's
-with its answer). Text from the data (model names, outputs, notes) is printed as one line with control characters
-escaped (:func:`evalcore.cli._one_line`).
+with its answer). Text from the data (model names, outputs, notes) is printed as one line with control and bidirectional
+characters escaped (:func:`evalcore.cli._one_line`), file names too; a file the disk refuses to write is a one-line
+error naming it (:func:`evalcore.cli.write_output`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from evalcore.cli import WORKSPACE_HELP, _level, _one_line, _positive, missing_in, workspace_folder
+from evalcore.cli import WORKSPACE_HELP, _level, _one_line, _positive, missing_in, workspace_folder, write_output
 
 
 def add_parser(commands) -> None:
@@ -172,15 +173,15 @@ def _export(args) -> int:
 
     campaign = _open(args)
     table = campaign.export()
-    args.out.write_bytes(csv_bytes(table))
+    write_output(args.out, csv_bytes(table))
     if campaign.info.kind == "comparison":
-        print(f"wrote {args.out} ({len(table):,} queued examples, {int((table['status'] == 'labeled').sum()):,} "
+        print(f"wrote {_one_line(args.out)} ({len(table):,} queued examples, {int((table['status'] == 'labeled').sum()):,} "
               f"labeled, {int((table['status'] == 'skipped').sum()):,} skipped)", file=sys.stderr)
         return 0
     annotators = args.out.with_name(f"{args.out.stem}.annotators.csv")
-    annotators.write_bytes(csv_bytes(campaign.annotator_quality()))
-    print(f"wrote {args.out} ({len(table):,} queued examples, {int(table['label'].notna().sum()):,} settled, "
-          f"{int((table['status'] == 'pending').sum()):,} awaiting adjudication) and {annotators} (each annotator's "
+    write_output(annotators, csv_bytes(campaign.annotator_quality()))
+    print(f"wrote {_one_line(args.out)} ({len(table):,} queued examples, {int(table['label'].notna().sum()):,} settled, "
+          f"{int((table['status'] == 'pending').sum()):,} awaiting adjudication) and {_one_line(annotators)} (each annotator's "
           "agreement with the settled labels and the others)", file=sys.stderr)
     return 0
 
@@ -200,7 +201,7 @@ def _import(args) -> int:
         done = campaign.import_labels(table, args.annotator, by=args.by)
     except EvalDataError as exc:
         raise EvalDataError(f"{args.labels}: {exc}") from exc
-    print(f"recorded {done:,} labels from {args.labels}", file=sys.stderr)
+    print(f"recorded {done:,} labels from {_one_line(args.labels)}", file=sys.stderr)
     return 0
 
 
@@ -217,8 +218,8 @@ def _report(args) -> int:
         report = build_report(campaign.summary(), settings=Settings(level=campaign.info.level,
                                                                     seed=campaign.info.seed),
                               title=f"Labeling campaign {campaign.info.name}")
-    args.out.write_text(report.html(), encoding="utf-8")
-    print(f"wrote {args.out}: {_one_line(report.summary[0]) if report.summary else ''}", file=sys.stderr)
+    write_output(args.out, report.html(), "the report")
+    print(f"wrote {_one_line(args.out)}: {_one_line(report.summary[0]) if report.summary else ''}", file=sys.stderr)
     return 0
 
 
@@ -237,6 +238,6 @@ def _status(args) -> int:
         said = sentence(campaign.info, estimate)
         numbers = {**estimate.as_dict(), "campaign": campaign.id, "model": campaign.info.model}
     if args.json is not None:
-        args.json.write_text(json.dumps(_finite(numbers), indent=2))
+        write_output(args.json, json.dumps(_finite(numbers), indent=2), "the JSON")
     print(_one_line(said))
     return 0

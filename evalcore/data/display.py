@@ -7,6 +7,9 @@ its own escape:
 * :func:`plotly_literal` for any text of a plotly figure (titles, legend names, tick labels, hover text);
 * :func:`chart_labels` for the categories of a chart axis or legend: shortened, unique and escaped;
 * :func:`mathtext_literal` for matplotlib text (its mathtext reads ``$...$``).
+
+Each of them also shows the bidirectional controls of a name as their codes (:func:`bidi_visible`): a right-to-left
+override in a name (U+202E) would otherwise reverse the rest of the line on every page.
 """
 
 from __future__ import annotations
@@ -26,8 +29,17 @@ ELLIPSIS = "…"
 _PUNCTUATION = frozenset(string.punctuation)  # every ASCII punctuation character may be backslash-escaped
 _ARROW_START, _ARROW_END = frozenset("<->~"), frozenset("->=")  # '->', '<-', '--', '>=', '<=', '~=', '<->'
 _LINE_BREAK = re.compile(r"\r\n|\r|\n|\u2028|\u2029")
+#: the bidirectional controls: embeddings and overrides (U+202A-U+202E), isolates (U+2066-U+2069) and the
+#: invisible marks (U+200E, U+200F, U+061C); in a name they reorder the text around it ("exe.txt" shown "txt.exe")
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 #: plotly's markup characters and their entities ('&' first: the others bring their own '&')
 _PLOTLY_ENTITIES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("$", "&#36;"), ("%{", "&#37;{"))
+
+
+def bidi_visible(value: object) -> str:
+    """The text of ``value`` with each bidirectional control shown as its code (``\\u202e``, as Python writes it)
+    instead of acting on the text around it: the name is shown as it is, in its own order."""
+    return _BIDI.sub(lambda found: ascii(found.group())[1:-1], str(value))
 
 
 def literal(value: object) -> str:
@@ -39,8 +51,9 @@ def literal(value: object) -> str:
     Streamlit replaces emoji and icon shortcodes and arrows, and GFM links ``http://``, ``www.`` and e-mail
     addresses, in the parsed text, where the escapes are gone. Line breaks become spaces (a name must not
     start a new block) and a leading space or tab becomes a character reference (four would start a code block).
+    Bidirectional controls are shown as their codes (:func:`bidi_visible`).
     """
-    text = _LINE_BREAK.sub(" ", str(value))
+    text = _LINE_BREAK.sub(" ", bidi_visible(value))
     out = []
     for i, char in enumerate(text):
         if char == "." and text[max(0, i - 3):i].lower() == "www":  # 'www.' starts a link (GFM autolink literal)
@@ -60,9 +73,9 @@ def plotly_literal(value: object) -> str:
     decodes entities (``&lt;`` -> ``<``), substitutes ``%{...}`` in hover templates and typesets ``$...$`` as LaTeX
     when MathJax is present. ``& < > $ %{`` become entities, which plotly decodes back to the characters after
     parsing tags and templates (``%{`` is the only template syntax; a lone ``%`` stays). Line breaks become
-    spaces (plotly breaks lines only at ``<br>``).
+    spaces (plotly breaks lines only at ``<br>``); bidirectional controls are shown as their codes.
     """
-    text = _LINE_BREAK.sub(" ", str(value))
+    text = _LINE_BREAK.sub(" ", bidi_visible(value))
     for char, entity in _PLOTLY_ENTITIES:
         text = text.replace(char, entity)
     return text
@@ -97,4 +110,4 @@ def chart_labels(names: Iterable[object], width: int = LABEL_WIDTH) -> dict[str,
 def mathtext_literal(value: object) -> str:
     """Text that matplotlib draws as exactly the text of ``value``: every ``$`` escaped as ``\\$``, so mathtext
     never starts (matplotlib turns ``\\$`` back into ``$`` in plain text)."""
-    return str(value).replace("$", r"\$")
+    return bidi_visible(value).replace("$", r"\$")

@@ -66,3 +66,14 @@ def test_a_read_only_instance_records_no_label(folder, on_the_network, monkeypat
     assert any("No label is recorded in this session" in t and "read-only" in t for t in texts(at.info))
     assert "label_annotator" not in _keys(at) and "label_correct" not in [b.key for b in at.button]
     assert campaign.history().empty and len(campaign.export()) == 40
+
+
+def test_a_right_to_left_override_in_a_campaign_name_does_not_act(folder):
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool")
+    campaign = Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3, name="eval\u202etxt.exe")
+    at = open_page("label", campaign=campaign.id)
+    assert_no_exception(at)
+    shown = texts(at.caption) + texts(at.markdown) + [t.value for t in at.text]
+    assert any("eval\\u202etxt.exe" in t for t in shown)
+    assert not any("\u202e" in t for t in shown)
