@@ -508,14 +508,15 @@ def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) ->
 def _pending(campaign: Campaign, who: str, pending: pd.DataFrame, examples: pd.DataFrame) -> None:
     """The first :data:`QUEUE_SHOWN` examples awaiting adjudication, each with its labels and the value to choose."""
     info = campaign.info
-    st.caption("These examples' labels disagree: they count in the estimate only as a range until settled. Choose "
-               "the right value of each.")
+    st.caption("These examples' labels disagree, or they were skipped (often the hard ones): they count in the "
+               "estimate only as a range until settled. Choose the right value of each.")
     texts = example_table(info.dataset_id, info.model, info.owner, info.metric)
     for example_id, position in examples[["example_id", "position"]].head(QUEUE_SHOWN).itertuples(index=False):
         with st.container(border=True):
             st.markdown(f"**Example {literal(example_id)}** (position {position + 1:,} of the queue)")
             for label in pending[pending["example_id"] == example_id].itertuples(index=False):
-                shown = SHOWN.get(info.metric, {}).get(label.value, f"{label.value:g}")
+                shown = ("skipped" if label.value != label.value else
+                         SHOWN.get(info.metric, {}).get(label.value, f"{label.value:g}"))
                 note = f" (note: {label.note})" if isinstance(label.note, str) and label.note else ""
                 st.text(bidi_visible(f"{label.annotator}: {shown}{note}"))
             with st.expander("The example"):
@@ -603,11 +604,12 @@ def _campaign(campaign: Campaign) -> None:
 
 
 def _claimed(campaign: Campaign | ComparisonCampaign, who: str) -> str | None:
-    """The example the campaign hands ``who`` (claimed for them); None, said, when the queue is done for them or they
-    may not label it."""
+    """The example the campaign hands ``who`` (claimed for them); None, said, when the queue is done for them, they
+    may not label it, or the workspace cannot be written (a full or read-only disk: the workspace's own message,
+    :func:`evalcore.workspace.storage.storage_problem`)."""
     try:
         example_id = campaign.next(who)
-    except PermissionError as exc:
+    except (EvalDataError, PermissionError) as exc:
         st.error(literal(str(exc)))
         return None
     if example_id is None:

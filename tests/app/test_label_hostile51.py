@@ -4,11 +4,16 @@ text past today's bounds is shown cut."""
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 from streamlit import config
 
+from evalcore.errors import EvalDataError
 from evalcore.labeling.campaign import Campaign
-from evalcore.workspace import Workspace
+from evalcore.workspace import Workspace, catalog
+from evalcore.workspace.storage import storage_problem
 from test_label_page import _pool_csv
 from test_pages import assert_no_exception, open_page, texts
 
@@ -77,3 +82,20 @@ def test_a_right_to_left_override_in_a_campaign_name_does_not_act(folder):
     shown = texts(at.caption) + texts(at.markdown) + [t.value for t in at.text]
     assert any("eval\\u202etxt.exe" in t for t in shown)
     assert not any("\u202e" in t for t in shown)
+
+
+@pytest.mark.parametrize("code, said", [(errno.ENOSPC, "is full (ENOSPC"), (errno.EROFS, "read-only file system")])
+def test_a_full_or_read_only_workspace_is_said_in_the_workspaces_words(folder, monkeypatch, code, said):
+    campaign = _campaign(folder)
+    refused = EvalDataError(storage_problem(folder, OSError(code, os.strerror(code))))
+
+    def connect(path):
+        raise refused
+
+    monkeypatch.setattr(catalog, "connect", connect)  # every write of the catalog, as the disk would refuse it
+    at = open_page("label", campaign=campaign.id, annotator="ann")
+    assert_no_exception(at)
+    assert any(said in t and str(folder) in t for t in texts(at.error))
+    assert "label_correct" not in [b.key for b in at.button]
+    monkeypatch.undo()
+    assert campaign.history().empty
