@@ -12,7 +12,8 @@ labels and with the others;
 nothing); ``status CAMPAIGN_ID [--json F]`` prints the estimate, for a comparison the sentence of
 :func:`evalcore.labeling.comparison.comparison_sentence` (and writes the numbers as JSON); ``report CAMPAIGN_ID -o
 F.html`` writes the stakeholder report of the campaign's estimate (its summary opens with the design; a comparison's
-with its answer). Text from the data (model names, outputs, notes) is printed as one line with control and bidirectional
+with its answer); ``delete CAMPAIGN_ID`` deletes it with every label, for its owner only (``--by OWNER``; refused
+naming the owner). ``--by EMAIL`` says who runs an action: without it only the campaigns without an owner open. Text from the data (model names, outputs, notes) is printed as one line with control and bidirectional
 characters escaped (:func:`evalcore.cli._one_line`), file names too; a file the disk refuses to write is a one-line
 error naming it (:func:`evalcore.cli.write_output`).
 """
@@ -31,7 +32,7 @@ def add_parser(commands) -> None:
     """The ``label`` command and its actions on ``commands`` (the subparsers of :func:`evalcore.cli._parser`)."""
     from evalcore.labeling.designs import COMPARISON_DESIGNS, DESIGNS
 
-    label = commands.add_parser("label", help="labeling campaigns: create, export, import, status",
+    label = commands.add_parser("label", help="labeling campaigns: create, export, import, status, report, delete",
                                 description="Labeling campaigns run by statistics (the dashboard's Label page).")
     actions = label.add_subparsers(title="actions", required=True, metavar="ACTION")
 
@@ -91,6 +92,9 @@ def add_parser(commands) -> None:
     report = action("report", "write the stakeholder report of the campaign's estimate (the design's)", _report)
     report.add_argument("campaign", metavar="CAMPAIGN_ID")
     report.add_argument("--out", "-o", type=Path, required=True, help="the HTML file to write")
+
+    delete = action("delete", "delete the campaign with its queue and every label (its owner only)", _delete)
+    delete.add_argument("campaign", metavar="CAMPAIGN_ID")
 
     status = action("status", "print the campaign's estimate", _status)
     status.add_argument("campaign", metavar="CAMPAIGN_ID")
@@ -220,6 +224,16 @@ def _report(args) -> int:
                               title=f"Labeling campaign {campaign.info.name}")
     write_output(args.out, report.html(), "the report")
     print(f"wrote {_one_line(args.out)}: {_one_line(report.summary[0]) if report.summary else ''}", file=sys.stderr)
+    return 0
+
+
+@_lookup
+def _delete(args) -> int:
+    campaign = _open(args)
+    labels = len(campaign.history())
+    campaign.delete(viewer=args.by)
+    print(f"deleted the labeling campaign '{_one_line(campaign.info.name)}' ({campaign.id}) with its {labels:,} "
+          f"label{'' if labels == 1 else 's'}", file=sys.stderr)
     return 0
 
 

@@ -323,10 +323,15 @@ class Workspace:
                                             "ORDER BY created, rowid", (item_id,)).fetchall())
             if use.others:
                 raise PermissionError(use.refusal())
-            campaigns = db.execute("SELECT COUNT(*) FROM campaigns WHERE dataset_id = ?", (item_id,)).fetchone()[0]
+            campaigns = db.execute("SELECT id, name, owner FROM campaigns WHERE dataset_id = ? ORDER BY created, "
+                                   "rowid", (item_id,)).fetchall()
             if campaigns:
-                raise EvalDataError(f"{campaigns} labeling campaign(s) use this dataset: delete them first (their "
-                                    "labels would lose the examples they describe).")
+                named = "; ".join(f"“{c['name']}” ({c['id']}, " + (f"owner {canonical(c['owner'])})" if c["owner"]
+                                                                      else "no owner)") for c in campaigns)
+                raise EvalDataError(f"This dataset cannot be deleted: {len(campaigns)} labeling campaign(s) use it: "
+                                    f"{named}. Their owners delete them first (the Label page, or `evalcore label "
+                                    "delete CAMPAIGN_ID --by OWNER`): their labels would lose the examples they "
+                                    "describe.")
             if use.own and not with_analyses:
                 raise EvalDataError(f"{use.own} saved analyses of its owner use this dataset: delete them too "
                                     "(with_analyses=True) or keep the dataset.")

@@ -5,8 +5,10 @@ campaign is deleted by its owner only."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from crafted import evalcore
+from evalcore.errors import EvalDataError
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace, catalog
 
@@ -117,3 +119,26 @@ def test_a_file_the_disk_refuses_is_one_line_naming_it(tmp_path):
                                         cwd=tmp_path))
         assert "locked/out.csv: cannot write the file (EACCES): the user running evalcore may not write" in done
     locked.chmod(0o755)
+
+
+# ------------------------------------------------------------------------------------------------ item 3
+def test_label_delete_is_the_owners_and_a_dataset_names_the_campaigns_that_keep_it(tmp_path):
+    ws, dataset = _workspace(tmp_path, owner=BOB, shared=True)
+    campaign = Campaign.create(ws, dataset, "m", "srs", budget=10, owner=ALICE, shared=True, name="alice's audit")
+    campaign.record(campaign.next(ALICE), ALICE, 1)
+    with pytest.raises(EvalDataError) as kept:
+        ws.delete(dataset, viewer=BOB)
+    assert (f"1 labeling campaign(s) use it: “alice's audit” ({campaign.id}, owner {ALICE}). Their owners delete "
+            "them first") in str(kept.value)
+    other = _one_line_error(evalcore("label", "delete", campaign.id, "--by", BOB, "--workspace", "ws", cwd=tmp_path))
+    assert f"Only its owner ({ALICE}) can change or delete this item ({campaign.id})" in other
+    nobody = _one_line_error(evalcore("label", "delete", campaign.id, "--workspace", "ws", cwd=tmp_path))
+    assert "belongs to an owner, and nobody is signed in here" in nobody
+    assert Campaign.open(ws, campaign.id, viewer=ALICE).history()["annotator"].tolist() == [ALICE]
+    done = evalcore("label", "delete", campaign.id, "--by", "Alice@Team.org", "--workspace", "ws", cwd=tmp_path)
+    assert done.returncode == 0 and "deleted the labeling campaign 'alice's audit'" in done.stderr, done.stderr
+    assert "with its 1 label" in done.stderr
+    with pytest.raises(LookupError):
+        Campaign.open(ws, campaign.id, viewer=ALICE)
+    ws.delete(dataset, viewer=BOB)  # nothing keeps it now
+    assert ws.datasets(BOB) == []
