@@ -298,7 +298,8 @@ def sentence(info: CampaignRecord, estimate: LiveEstimate) -> str:
                "their labels disagree." if estimate.pending else "")
     if estimate.skipped:
         pending += (f" {estimate.skipped:,} skipped example{'' if estimate.skipped == 1 else 's'} "
-                    "count at their worst and best values in the interval (skips are not at random).")
+                    "count at their worst and best values in the interval (skips are not at random) and wait in "
+                    "the adjudication queue: settling them narrows it.")
     if estimate.estimate != estimate.estimate:  # NaN: not enough labels yet
         first = "2 labels in every stratum" if len(info.pool["strata"]) > 1 else "2 labels"
         return (f"{info.model}: {estimate.labels:,} labels so far; the first estimate needs {first}, and the stop "
@@ -715,14 +716,23 @@ class Campaign(Claims):
         return chosen
 
     def pending(self) -> pd.DataFrame:
-        """The adjudication queue: every label in force of each example whose labels disagree and that no
-        adjudication settles (:func:`settle`), in queue order: ``example_id``, ``position``, ``stratum``,
-        ``annotator``, ``value``, ``note``, ``created``."""
+        """The adjudication queue, in queue order: every label in force of each example whose labels disagree, and
+        the skip of each example only skipped (the hard examples: value NaN), that no adjudication settles
+        (:func:`settle`): ``example_id``, ``position``, ``stratum``, ``annotator``, ``value``, ``note``,
+        ``created`` and ``reason`` ("labels disagree" or "skipped")."""
         frame = self._labeled().frame
+        columns = ["example_id", "position", "stratum", "annotator", "value", "note", "created"]
         labels = self.current_labels()
-        waiting = labels["example_id"].isin(frame.loc[frame["status"] == "pending", "example_id"])
-        return labels.loc[waiting, ["example_id", "position", "stratum", "annotator", "value", "note",
-                                    "created"]].reset_index(drop=True)
+        disputed = labels.loc[labels["example_id"].isin(frame.loc[frame["status"] == "pending", "example_id"]),
+                              columns].assign(reason="labels disagree")
+        skipped = frame.loc[frame["status"] == "skipped", ["example_id", "position", "stratum"]]
+        rows = catalog.rows(self._db, "SELECT example_id, annotator, note, created FROM labels WHERE campaign_id = ? "
+                                      "AND skipped = 1 AND replaced_by IS NULL", (self.id,))
+        skips = skipped.merge(pd.DataFrame([dict(r) for r in rows], columns=["example_id", "annotator", "note",
+                                                                             "created"]), on="example_id")
+        skips = skips.assign(value=np.nan, reason="skipped")[[*columns, "reason"]]
+        both = pd.concat([disputed, skips]) if len(skips) else disputed
+        return both.sort_values("position", kind="stable").reset_index(drop=True)
 
     def adjudicate(self, example_id: str, value, adjudicator: str, note: str | None = None) -> int:
         """Settle ``example_id``, whose labels disagree, at ``value`` (on the metric's scale, :func:`parse_value`),
@@ -746,13 +756,17 @@ class Campaign(Claims):
                                  "replaced_by IS NULL", (self.id, example_id)).fetchone() is not None
             values = [r[0] for r in db.execute("SELECT value FROM labels WHERE campaign_id = ? AND example_id = ? "
                                                "AND replaced_by IS NULL AND skipped = 0", (self.id, example_id))]
+            skipped = not values and db.execute("SELECT 1 FROM labels WHERE campaign_id = ? AND example_id = ? AND "
+                                                "replaced_by IS NULL AND skipped = 1",
+                                                (self.id, example_id)).fetchone() is not None
             state = settle(pd.DataFrame({"example_id": example_id, "value": values}, dtype=object).astype(
                 {"value": float}), pd.Series(dtype=float), self.info.metric, self.info.scale)
-            if not decided and (not values or state["status"].iloc[0] != "pending"):
+            if not decided and not skipped and (not values or state["status"].iloc[0] != "pending"):
                 why = (f"has {'no label' if not values else 'one label'} yet" if len(values) < 2 else
                        f"has {len(values)} labels that agree (settled at {state['value'].iloc[0]:g})")
-                raise EvalDataError(f"The example {example_id!r} {why}: only examples whose labels disagree are "
-                                    "adjudicated (the adjudication queue, Campaign.pending(), lists them).")
+                raise EvalDataError(f"The example {example_id!r} {why}: only examples whose labels disagree, or that "
+                                    "were skipped, are adjudicated (the adjudication queue, Campaign.pending(), "
+                                    "lists them).")
             cursor = db.execute("INSERT INTO adjudications (campaign_id, example_id, value, adjudicator, note, "
                                 "created) VALUES (?, ?, ?, ?, ?, ?)",
                                 (self.id, example_id, number, who, None if note is None else str(note), _now()))

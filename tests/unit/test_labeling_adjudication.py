@@ -196,3 +196,31 @@ def test_each_annotator_is_measured_against_the_adjudicated_and_agreed_labels_on
     found = campaign.agreement()
     assert found.quality.equals(campaign.annotator_quality()) and found.annotators.n == 3
     assert found.judge is None  # this pool has no judge verdicts
+
+
+def test_a_skipped_example_waits_in_the_adjudication_queue_and_its_decision_settles_it(tmp_path):
+    """Skipped examples are the hard ones: they join the adjudication queue (reason "skipped"), and the owner's
+    decision turns their worst-to-best range into a settled value in the estimate."""
+    from evalcore.labeling.campaign import Campaign
+    from evalcore.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    n = 60
+    frame = pd.DataFrame({"model": "m", "example_id": [f"e{i}" for i in range(n)], "correct": np.nan,
+                          "confidence": np.linspace(0.5, 0.99, n).round(3)})
+    dataset = ws.add_dataset(frame.to_csv(index=False).encode(), "pool", owner="olivia@team.org", shared=True)
+    campaign = Campaign.create(ws, dataset.id, "m", "srs", budget=20, owner="olivia@team.org", shared=True, seed=1)
+    first = campaign.next("ann@team.org")
+    campaign.record(first, "ann@team.org", None, note="cannot tell", skipped=True)
+    for _ in range(5):
+        campaign.record(campaign.next("ann@team.org"), "ann@team.org", 1)
+    queue = campaign.pending()
+    assert queue[["example_id", "reason", "note"]].values.tolist() == [[first, "skipped", "cannot tell"]]
+    assert np.isnan(queue["value"].iloc[0])
+    before = campaign.estimate()
+    assert before.skipped == 1 and before.labels == 5
+    campaign.adjudicate(first, 0, "olivia@team.org")
+    after = campaign.estimate()
+    assert campaign.pending().empty and after.skipped == 0 and after.labels == 6
+    assert after.estimate == pytest.approx(5 / 6)
+    assert campaign.export().set_index("example_id").loc[first, "status"] == "adjudicated"
