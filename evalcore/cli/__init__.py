@@ -169,6 +169,9 @@ def _log_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="COLUMN=ROLE",
                         help="the role of a column (repeatable); COLUMN= leaves the column out; other columns get "
                              "the suggested roles")
+    parser.add_argument("--model", default=None, metavar="NAME",
+                        help="the model (system) of a log without a model column, e.g. one system's per-example "
+                             "scores (Ragas, a judge's export)")
     parser.add_argument("--engine", choices=("auto", "always", "never"), default="auto",
                         help="read Parquet/CSV logs in DuckDB instead of memory: 'auto' above EVALCORE_ENGINE_MB "
                              "megabytes (200)")
@@ -241,10 +244,11 @@ def write_output(path: Path, data: bytes | str, what: str = "the file") -> None:
 
 
 def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never",
-         strict: bool = False):
+         strict: bool = False, model: str | None = None):
     """The validated log of ``paths``: a plain table's columns get the suggested roles with ``entries`` on top;
     a tool's log (or several files) arrive role-named and ``entries`` rename them. Errors name the files; a file
-    that cannot be used among others is left out with a warning (``strict``: the load is refused).
+    that cannot be used among others is left out with a warning (``strict``: the load is refused); ``model`` names
+    the model of a log without a model column (``--model``).
     Large Parquet/CSV logs (``engine``, :func:`evalcore.engine.belongs_in_engine`) open in DuckDB as a LazyLog;
     the others are read and validated in a bounded worker (:func:`evalcore.data.sandbox.run_bounded`: a memory and a
     time limit), so that a file that slips through the reader's limits cannot take the host down; files clearly
@@ -255,13 +259,16 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engin
     if belongs_in_engine(paths, engine):
         from evalcore.engine import scan
 
+        if model is not None:
+            raise EvalDataError(f"{listed([p.name for p in paths])}: --model names the model of a log read in memory; "
+                                "this one is read in the engine (large Parquet/CSV): add a column 'model' to it.")
         return scan([str(p) for p in paths], mapping=dict(entries))
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
     names = listed([p.name for p in paths])
     try:
-        return run_bounded(read_validated, list(paths), dict(entries), strict, what=f"Reading {names}",
+        return run_bounded(read_validated, list(paths), dict(entries), strict, model, what=f"Reading {names}",
                            in_process=clearly_small(paths))
     except EvalDataError as exc:
         if any(path.name in str(exc) for path in paths):  # the message names its file already
@@ -270,7 +277,7 @@ def load(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engin
 
 
 def load_each(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], engine: str = "never",
-              strict: bool = False) -> list:
+              strict: bool = False, model: str | None = None) -> list:
     """The validated log of each of ``paths`` on its own, as :func:`load` of that path alone returns it, but read in
     one bounded worker for all of them (one child's start, about a second of imports, instead of one per file; the
     worker's memory bound then holds for the files together). Logs that belong in the engine are opened there."""
@@ -278,21 +285,22 @@ def load_each(paths: Sequence[Path], entries: Sequence[tuple[str, str | None]], 
     from evalcore.data.sandbox import clearly_small, run_bounded
 
     if len(paths) < 2 or any(belongs_in_engine([p], engine) for p in paths):
-        return [load([p], entries, engine, strict) for p in paths]
+        return [load([p], entries, engine, strict, model) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise EvalDataError(f"{listed(missing)}: no such file or folder.")
-    return run_bounded(read_each, list(paths), dict(entries), strict,
+    return run_bounded(read_each, list(paths), dict(entries), strict, model,
                        what=f"Reading {listed([p.name for p in paths])}", in_process=clearly_small(paths))
 
 
-def read_each(paths: list[Path], overrides: dict[str, str | None], strict: bool = False) -> list:
+def read_each(paths: list[Path], overrides: dict[str, str | None], strict: bool = False,
+              model: str | None = None) -> list:
     """:func:`read_validated` of each path alone (see :func:`load_each`, which runs this in the bounded worker); an
     error names its file, as :func:`load` does."""
     logs = []
     for path in paths:
         try:
-            logs.append(read_validated([path], overrides, strict))
+            logs.append(read_validated([path], overrides, strict, model))
         except EvalDataError as exc:
             if path.name in str(exc):
                 raise
@@ -300,14 +308,17 @@ def read_each(paths: list[Path], overrides: dict[str, str | None], strict: bool 
     return logs
 
 
-def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: bool = False):
-    """The validated log of ``paths`` with the mapping ``overrides`` (see :func:`load`, which runs this in the
-    bounded worker)."""
+def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: bool = False,
+                   model: str | None = None):
+    """The validated log of ``paths`` with the mapping ``overrides`` and, for a log without a model column, the
+    model ``model`` (see :func:`load`, which runs this in the bounded worker)."""
     from evalcore.data.mapping import with_overrides
     from evalcore.data.validation import validate_raw_log
     from evalcore.importers import read_logs
 
     raw = read_logs(paths, overrides, strict=strict)
+    if model is not None:
+        overrides = _named_model(raw, overrides, model)
     if not raw.mapped:
         unknown = [column for column in overrides if column not in raw.frame.columns]
         if unknown:
@@ -315,6 +326,24 @@ def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: 
                                 f"are: {', '.join(map(str, raw.frame.columns))}.")
         overrides = with_overrides(raw.frame.columns, overrides)
     return validate_raw_log(raw, overrides)
+
+
+def _named_model(raw, overrides: dict[str, str | None], model: str) -> dict[str, str | None]:
+    """``raw`` given the model ``model`` (``--model``) in a column of its own, and the mapping with that column;
+    refused for a log that has a model column already."""
+    from evalcore.data.mapping import with_overrides
+
+    mapped = raw.frame.columns if raw.mapped else [c for c, r in with_overrides(raw.frame.columns, overrides).items()
+                                                   if r == "model"]
+    if "model" in mapped:
+        column = "model" if raw.mapped else mapped[0]
+        raise EvalDataError(f"--model names the model of a log without a model column; this log has one "
+                            f"('{column}': {listed(list(map(str, raw.frame[column].dropna().unique())), 3, repr)}). "
+                            "Leave --model out, or leave the column out (--mapping COLUMN=).")
+    column = "model" if "model" not in raw.frame.columns else "model (--model)"
+    raw.frame = raw.frame.assign(**{column: model})
+    raw.notes.append(f"model = '{model}' (--model): the log has no model column.")
+    return {**overrides, column: "model"} if not raw.mapped else overrides
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -325,7 +354,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     names = listed([p.name for p in args.logs])
     try:
-        log = load(args.logs, args.mapping, args.engine, args.strict)
+        log = load(args.logs, args.mapping, args.engine, args.strict, args.model)
     except EvalDataError as exc:
         if args.debug:
             raise
@@ -426,7 +455,8 @@ def _report(args: argparse.Namespace) -> int:
                                  "--base/--new")
     # what the sections use first (the engine's DuckDB backend, XGBoost for the subgroups' cross-fitting) is
     # imported while the worker reads, on the other core
-    log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.report",
+    log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict, args.model),
+                          "evalcore.report",
                           "ibis.backends.duckdb", "xgboost")
     from evalcore.report import Settings, build_report, file_records
 
@@ -481,7 +511,8 @@ def _workspace_add(args: argparse.Namespace) -> int:
         record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
                                    args.shared)
     else:
-        record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict), args.name, None, args.owner, args.shared)
+        record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict, model=args.model), args.name,
+                                       None, args.owner, args.shared)
     print(f"saved '{_one_line(record.name)}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} "
           f"in {_one_line(folder)}")
     print(_one_line(access.who(record.owner, record.shared)))

@@ -127,9 +127,11 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 def runs(args: argparse.Namespace):
     """(log, base, new): the log to compare and the names of its two runs."""
     if args.base is not None:
-        log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
+        log = while_importing(lambda: load(args.logs, args.mapping, args.engine, args.strict, args.model),
+                              "evalcore.compare")
         return log, args.base, args.new
-    loaded = while_importing(lambda: load_each(args.logs, args.mapping, args.engine, args.strict), "evalcore.compare")
+    loaded = while_importing(lambda: load_each(args.logs, args.mapping, args.engine, args.strict, args.model),
+                             "evalcore.compare")
     from evalcore.compare import runs_from_logs
 
     logs = []
@@ -191,7 +193,7 @@ def run_gate(args: argparse.Namespace) -> int:
     from evalcore.cli.series import series_gate
     from evalcore.history.gate import record
 
-    [loaded] = load_each(args.logs, args.mapping, args.engine, args.strict)
+    [loaded] = load_each(args.logs, args.mapping, args.engine, args.strict, args.model)
     gate, workspace = series_gate(args, loaded)
     info = gate.info()
     if args.json is not None:

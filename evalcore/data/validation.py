@@ -458,10 +458,76 @@ def _require(mapping: dict[str, str], roles: tuple[str, ...], kind: str, columns
             f"A {kind} table needs the role{'s' if len(missing) > 1 else ''} {', '.join(missing)}; no column "
             f"is mapped to {'them' if len(missing) > 1 else 'it'}. The file's columns are: "
             f"{', '.join(map(str, columns))}. Rename a column or choose it in the column mapping."
-            + (" If each model has a column of its own (a wide table: one row per example), reshape it to one row "
-               "per model and example with a model column (pandas: df.melt(id_vars=[the example's columns], "
-               "var_name='model', value_name='correct'))." if kind == LOG and "model" in missing else "")
         )
+
+
+#: column names that say a metric (Ragas' faithfulness, answer_relevancy ..., accuracy, f1, BLEU ...), not a model
+_METRIC_NAME = re.compile(
+    r"acc|score|f1|bleu|rouge|meteor|chrf|exact|match|precision|recall|faithful|relevan|correct|similar|toxic|bias|"
+    r"halluc|coheren|fluen|rate|pass|loss|perplex|ppl|mean|avg|average|auc|mrr|ndcg|recall|context|grounded|helpful|"
+    r"harm|quality|judge|grade|rating|metric|percent|%", re.IGNORECASE)
+#: roles that hold an example's identity or text: a table with one of them has one row per example
+_EXAMPLE_ROLES = ("example_id", "input", "target", "output")
+
+
+def _numeric_columns(raw: pd.DataFrame, mapping: dict[str, str]) -> list[str]:
+    """The columns mapped to no role whose values are numbers (at least 90% of the filled cells)."""
+    taken = {column for column, role in mapping.items() if role is not None}
+    out = []
+    for column in raw.columns:
+        filled = raw[column].dropna()
+        if column not in taken and not filled.empty and pd.to_numeric(filled, errors="coerce").notna().mean() >= 0.9:
+            out.append(column)
+    return out
+
+
+def _refuse_without_model(raw: pd.DataFrame, mapping: dict[str, str]) -> None:
+    """A log without a model column, refused with the advice its columns call for: models as columns (a wide
+    table) are melted; metrics as columns are one system's scores per example (``--model NAME``) or, without an
+    example's column, one aggregate per row."""
+    numeric = _numeric_columns(raw, mapping)
+    metrics = [c for c in numeric if _METRIC_NAME.search(c)]
+    said = (f"A log table needs the role model; no column is mapped to it. The file's columns are: "
+            f"{', '.join(map(str, raw.columns))}.")
+    if len(numeric) >= 2 and not metrics:
+        raise EvalDataError(
+            f"{said} Its numeric columns ({listed(numeric, 5, repr)}) look like models. If each model has a column "
+            "of its own (a wide table: one row per example), reshape it to one row per model and example with a "
+            "model column (pandas: df.melt(id_vars=[the example's columns], var_name='model', "
+            "value_name='correct')).")
+    if metrics and any(role in _EXAMPLE_ROLES for role in mapping.values()):
+        raise EvalDataError(
+            f"{said} Its numeric columns {listed(metrics, 5, repr)} are metrics, not models: one row per example "
+            "holds one system's scores (as Ragas, DeepEval or a judge's export write them). Name the system "
+            "(evalcore: --model NAME; or add a column 'model') and map the metric to read to the role 'score' "
+            f"(--mapping {metrics[0]}=score); the other metrics are kept as features.")
+    if metrics:
+        _refuse_aggregates(raw, {"model": next((c for c in raw.columns if c not in numeric), raw.columns[0])},
+                           metrics)
+    raise EvalDataError(f"{said} Rename a column or choose it in the column mapping; a log of one system without "
+                        "a model column takes its name from --model NAME (evalcore).")
+
+
+def _refuse_aggregates(raw: pd.DataFrame, roles: dict[str, str], values: list[str] | None = None) -> None:
+    """A table with one row per model (or configuration), and per task where it has one, without an example's
+    column, whose numbers are not all 0 or 1: they are aggregates (a paper's table of accuracies), never examples;
+    refused saying how to read it as a leaderboard summary."""
+    key = [roles[r] for r in ("model", "task") if r in roles]
+    if len(raw) < 2 or not key or any(role in roles for role in _EXAMPLE_ROLES) or raw.duplicated(key).any():
+        return
+    values = values or [roles[r] for r in LOG_VALUE_ROLES if r in roles] or _numeric_columns(
+        raw, {c: r for r, c in roles.items()})
+    numbers = [pd.to_numeric(raw[c], errors="coerce").dropna() for c in values]
+    if all(column.isin((0, 1)).all() for column in numbers):  # right or wrong per model: a log of one example each
+        return
+    rows = raw[key[0]].astype(str).tolist()
+    raise EvalDataError(
+        f"The table has {len(raw):,} rows, one per {' and '.join(repr(k) for k in key)} ({listed(rows, 4, repr)}), "
+        f"and no example's column: its numbers ({listed(values, 4, repr)}) are aggregates without example counts "
+        "(e.g. a paper's table of accuracies), not per-example results, and would be read as one example each. "
+        "Upload the per-example results of each model; or, to compare these accuracies, add the number of "
+        "examples behind each one as a column 'n' and a 'task' column: it then reads as a leaderboard summary "
+        "(model, task, accuracy, n).")
 
 
 def _labels(raw: pd.DataFrame, column: str, role: str, missing: str | None) -> pd.Series:
@@ -608,9 +674,12 @@ def _note_repeats(labels: pd.DataFrame, column: str, notes: list[str]) -> None:
 
 def _validate_log(raw: pd.DataFrame, mapping: dict[str, str],
                   limits: ReadLimits) -> tuple[pd.DataFrame, list[str], list[str]]:
-    _require(mapping, ("model",), LOG, raw.columns)
     roles = {role: col for col, role in mapping.items()}
+    if "model" not in roles:
+        _refuse_without_model(raw, mapping)
     outputs_only = not set(LOG_VALUE_ROLES) & set(roles)
+    if "example_id" not in roles:
+        _refuse_aggregates(raw, roles)
     if outputs_only and "output" not in roles:
         raise EvalDataError(
             "A per-example log needs at least one value column: 'correct' (0/1), 'score', 'confidence' or "
