@@ -15,7 +15,8 @@ from crafted import evalcore
 ACCURACIES = [("base", 0.61), ("lora-r8", 0.64), ("lora-r16", 0.66), ("lora-r32", 0.65), ("full", 0.68),
               ("prefix", 0.58), ("adapter", 0.63), ("ia3", 0.60)]
 RAGAS = ("user_input,response,reference,faithfulness,answer_relevancy,context_precision\n"
-         "What is X?,X is a,X is a,0.9,0.8,1\nWhat is Y?,Y is b,Y is c,0.5,0.7,0.5\nWhat is Z?,Z is c,Z is c,1,0.95,1\n")
+         "What is X?,X is a,X is a,0.9,0.8,1\nWhat is Y?,Y is b,Y is c,0.5,0.7,0.5\n"
+         "What is Z?,Z is c,Z is c,1,0.95,1\n")
 
 
 def write(tmp_path, name: str, text: str):

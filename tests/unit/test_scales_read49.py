@@ -82,7 +82,8 @@ def test_two_judge_prompts_over_the_same_answers_are_two_judges(shared_file):
         "mt_bench (judge gpt-4, prompt strict-v1)": {"count": 160,
                                                      "sum": float(sum(max(r["score"] - 1, 1) for r in griffin))}}
     assert any("answers are graded by 2 judges (judge model and prompt: gpt-4, prompt single-v1; gpt-4, prompt "
-               "strict-v1): each judge's scores are a task of their own, not repeats" in note for note in imported.notes)
+               "strict-v1): each judge's scores are a task of their own, not repeats" in note
+               for note in imported.notes)
 
 
 @pytest.mark.parametrize("judge, family", [(["gpt-4", "single-math-v1-multi-turn"], "single-v1"),
@@ -116,7 +117,8 @@ def test_a_constant_correct_under_trait_metrics_is_refused_as_not_a_correctness_
         load_eval_log(log)
     message = str(refused.value)
     assert message.startswith("bfi.json: scorer 'any_choice' gives every sample the value C (CORRECT) and declares "
-                              "the metrics trait_ratio, not accuracy: its value marks that an answer was given"), message
+                              "the metrics trait_ratio, not accuracy: its value marks that an answer was given"), \
+        message
     # the same scorer declaring accuracy is a correctness score: every answer right, accuracy 1
     right = load_eval_log(("right.json", _questionnaire(["C"] * 6, [{"name": "inspect_ai/accuracy"}])))
     assert right["correct"].tolist() == [1.0] * 6
