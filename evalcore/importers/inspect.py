@@ -475,6 +475,13 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
     owner = {c: _owner(c, known) for c in columns}
     listed = [c for name in order for c in columns if owner[c][0] == name]
     ordered = listed + [c for c in columns if c not in listed]
+    attack = [c for c in ordered if owner[c][1] and _ATTACK_KEY.search(owner[c][1])]
+    if attack and len(attack) < len(ordered):  # the main task's key is the label (ControlArena's control_scorer)
+        ordered = [c for c in ordered if c not in attack] + attack
+        said = ", ".join(f"'{column}'" for column in attack)
+        notes.append(f"{file.name}: {said} measure{'s' if len(attack) == 1 else ''} an attack (a side "
+                     "task's success or its detection by a monitor), not the main task: the label is read from "
+                     f"'{ordered[0]}', and {'it is' if len(attack) == 1 else 'they are'} kept as score_ columns.")
     is_judge = {c: known[owner[c][0]].judge if owner[c][0] in known else bool(_JUDGE.search(c)) for c in ordered}
     deterministic = [c for c in ordered if not is_judge[c]]
     main = deterministic[0] if deterministic else ordered[0]
@@ -518,6 +525,11 @@ def _samples_frame(file: LogFile, model: str, task: str, scorers: list[_Scorer],
                                    f"no value of scorer '{main}' (an error, or not scored)"))
         frame = frame[~missing].reset_index(drop=True)
     return Imported(with_text_columns(frame), "log", TOOL, (file.name,), notes)
+
+
+#: keys of a dict-valued score that measure an attack rather than the main task (ControlArena's control_scorer:
+#: side_task_success, detected_by_monitor, beside main_task_success and success)
+_ATTACK_KEY = re.compile(r"side_task|attack|backdoor|detected_by_monitor|suspicion", re.IGNORECASE)
 
 
 def _owner(column: str, known: dict[str, _Scorer]) -> tuple[str, str]:
