@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from evalcore.data.display import bidi_visible, literal
+from evalcore.data.display import bidi_visible, cut, literal
+from evalcore.data.limits import MAX_NAME_CHARS, MAX_NOTE_CHARS
 from evalcore.data.media import MediaError, image_suffix, load_image, media_dir
 from evalcore.data.options import chosen_letter, option_lines, parse_options
 from evalcore.errors import EvalDataError
@@ -42,6 +43,9 @@ WHAT_TO_ADD = ("add to the log a column 'input' (the question; also read from qu
                "uploaded below) and save it again")
 #: what a new campaign labels
 KINDS = {"model": "One model's outputs", "comparison": "A comparison: which of two or more models is better"}
+#: the bound of each stored text a page shows (:func:`_bounded`)
+BOUNDS = {"note": MAX_NOTE_CHARS, "answer": MAX_NOTE_CHARS, "annotator": MAX_NAME_CHARS,
+          "adjudicator": MAX_NAME_CHARS, "campaign": MAX_NAME_CHARS}
 #: a comparison campaign's stop rules
 STOP_RULES = {"target": "the interval on the difference within ±target",
               "decide": "decided: the interval excludes zero (or the margin)", "budget": "a label budget"}
@@ -83,6 +87,12 @@ def _labeler() -> str | None:
     return who
 
 
+def _bounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its notes and names cut to today's bounds (:data:`BOUNDS`, :func:`evalcore.data.display.cut`):
+    text stored before the bounds existed may be megabytes, which the page would send to every browser."""
+    return frame.assign(**{c: frame[c].map(lambda v, n=n: cut(v, n)) for c, n in BOUNDS.items() if c in frame})
+
+
 def _open(campaign_id: str) -> Campaign | None:
     try:
         return Campaign.open(workspace(), campaign_id, viewer=member)
@@ -102,7 +112,7 @@ def _new_campaign() -> None:
                                 "design": [c.description.split(";")[0] for c in campaigns],  # comparisons too
                                 "owner": [c.owner or "" for c in campaigns], "created": [c.created for c in campaigns],
                                 "link": [f"?campaign={c.id}" for c in campaigns]})
-        render.table(listing, "labeling campaigns", link=st.column_config.LinkColumn("open", display_text="open"))
+        render.table(_bounded(listing), "labeling campaigns", link=st.column_config.LinkColumn("open", display_text="open"))
     if (why := locked()) is not None:
         st.info(literal(why))
         return
@@ -517,8 +527,9 @@ def _pending(campaign: Campaign, who: str, pending: pd.DataFrame, examples: pd.D
             for label in pending[pending["example_id"] == example_id].itertuples(index=False):
                 shown = ("skipped" if label.value != label.value else
                          SHOWN.get(info.metric, {}).get(label.value, f"{label.value:g}"))
-                note = f" (note: {label.note})" if isinstance(label.note, str) and label.note else ""
-                st.text(bidi_visible(f"{label.annotator}: {shown}{note}"))
+                note = f" (note: {cut(label.note, MAX_NOTE_CHARS)})" if isinstance(label.note, str) and label.note \
+                    else ""
+                st.text(bidi_visible(f"{cut(label.annotator, MAX_NAME_CHARS)}: {shown}{note}"))
             with st.expander("The example"):
                 row = texts.loc[example_id] if example_id in texts.index else None
                 for role, title in (("input", "Input"), ("target", "Reference"), ("output", "The model's output")):
@@ -546,11 +557,11 @@ def _records(campaign: Campaign) -> None:
     with box:
         if not box.open:
             return
-        render.table(campaign.history(), f"{info.name} labels")
+        render.table(_bounded(campaign.history()), f"{info.name} labels")
         adjudications = campaign.adjudications()
         if len(adjudications):
-            render.table(adjudications, f"{info.name} adjudications")
-        render.table(campaign.export(), f"{info.name} queue")
+            render.table(_bounded(adjudications), f"{info.name} adjudications")
+        render.table(_bounded(campaign.export()), f"{info.name} queue")
 
 
 def _answer(campaign: Campaign, state: CampaignState) -> None:
@@ -565,7 +576,8 @@ def _answer(campaign: Campaign, state: CampaignState) -> None:
     st.progress(min(estimate.labels / max(info.planned, 1), 1.0),
                 text=f"{estimate.labels:,} labels of about {info.planned:,} planned; {estimate.needed:,} more "
                      "needed at the current variance" + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
-    st.caption(f"{literal(info.name)} · {literal(info.description)} · {estimate.estimator}. {estimate.meaning}")
+    st.caption(f"{literal(cut(info.name, MAX_NAME_CHARS))} · {literal(info.description)} · {estimate.estimator}. "
+               f"{estimate.meaning}")
     if len(state.skips):
         with st.expander(f"Skipped examples: {estimate.skipped:,} ({state.skips['share'].iloc[0]:.0%} of those drawn)"):
             st.caption("Skips are rarely at random (annotators skip the hard ones): the interval counts each skipped "
@@ -734,8 +746,8 @@ def _comparison_answer(campaign: ComparisonCampaign, state: ComparisonState) -> 
                                                                 "variance")
                      + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
     render.table(labels_per_pattern(info.pool, estimate), f"{info.name} labels per agreement pattern")
-    st.caption(f"{literal(info.name)} · {literal(info.description)} · {estimate.level:.0%} {estimate.interval}. "
-               f"{estimate.meaning}")
+    st.caption(f"{literal(cut(info.name, MAX_NAME_CHARS))} · {literal(info.description)} · {estimate.level:.0%} "
+               f"{estimate.interval}. {estimate.meaning}")
     for note in info.notes:
         st.caption(literal(note))
 
@@ -746,7 +758,7 @@ def _comparison_records(campaign: ComparisonCampaign) -> None:
     with box:
         if box.open:
             history = campaign.history()
-            render.table(history.assign(verdicts=history["verdicts"].map(lambda v: v and json.dumps(v))),
+            render.table(_bounded(history.assign(verdicts=history["verdicts"].map(lambda v: v and json.dumps(v)))),
                          f"{campaign.info.name} labels")
 
 

@@ -25,6 +25,8 @@ WORD_JOINER = "\u2060"
 #: Default width of chart labels (characters, ellipsis included).
 LABEL_WIDTH = 40
 ELLIPSIS = "…"
+#: the end of a text cut to its bound (:func:`cut`)
+CUT = "…(cut)"
 
 _PUNCTUATION = frozenset(string.punctuation)  # every ASCII punctuation character may be backslash-escaped
 _ARROW_START, _ARROW_END = frozenset("<->~"), frozenset("->=")  # '->', '<-', '--', '>=', '<=', '~=', '<->'
@@ -85,6 +87,14 @@ def shorten(value: object, width: int = LABEL_WIDTH) -> str:
     """``value`` as text of at most ``width`` characters: longer text keeps its start and ends with an ellipsis."""
     text = _LINE_BREAK.sub(" ", str(value))
     return text if len(text) <= width else text[:width - 1] + ELLIPSIS
+
+
+def cut(value: object, limit: int) -> object:
+    """A text kept before its bound existed (a note, a name), cut to ``limit`` characters and ending "…(cut)", so
+    that a page shows it at once; shorter texts and other values as they are."""
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + CUT
+    return value
 
 
 def chart_labels(names: Iterable[object], width: int = LABEL_WIDTH) -> dict[str, str]:

@@ -26,8 +26,14 @@ variable                       bound                                            
 ``EVALCORE_MAX_JSON_VALUES``   JSON values (objects, lists, keys and items) parsed     one per 16
                                from all the JSON and JSON Lines of one load together   bytes of
                                                                                        the above
+``EVALCORE_MAX_NOTE_CHARS``    characters of a note typed or imported with a label or  10,000
+                               an adjudication (refused beyond it)
+``EVALCORE_MAX_NAME_CHARS``    characters of a name typed or imported: an annotator,   200
+                               an adjudicator, a labeling campaign (refused beyond it)
 =============================  ======================================================  =========
 
+A note and a name are what people type (or import) for labels: without a bound one 50 MB note kept every member's
+Label page loading for minutes. 10,000 characters hold a long paragraph; names are a person's or a campaign's.
 200 MB is the dashboard's upload limit (``server.maxUploadSize``): a compressed upload may not expand beyond what
 an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
 larger logs belong in an engine that reduces them where they are stored. A JSON value takes 30 to 64 bytes of
@@ -51,6 +57,10 @@ MB = 2**20
 KB = 2**10
 #: bytes of the byte limit per JSON value allowed by default (see above)
 BYTES_PER_JSON_VALUE = 16
+#: characters of a note typed or imported with a label or an adjudication (``EVALCORE_MAX_NOTE_CHARS``)
+MAX_NOTE_CHARS = 10_000
+#: characters of a name typed or imported: an annotator, an adjudicator, a campaign (``EVALCORE_MAX_NAME_CHARS``)
+MAX_NAME_CHARS = 200
 
 
 def env_number(name: str, default: int) -> int:
@@ -60,6 +70,26 @@ def env_number(name: str, default: int) -> int:
     except ValueError:
         return default
     return value if value > 0 else default
+
+
+def bounded_note(text: str, what: str = "The note") -> str:
+    """``text``, a note typed or imported, when it has at most :data:`MAX_NOTE_CHARS` characters (or
+    ``EVALCORE_MAX_NOTE_CHARS``); EvalDataError naming ``what``, its length and the bound otherwise."""
+    return _bounded(text, what, "EVALCORE_MAX_NOTE_CHARS", MAX_NOTE_CHARS)
+
+
+def bounded_name(text: str, what: str) -> str:
+    """``text``, a name typed or imported (``what``: e.g. "The annotator's name"), when it has at most
+    :data:`MAX_NAME_CHARS` characters (or ``EVALCORE_MAX_NAME_CHARS``); EvalDataError otherwise."""
+    return _bounded(text, what, "EVALCORE_MAX_NAME_CHARS", MAX_NAME_CHARS)
+
+
+def _bounded(text: str, what: str, variable: str, default: int) -> str:
+    limit = env_number(variable, default)
+    if len(text) > limit:
+        raise EvalDataError(f"{what} has {len(text):,} characters; it may have at most {limit:,}: shorten it "
+                            f"(nothing was recorded). The bound is {variable} where evalcore runs.")
+    return text
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from evalcore.data.limits import env_number
+from evalcore.data.limits import bounded_name, bounded_note, env_number
 from evalcore.data.repeats import per_example
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling import agreement
@@ -112,12 +112,18 @@ def author(name) -> str | None:
     column): the label's author, never a member's identity. Surrounding blanks stripped; None for a blank one;
     EvalDataError for one that looks like an e-mail address (an ``@``), which would pass for that member's labels
     (members sign in, or import their labels as themselves with ``--by``)."""
-    text = str(name).strip() if name is not None else ""
+    text = bounded_name(str(name).strip() if name is not None else "", "The annotator's name")
     if "@" in text:
         raise EvalDataError(f"The name {text!r} looks like an e-mail address: a name typed where nobody signs in "
                             "is a label's author, never a member's identity. Type a plain name (e.g. alice), or "
                             "sign in on the team's instance to label as yourself.")
     return text or None
+
+
+def note_text(note, what: str = "The note") -> str | None:
+    """A note as stored: None for none, else its text within the bound of notes
+    (:func:`evalcore.data.limits.bounded_note`: 10,000 characters)."""
+    return None if note is None else bounded_note(str(note), what)
 
 
 def parse_value(value, metric: str, scale: tuple[float, float]) -> float:
@@ -261,6 +267,12 @@ def insert_campaign(db, row: dict, order: pd.DataFrame) -> None:
                    f"(?, {', '.join('?' * len(QUEUE_COLUMNS))})", queue)
 
 
+def campaign_name(name, default: str) -> str:
+    """A new campaign's name: ``name`` as given, within the bound of names
+    (:func:`evalcore.data.limits.bounded_name`), else ``default`` (made of the model's names)."""
+    return bounded_name(str(name), "The campaign's name") if name else default
+
+
 def _names(names) -> tuple[str, ...]:
     """Members' names in their canonical form, each once, in the order given (blanks dropped)."""
     return tuple(dict.fromkeys(n for n in map(canonical, [names] if isinstance(names, str) else names) if n))
@@ -337,6 +349,7 @@ class Claims:
         who = canonical(annotator)
         if who is None:
             raise EvalDataError("Every label needs its annotator (a name or the signed-in member's e-mail).")
+        bounded_name(who, "The annotator's name")
         if not access.visible(self.info.owner, self.info.shared, who):
             raise PermissionError(f"{who} is not a member of this labeling campaign ({self.id}): only its owner "
                                   f"({self.info.owner}) labels it until it is shared with the team.")
@@ -528,7 +541,7 @@ class Campaign(Claims):
         plan = plan_queue(_pool(frame, str(model), metric), design, target=target, budget=budget, level=level,
                           seed=int(seed), scale=scale)
         row = {"id": access.new_id(), "dataset_id": dataset_id,
-               "name": str(name or f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
+               "name": campaign_name(name, f"{model} · {design}"), "owner": owner, "shared": int(bool(shared)),
                "created": _now(), "model": str(model), "design": design, "metric": metric, "scale_low": scale[0],
                "scale_high": scale[1], "target": None if target is None else float(target),
                "budget": None if budget is None else int(budget), "level": level, "seed": int(seed),
@@ -587,7 +600,7 @@ class Campaign(Claims):
         self._check_claim(db, example_id, who, need_claim)
         cursor = db.execute("INSERT INTO labels (campaign_id, example_id, annotator, value, note, skipped, created) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (self.id, example_id, who, number, None if note is None else str(note), int(skipped),
+                            (self.id, example_id, who, number, note_text(note), int(skipped),
                              _now()))
         db.execute("UPDATE labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND annotator = ? "
                    "AND replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, who,
@@ -769,7 +782,7 @@ class Campaign(Claims):
                                     "lists them).")
             cursor = db.execute("INSERT INTO adjudications (campaign_id, example_id, value, adjudicator, note, "
                                 "created) VALUES (?, ?, ?, ?, ?, ?)",
-                                (self.id, example_id, number, who, None if note is None else str(note), _now()))
+                                (self.id, example_id, number, who, note_text(note), _now()))
             db.execute("UPDATE adjudications SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
                        "replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, cursor.lastrowid))
             return int(cursor.lastrowid)

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
-from evalcore.labeling.campaign import WORDS, Claims, _now, _record, checked_level, insert_campaign
+from evalcore.labeling.campaign import (WORDS, Claims, _now, _record, campaign_name, checked_level, insert_campaign,
+                                       note_text)
 from evalcore.labeling.difference import (ALL_AGREE, COMPARISON_DESIGNS, MIN_LABELS, ComparisonEstimate,
                                           comparison_estimate, comparison_pool, plan_comparison)
 from evalcore.workspace import access, catalog
@@ -151,8 +152,8 @@ class ComparisonCampaign(Claims):
         pool = comparison_pool(workspace.dataset(dataset_id, owner), models)
         plan = plan_comparison(pool, design, seed, target=None if target is None else float(target),
                                budget=None if budget is None else int(budget), level=level)
-        row = {"id": access.new_id(), "dataset_id": dataset_id, "name": str(name or f"{' vs '.join(models)} · "
-                                                                                  f"{design}"),
+        row = {"id": access.new_id(), "dataset_id": dataset_id,
+               "name": campaign_name(name, f"{' vs '.join(models)} · {design}"),
                "owner": owner, "shared": int(bool(shared)), "created": _now(), "model": " vs ".join(models),
                "design": design, "metric": "correct", "scale_low": 0.0, "scale_high": 1.0,
                "target": None if target is None else float(target), "budget": None if budget is None else int(budget),
@@ -231,12 +232,12 @@ class ComparisonCampaign(Claims):
                         f"{theirs.get(differ[0])} against your {given[differ[0]]}): the labels in force on an "
                         "example of a comparison campaign must agree. Nothing was recorded; settle it with "
                         f"{other}, then either of you changes their label.")
-        answer = value.strip() if isinstance(value, str) and not skipped else None
+        answer = note_text(value.strip(), "The answer typed") if isinstance(value, str) and not skipped else None
         cursor = db.execute(
             "INSERT INTO comparison_labels (campaign_id, example_id, annotator, verdicts, answer, note, skipped, "
             "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (self.id, example_id, who, None if given is None else json.dumps(given), answer,
-             None if note is None else str(note), int(bool(skipped)), _now()))
+             note_text(note), int(bool(skipped)), _now()))
         db.execute("UPDATE comparison_labels SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? AND "
                    "annotator = ? AND replaced_by IS NULL AND id <> ?",
                    (cursor.lastrowid, self.id, example_id, who, cursor.lastrowid))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 
 import pytest
 from streamlit import config
@@ -99,3 +100,33 @@ def test_a_full_or_read_only_workspace_is_said_in_the_workspaces_words(folder, m
     assert "label_correct" not in [b.key for b in at.button]
     monkeypatch.undo()
     assert campaign.history().empty
+
+
+def test_a_note_past_the_bound_is_refused_and_one_stored_before_is_shown_cut(folder):
+    campaign = _campaign(folder)
+    at = open_page("label", campaign=campaign.id, annotator="ann")
+    at.text_input(key="label_note").set_value("n" * 10_001)
+    at.button(key="label_correct").click()
+    at.run()
+    assert_no_exception(at)
+    assert any("The note has 10,001 characters; it may have at most 10,000" in t for t in texts(at.error))
+    assert campaign.history().empty
+
+    from test_label_page import _signed_in
+
+    owner, alice, bob = "olivia@team.example", "alice@team.example", "bob@team.example"
+    ws = Workspace(folder)
+    record = ws.add_dataset(_pool_csv(), "pool", owner=owner, shared=True)
+    shared = Campaign.create(ws, record.id, "m", "srs", budget=40, seed=3, owner=owner, shared=True, overlap=2)
+    example = shared.next(alice)
+    shared.next(bob)
+    shared.record(example, alice, 1)
+    shared.record(example, bob, 0, note="short")
+    db = sqlite3.connect(ws.catalog)  # a note of 5 million characters, stored before the bound existed
+    db.execute("UPDATE labels SET note = ? WHERE campaign_id = ? AND annotator = ?", ("z" * 5_000_000, shared.id, bob))
+    db.commit()
+    db.close()
+    at = _signed_in(owner, shared.id)
+    assert_no_exception(at)
+    [line] = [t.value for t in at.text if t.value.startswith(f"{bob}: incorrect")]
+    assert line == f"{bob}: incorrect (note: {'z' * 10_000}…(cut))"

@@ -125,3 +125,28 @@ def test_a_comparisons_import_follows_the_design_too(tmp_path):
     assert "line 2: the example" in said and "position 6 of the queue, but the example at position 1" in said
     assert "line 3: The example" in said and "position 13 of the queue, past the campaign's budget of 10" in said
     assert campaign.history().empty
+
+
+# ------------------------------------------------------------------------------------------------ item 2
+def test_every_text_typed_or_imported_is_bounded(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    dataset = _dataset(ws)
+    with pytest.raises(EvalDataError, match="The campaign's name has 201 characters; it may have at most 200"):
+        Campaign.create(ws, dataset, "m", "srs", budget=20, name="n" * 201)
+    campaign = Campaign.create(ws, dataset, "m", "srs", budget=20, overlap=2, name="n" * 200)
+    first = campaign.next("ann")
+    with pytest.raises(EvalDataError, match="The note has 10,001 characters; it may have at most 10,000: shorten "
+                                            "it .nothing was recorded.. The bound is EVALCORE_MAX_NOTE_CHARS"):
+        campaign.record(first, "ann", 1, note="x" * 10_001)
+    with pytest.raises(EvalDataError, match="The annotator's name has 201 characters; it may have at most 200"):
+        campaign.next("a" * 201)
+    with pytest.raises(EvalDataError, match="The annotator's name has 5,000,000 characters"):
+        author("b" * 5_000_000)
+    campaign.record(first, "ann", 1, note="x" * 10_000)  # the bound itself
+    campaign.next("bea")
+    campaign.record(first, "bea", 0)
+    with pytest.raises(EvalDataError, match="The note has 50,000,000 characters"):
+        campaign.adjudicate(first, 1, "ann", note="y" * 50_000_000)
+    with pytest.raises(EvalDataError, match="line 2: The annotator's name has 201 characters"):
+        campaign.import_labels(_filled(campaign, [1], annotator="c" * 201))
+    assert campaign.history()["note"].str.len().fillna(0).max() == 10_000 and campaign.adjudications().empty
