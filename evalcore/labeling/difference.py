@@ -47,7 +47,7 @@ from scipy.stats import t as student_t
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.designs import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS  # noqa: F401 (re-exported)
-from evalcore.labeling.estimate import floored_variance
+from evalcore.labeling.estimate import floored_variance, wilson_at_effective_n
 from evalcore.labeling.queue import QueuePlan
 from evalcore.stats.sequential import betting_cs
 
@@ -176,7 +176,9 @@ class ComparisonEstimate:
     ``decided`` (the model the interval shows better, or not worse by more than the margin; None), ``leader`` (the
     best estimate), ``pairs`` (every pair: difference, fixed-n interval, confidence sequence), ``needed`` (more
     labels for the target at the current variance), ``random_labels`` (about how many labels a random paired sample
-    would need for the same interval), ``interval`` (which one is shown) and ``meaning`` (one line)."""
+    would need for the same interval), ``interval`` (which one is shown), ``meaning`` (one line) and, for the ``srs``
+    design, ``accuracies`` (each model's accuracy with its interval; None for ``disagreement``, which labels none of
+    the examples where every model agrees)."""
 
     models: tuple[str, ...]
     difference: float
@@ -198,6 +200,7 @@ class ComparisonEstimate:
     margin: float = 0.0
     equivalent: bool = False
     per_pattern: dict = field(default_factory=dict)
+    accuracies: pd.DataFrame | None = None
 
     def as_dict(self) -> dict:
         """The numbers as plain values (``pairs`` a list of one dict per pair), as ``evalcore label status --json``
@@ -208,6 +211,9 @@ class ComparisonEstimate:
                 "interval": self.interval, "meaning": self.meaning, "level": self.level, "design": self.design,
                 "target": self.target, "margin": self.margin, "needed": self.needed,
                 "random_labels": self.random_labels, "per_pattern": dict(self.per_pattern),
+                "accuracies": None if self.accuracies is None else [
+                    {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                    for row in self.accuracies.to_dict("records")],
                 "pairs": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                           for row in self.pairs.to_dict("records")]}
 
@@ -291,10 +297,33 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
     meaning = (SEQUENCE_MEANING.format(what=what, alpha=alpha) if decide else FIXED_MEANING.format(level=level))
     counts = correct["stratum"].value_counts() if "stratum" in correct else pd.Series(dtype=int)
     per_pattern = {constants["patterns"][int(h)]: int(c) for h, c in counts.items()}
+    accuracies = _accuracies(values, known, models, population, level) if design == "srs" else None
     return ComparisonEstimate(tuple(models), float(first["difference"]), float(shown_low), float(shown_high), n_known,
                               n - n_known, bool(stop), decided, leader, pairs, needed, random_labels,
                               "confidence sequence" if decide else "fixed-n interval", meaning, level, design, target,
-                              margin, equivalent, per_pattern)
+                              margin, equivalent, per_pattern, accuracies)
+
+
+def _accuracies(values: np.ndarray, known: np.ndarray, models: list[str], population: int,
+                level: float) -> pd.DataFrame | None:
+    """Each model's accuracy from a random paired sample (``srs``: every shared example could be drawn; the
+    disagreement design labels none of the examples where all agree, so it estimates differences only): the sample
+    mean with the Wilson interval at the design's effective sample size, every skipped example at 0 and at 1
+    (:func:`evalcore.labeling.estimate.wilson_at_effective_n`, as one-model campaigns)."""
+    n = len(values)
+    if int(known.sum()) < 2:
+        return None
+    z = float(norm.ppf(0.5 + level / 2))
+    rows = []
+    for k, model in enumerate(models):
+        ends = []
+        for fill, end in ((0.0, 0), (1.0, 1)):
+            c = np.where(known, values[:, k], fill)
+            var = max(1 - n / population, 0.0) * float(floored_variance(float(np.sum((c - c.mean()) ** 2)), n)) / n
+            ends.append(wilson_at_effective_n(float(c.mean()), var, n, z)[end])
+        rows.append({"model": model, "accuracy": float(values[known, k].mean()), "ci_low": ends[0],
+                     "ci_high": ends[1]})
+    return pd.DataFrame(rows)
 
 
 def _decided(pairs: pd.DataFrame, models: list[str], leader: str, margin: float) -> str | None:

@@ -175,3 +175,17 @@ def test_three_models_the_leader_is_decided_once_it_beats_each_other_at_the_bonf
     assert got.leader == "A" and got.decided == "A" and got.stop
     assert (got.pairs.loc[:1, "cs_low"] > 0).all()
     assert got.interval == "confidence sequence" and got.ci_low == got.pairs.loc[0, "cs_low"]
+
+
+def test_a_random_paired_sample_estimates_every_models_accuracy_too():
+    """srs: each model's accuracy is its sample mean with the Wilson interval at the effective n (here 6 of 10 and
+    3 of 10 from a pool of 1,000); the disagreement design gives none (it never labels where all agree)."""
+    correct = pd.DataFrame({"A": [1, 1, 1, 1, 1, 1, 0, 0, 0, 0], "B": [1, 0, 1, 0, 1, 0, 0, 0, 0, 0]}, dtype=float)
+    constants = {"N": 1000, "N_D": 400, "M": 1000, "patterns": [ALL_AGREE, "A ≠ B"]}
+    got = comparison_estimate(correct, ["A", "B"], "srs", constants, 0.1, None, False, 0.0, 0.95)
+    table = got.accuracies.set_index("model")
+    assert table.loc["A", "accuracy"] == pytest.approx(0.6) and table.loc["B", "accuracy"] == pytest.approx(0.3)
+    assert table.loc["A", "ci_low"] < 0.6 < table.loc["A", "ci_high"] and got.as_dict()["accuracies"][1]["model"] == "B"
+    constants["M"] = 400
+    assert comparison_estimate(correct, ["A", "B"], "disagreement", constants, 0.1, None, False, 0.0,
+                               0.95).accuracies is None
