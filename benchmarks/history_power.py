@@ -13,6 +13,12 @@ minimum detectable difference against simulation, and the History page's first s
   measured on real pairs: three pairs of MMLU-Pro models, the true difference planted at the MDD of n = 100, 200 and
   1,000 shared examples (:func:`planted_pairs`), and the share of subsets of n questions the exact McNemar test
   detects at 95% (should be within 2 points of 80%) and the share whose Newcombe interval excludes 0;
+* ``drift``: the gate (:mod:`evalcore.history.gate`) on series of 10 runs made from MMLU-Pro (one model's
+  answers, as ``fdr``; each run changes 1,800 answers of the one before at random, each category its share): "drift",
+  about 60 more right answers lost than gained at each run (0.6 points of the 10,351 answered), and "stable", as
+  many gained as lost. Per scenario: the share of series the old
+  gate (each run against the previous one) passes throughout, the share the gate passes throughout, and the runs at
+  which the gate first fails;
 * ``page``: the History page's first screen (Streamlit's AppTest, the script without a browser, cold cache) on a
   workspace series of 50 runs of 12,000 examples, with the parts timed alone.
 """
@@ -138,6 +144,63 @@ def mdd_table(reps: int) -> str:
     return "\n".join(lines)
 
 
+def changed_series(right: np.ndarray, task: np.ndarray, rng, net: int, n_runs: int = 10,
+                   changed: int = 1800) -> list[np.ndarray]:
+    """``n_runs`` answer vectors from ``right``: each changes ``changed`` answers of the one before at random, in each
+    task its share of them (so that no task drifts on its own), half of them plus its share of ``net`` right ones
+    to wrong, the others wrong ones to right (about ``net`` fewer right answers in all)."""
+    runs = [right.astype(bool)]
+    for _ in range(n_runs - 1):
+        y = runs[-1].copy()
+        for name in np.unique(task):
+            where = task == name
+            share = where.mean()
+            moved, lost = int(round(changed * share / 2)), int(round(net * share / 2))
+            lose = rng.choice(np.flatnonzero(y & where), moved + lost, replace=False)
+            gain = rng.choice(np.flatnonzero(~y & where), moved - lost, replace=False)
+            y[lose], y[gain] = False, True
+        runs.append(y)
+    return runs
+
+
+def drift_table(reps: int) -> str:
+    from evalcore.compare import compare_runs
+    from evalcore.compare.runs import runs_from_logs
+    from evalcore.data.validation import validate
+    from evalcore.history.gate import gate, record
+    from evalcore.workspace import Workspace
+
+    truth = mmlu_truth()
+    rng = np.random.default_rng(43)
+    lines = ["| series of 10 runs | old gate passes all | gate passes all | run the gate first fails (median, range) "
+             "| repetitions |", "|---|---|---|---|---|"]
+    for scenario, net in (("drift: 60 right answers lost per run", 60), ("stable: none lost", 0)):
+        old_pass, new_pass, first = [], [], []
+        for _ in range(reps):
+            frames = [validate(pd.DataFrame({"model": "m", "example_id": truth["question_id"].to_numpy(),
+                                             "task": truth["category"].to_numpy(), "correct": y.astype(float)}))
+                      for y in changed_series(truth["correct"].to_numpy(bool), truth["category"].to_numpy(), rng,
+                                              net)]
+            old = [compare_runs(runs_from_logs([("a", a), ("b", b)], named=True), "a", "b").verdict
+                   for a, b in zip(frames, frames[1:])]
+            old_pass.append("regression" not in old)
+            with tempfile.TemporaryDirectory() as folder:
+                ws = Workspace(folder)
+                verdicts = []
+                for k, frame in enumerate(frames):
+                    if k:
+                        found = gate(ws, "s", frame, f"run{k}", ws.content_digest(frame), "m")
+                        record(ws, found)
+                        verdicts.append(found.verdict)
+                    ws.add_to_series(ws.add_dataset(frame, f"run{k}").id, "s", f"2026-01-{10 + k}T00:00:00Z")
+            new_pass.append("regression" not in verdicts)
+            if not new_pass[-1]:
+                first.append(verdicts.index("regression") + 1)
+        runs = f"{int(np.median(first))} ({min(first)}-{max(first)})" if first else "-"
+        lines.append(f"| {scenario} | {np.mean(old_pass):.2f} | {np.mean(new_pass):.2f} | {runs} | {reps} |")
+    return "\n".join(lines)
+
+
 def page_table(runs: int = 50, n: int = 12000) -> str:
     import os
 
@@ -190,12 +253,14 @@ def page_table(runs: int = 50, n: int = 12000) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--only", nargs="*", default=["fdr", "mdd", "page"])
+    parser.add_argument("--only", nargs="*", default=["fdr", "mdd", "drift", "page"])
     args = parser.parse_args()
     if "fdr" in args.only:
         print(fdr_table(args.reps) if SHARED.is_dir() else "fdr: skipped (../shared/data not present)", "\n")
     if "mdd" in args.only:
         print(mdd_table(args.reps) if SHARED.is_dir() else "mdd: skipped (../shared/data not present)", "\n")
+    if "drift" in args.only:
+        print(drift_table(args.reps) if SHARED.is_dir() else "drift: skipped (../shared/data not present)", "\n")
     if "page" in args.only:
         print(page_table())
 
