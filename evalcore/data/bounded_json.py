@@ -7,22 +7,23 @@ count is of the characters that open a value or separate values outside strings 
 about one per object, list, key and item. It is taken on the bytes, by C loops (``bytes.count`` and one regular
 expression), in two steps: the four characters counted anywhere, strings included, is an upper bound, cheap (about
 0.25 s for 100 MB, a tenth of parsing it) and enough for every file within the limit; only a file past it is
-counted again without its strings, exactly, before it is refused. The regular expression matches each string in
-one pass (possessive quantifiers, an unclosed string running to the end), so no input makes it backtrack.
+counted again without its strings, exactly, before it is refused (:func:`_outside_strings`: block by block, each
+block's escapes dropped and its text split at its quotes, so that memory stays bounded by a block whatever the
+number of strings; removing the strings with one regular expression built a piece per string, 2.3 GB for the
+12.8 million strings of a 93 KB ``.json.gz``, issue 51).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from evalcore.data.limits import Budget, ReadLimits
 
 __all__ = ["count_values", "loads", "loads_alone"]
 
-#: one JSON string, or an unclosed one to the end of the data
-_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+#: bytes of one block of :func:`_outside_strings`
+_BLOCK = 1 << 22
 
 
 def _structural(data: bytes) -> int:
@@ -34,7 +35,24 @@ def count_values(data: bytes | str, at_most: int) -> int:
     them outside strings): an upper bound when that is at most ``at_most``, exact otherwise."""
     data = _utf8(data)
     upper = _structural(data)
-    return upper if upper <= at_most else _structural(_STRING.sub(b"", data))
+    return upper if upper <= at_most else _outside_strings(data)
+
+
+def _outside_strings(data: bytes) -> int:
+    """The characters of :func:`_structural` outside JSON strings, exactly (an unclosed string runs to the end).
+    Block by block (:data:`_BLOCK` bytes, never cut inside an escape): the escapes that hide a quote (``\\\\``,
+    then ``\\"``) dropped, the rest split at its quotes, whose pieces alternate between outside and inside a
+    string from the state the block starts in."""
+    total, inside, at = 0, False, 0
+    while at < len(data):
+        end = min(at + _BLOCK, len(data))
+        while end < len(data) and data[end - 1] == 0x5C:  # a backslash ends no block: its escape stays whole
+            end += 1
+        pieces = data[at:end].replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')
+        total += _structural(b"".join(pieces[1 if inside else 0::2]))
+        inside ^= len(pieces) % 2 == 0  # an odd number of quotes: the block ends on the other side
+        at = end
+    return total
 
 
 def loads(data: bytes | str, name: str, budget: Budget) -> Any:

@@ -23,7 +23,7 @@ variable                       bound                                            
                                output, explanation): longer ones are cut, and counted
 ``EVALCORE_MAX_TEXT_MB``       bytes of the text roles of a log together: text beyond  100
                                it is left out (rows in order), and counted
-``EVALCORE_MAX_JSON_VALUES``   JSON values (objects, lists, keys and items) parsed     one per 16
+``EVALCORE_MAX_JSON_VALUES``   JSON values (objects, lists, keys and items) parsed     one per 32
                                from all the JSON and JSON Lines of one load together   bytes of
                                                                                        the above
 ``EVALCORE_MAX_NOTE_CHARS``    characters of a note typed or imported with a label or  10,000
@@ -38,9 +38,11 @@ Label page loading for minutes. 10,000 characters hold a long paragraph; names a
 an uncompressed one may be. Ten million rows take about 3 GB in memory once validated (about 280 bytes a row);
 larger logs belong in an engine that reduces them where they are stored. A JSON value takes 30 to 64 bytes of
 memory however short it is in the file (``{}`` is two bytes, a dict 64), so bytes alone do not bound JSON: 200 MB
-of ``[{},{},...]``, a few kilobytes compressed, made 5 GB of objects (issue 38). One value per 16 bytes of the byte
-limit keeps the objects of one load within about four times that limit (13 million values, under 1 GB, for
-200 MB); evaluation logs hold one per 10 to 65 bytes (measured on the logs of the tools evalcore reads). Text is kept to show people which example
+of ``[{},{},...]``, a few kilobytes compressed, made 5 GB of objects (issue 38). One value per 32 bytes of the byte
+limit keeps a load's peak memory under 1 GB (6.5 million values for 200 MB; measured in ``evalcore validate``: the
+worst, 6.5 million two-letter strings of a 47 KB ``.json.gz``, peaks at 690 MB, where one per 16 bytes, 12.8
+million, peaked at 1.2-1.4 GB, issue 51); evaluation logs hold one per 10 to 65 bytes (measured on the logs of the
+tools evalcore reads), so the densest reach the limit at 65 MB of JSON; the environment raises it. Text is kept to show people which example
 it was, not to analyse: 4 KB holds a long question and its answer, and 100 MB of it is 25,000 such examples at
 the cut, or a million of 100 bytes. A thousand models is ten times the largest
 public leaderboards; beyond it the model column is usually an id column mapped by mistake.
@@ -56,7 +58,7 @@ from evalcore.errors import EvalDataError
 MB = 2**20
 KB = 2**10
 #: bytes of the byte limit per JSON value allowed by default (see above)
-BYTES_PER_JSON_VALUE = 16
+BYTES_PER_JSON_VALUE = 32
 #: characters of a note typed or imported with a label or an adjudication (``EVALCORE_MAX_NOTE_CHARS``)
 MAX_NOTE_CHARS = 10_000
 #: characters of a name typed or imported: an annotator, an adjudicator, a campaign (``EVALCORE_MAX_NAME_CHARS``)

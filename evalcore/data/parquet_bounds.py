@@ -12,7 +12,13 @@ claim, or really hold, gigabytes. :func:`read_parquet` checks, before reading an
 * the size of the values once decoded: fixed-width columns take rows x width, known from the schema; text is read
   as dictionaries (indices and distinct values, no larger than the pages) and its decoded length summed before it
   is decoded, because a dictionary-encoded column expands without bound (one 1 KB value repeated for 3 million
-  rows is 15 MB of file and 3 GB of text).
+  rows is 15 MB of file and 3 GB of text);
+* the entries of every dictionary page (its header's ``num_values``): at most the values of its column chunk plus
+  :data:`UNUSED_DICTIONARY_ENTRIES` (a pandas categorical's unused categories). Reading a dictionary costs about
+  110 bytes of memory an entry whatever the rows that use it: a 1.4 MB file of 10 rows with a 3-million-entry
+  dictionary took 330 MB to read, and as many again once a categorical in pandas.
+
+Text comes back decoded (plain strings), never as a categorical of a dictionary the file stores.
 
 Nested columns (lists, structs, maps) are refused, as nested JSON values are: a table holds one value per cell.
 """
@@ -31,8 +37,11 @@ from evalcore.data.limits import ReadLimits, refuse_rows, size_text
 
 #: Thrift compact types (parquet.thrift's structs are written in the compact protocol)
 _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = 4, 5, 6, 7, 8, 9, 10, 11, 12
-#: PageHeader's field ids of the uncompressed and compressed page sizes
-_UNCOMPRESSED, _COMPRESSED = 2, 3
+#: PageHeader's field ids of the page's type, its uncompressed and compressed sizes and its dictionary page header;
+#: DictionaryPageHeader's field id of its number of entries; the page type of a dictionary page
+_TYPE, _UNCOMPRESSED, _COMPRESSED, _DICTIONARY_HEADER, _ENTRIES, _DICTIONARY_PAGE = 1, 2, 3, 7, 1, 2
+#: dictionary entries a column chunk may hold beyond its values (unused categories of a pandas categorical)
+UNUSED_DICTIONARY_ENTRIES = 100_000
 _MAX_NESTING = 16
 #: bytes a dictionary index takes while text is read as dictionaries
 _INDEX_BYTES = 4
@@ -69,7 +78,7 @@ def read_parquet(data: bytes, limits: ReadLimits) -> pd.DataFrame:
     try:
         table = pq.ParquetFile(io.BytesIO(data), metadata=meta, read_dictionary=text).read(use_pandas_metadata=True)
         _refuse_decoded(fixed + _text_bytes(table), limits)
-        table = table.cast(schema)  # the text read as dictionaries decoded, now that its size is known
+        table = table.cast(_decoded(schema))  # the text read as dictionaries decoded, now that its size is known
         table.validate(full=True)  # damaged bytes can hold invalid UTF-8 that would fail later, inside pandas
         frame = table.to_pandas()
     except EvalDataError:
@@ -127,12 +136,24 @@ def _check_pages(data: bytes, meta: pq.FileMetaData, limits: ReadLimits) -> None
             if start < 0 or end > len(data):
                 raise _Damaged("a column chunk outside the file")
             while start < end:
-                uncompressed, compressed, start = _page_sizes(data, start)
+                uncompressed, compressed, entries, start = _page_sizes(data, start)
                 if uncompressed < 0 or compressed < 0:
                     raise _Damaged("a negative page size")
                 total += uncompressed
                 _refuse_size(total, "its page headers state", limits)
+                _refuse_dictionary(entries, chunk, i)
                 start += compressed
+
+
+def _refuse_dictionary(entries: int, chunk, group: int) -> None:
+    """Refuse a dictionary page of more entries than its column chunk's values allow (see the module docstring)."""
+    if entries > chunk.num_values + UNUSED_DICTIONARY_ENTRIES:
+        raise EvalDataError(
+            f"Column '{chunk.path_in_schema}' of the Parquet file (row group {group + 1}) stores a dictionary of "
+            f"{entries:,} distinct values for its {chunk.num_values:,} values: reading it would take about "
+            f"{size_text(110 * entries)} of memory for values no row uses. Write the file again without the unused "
+            "values (pandas: df[column] = df[column].cat.remove_unused_categories(), or save the column as plain "
+            "text), or upload it as CSV.")
 
 
 def _refuse_size(size: int, stated: str, limits: ReadLimits) -> None:
@@ -157,6 +178,13 @@ def _refuse_nested(schema: pa.Schema) -> None:
         raise EvalDataError(
             f"Column '{nested[0]}' of the Parquet file holds nested values (lists, structs or maps): evalcore reads "
             "tables with one value per cell. Drop the column or write its values as text.")
+
+
+def _decoded(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with each dictionary type (the file's stored Arrow schema keeps pandas' categoricals) as its values'
+    type: the frame holds the values, not a categorical carrying the file's whole dictionary."""
+    return pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema],
+                     metadata=schema.metadata)
 
 
 def _is_text(kind: pa.DataType) -> bool:
@@ -202,17 +230,24 @@ def _text_bytes(table: pa.Table) -> int:
 # ------------------------------------------------------------------------------------------- Thrift compact
 
 
-def _page_sizes(data: bytes, at: int) -> tuple[int, int, int]:
-    """(uncompressed size, compressed size, end) of the page header at ``at``."""
+def _page_sizes(data: bytes, at: int) -> tuple[int, int, int, int]:
+    """(uncompressed size, compressed size, dictionary entries (0 for another page), end) of the page header at
+    ``at``."""
     fields, end = _struct(data, at, 0)
-    if _UNCOMPRESSED not in fields or _COMPRESSED not in fields:
+    if not isinstance(fields.get(_UNCOMPRESSED), int) or not isinstance(fields.get(_COMPRESSED), int):
         raise _Damaged("a page header without its sizes")
-    return fields[_UNCOMPRESSED], fields[_COMPRESSED], end
+    entries = 0
+    if fields.get(_TYPE) == _DICTIONARY_PAGE:
+        header = fields.get(_DICTIONARY_HEADER)
+        entries = header.get(_ENTRIES) if isinstance(header, dict) else None
+        if not isinstance(entries, int) or entries < 0:
+            raise _Damaged("a dictionary page without its number of entries")
+    return fields[_UNCOMPRESSED], fields[_COMPRESSED], entries, end
 
 
-def _struct(data: bytes, at: int, depth: int) -> tuple[dict[int, int], int]:
-    """The integer fields of the Thrift compact struct at ``at`` ({field id: value}; other fields skipped) and
-    where it ends."""
+def _struct(data: bytes, at: int, depth: int) -> tuple[dict[int, int | dict], int]:
+    """The integer and struct fields of the Thrift compact struct at ``at`` ({field id: value, a struct's as its
+    own dict}; other fields skipped) and where it ends."""
     if depth > _MAX_NESTING:
         raise _Damaged("structs nested too deeply")
     fields, last = {}, 0
@@ -230,6 +265,8 @@ def _struct(data: bytes, at: int, depth: int) -> tuple[dict[int, int], int]:
         if kind in (_I16, _I32, _I64):
             raw, at = _varint(data, at)
             fields[last] = _zigzag(raw)
+        elif kind == _STRUCT:
+            fields[last], at = _struct(data, at, depth + 1)
         else:
             at = _skip(data, at, kind, depth)
 

@@ -106,7 +106,7 @@ def test_hostile_json_is_refused_within_bounded_memory(hostile, name, way):
     out, peak, seconds = crafted.run_watched(command, MEMORY_BOUND, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 1, (out.returncode, out.stdout[-2000:], out.stderr[-2000:], peak)
     assert f"{NAMED[name]} holds " in out.stdout, out.stdout
-    assert "more than the 13,107,200 evalcore parses for one load" in out.stdout, out.stdout
+    assert "more than the 6,553,600 evalcore parses for one load" in out.stdout, out.stdout
     assert "EVALCORE_MAX_JSON_VALUES" in out.stdout and "Traceback" not in out.stdout + out.stderr
     assert peak < MEMORY_BOUND and seconds < 60, (peak, seconds)
 
@@ -121,10 +121,10 @@ def test_the_count_is_exact_outside_strings_and_an_upper_bound_within():
     assert bounded_json.count_values(b'["' + b'\\"' * 100_000, at_most=0) == 1
 
 
-def test_the_limit_is_one_value_per_16_bytes_and_the_environment_raises_it(monkeypatch):
-    assert ReadLimits().max_json_values == 200 * MB // 16
-    assert ReadLimits(max_bytes=16 * MB).max_json_values == MB
-    monkeypatch.setenv("EVALCORE_MAX_FILE_MB", "32")
+def test_the_limit_is_one_value_per_32_bytes_and_the_environment_raises_it(monkeypatch):
+    assert ReadLimits().max_json_values == 200 * MB // 32
+    assert ReadLimits(max_bytes=32 * MB).max_json_values == MB
+    monkeypatch.setenv("EVALCORE_MAX_FILE_MB", "64")
     assert ReadLimits.from_env().max_json_values == 2 * MB
     monkeypatch.setenv("EVALCORE_MAX_JSON_VALUES", "5")
     assert ReadLimits.from_env().max_json_values == 5
@@ -144,8 +144,8 @@ def test_the_values_of_all_the_files_of_a_load_count_together():
 
 def test_ecosystem_logs_still_load_and_stay_far_below_the_limit():
     """Real logs of the tools evalcore reads (in the repository): they load, and hold one value per 10 bytes or
-    more, so a 200 MB log of the densest of them is within the default limit's 16 bytes per value only up to
-    130 MB: the limit is about the objects, and the environment raises it."""
+    more, so a log of the densest of them is within the default limit's 32 bytes per value up to 65 MB: the limit
+    is about the objects, and the environment raises it."""
     for path in [ECOSYSTEM / "helm", ECOSYSTEM / "mt_bench" / "gpt-4_pair.jsonl",
                  ECOSYSTEM / "openai_evals_api" / "output_items.jsonl"]:
         if path.exists():
