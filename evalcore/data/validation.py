@@ -520,6 +520,9 @@ def _refuse_aggregates(raw: pd.DataFrame, roles: dict[str, str], values: list[st
     numbers = [pd.to_numeric(raw[c], errors="coerce").dropna() for c in values]
     if all(column.isin((0, 1)).all() for column in numbers):  # right or wrong per model: a log of one example each
         return
+    if "correct" in roles and pd.to_numeric(raw[roles["correct"]], errors="coerce").dropna().isin((0, 1)).all():
+        return  # a 0/1 'correct' is a per-example verdict, whatever the confidence beside it
+
     rows = raw[key[0]].astype(str).tolist()
     raise EvalDataError(
         f"The table has {len(raw):,} rows, one per {' and '.join(repr(k) for k in key)} ({listed(rows, 4, repr)}), "
