@@ -9,8 +9,9 @@ on the metric's scale rescaled to [0, 1] (``t = (z - low) / spread``). N is the 
 * ``active`` (inverse-probability weighting with the proxy ``p`` as control variate, Zrnic & Candès 2024, eq. 3,
   with the priority-sampling inclusion probabilities ``π_i = min(1, u_i / τ)`` of :mod:`.queue`):
   ``θ = (1/N) [N a + λ Σ_{i ∈ N} p_i + Σ_{i ∈ S} r_i / π_i]``, ``r_i = z_i - a - λ p_i``,
-  ``v = (1/N²) Σ_{i ∈ S} c_i r_i²``, ``c_i = (1 - π_i) / π_i²``, with (a, λ) minimising that variance (weighted
-  least squares: the generalised regression estimator, so a reversed or shuffled proxy costs no more than none).
+  ``v = (1/N²) n/(n - 2) Σ_{i ∈ S} c_i r_i²``, ``c_i = (1 - π_i) / π_i²``, with (a, λ) minimising that variance
+  (weighted least squares: the generalised regression estimator, so a reversed or shuffled proxy costs no more than
+  none; n/(n - 2) for the two coefficients fitted on the same labels).
 * ``ppi`` (PPI++, Angelopoulos, Duchi & Zrnic 2023, power-tuned, for the pool's accuracy: the judge's verdict
   ``yhat`` is known on every example of the pool, so only the rectifier is sampled):
   ``θ = λ mean_N(yhat) + mean_S(r)``, ``r = z - λ yhat``, ``v = (1 - n/N) s_r² / n``, with
@@ -171,7 +172,9 @@ def _active(t: np.ndarray, p: np.ndarray, pi: np.ndarray, pool: dict) -> tuple[f
     theta = (n_pool * a + lam * pool["sum_proxy"] + float(np.sum(r / pi))) / n_pool
     # half a pseudo-event of unit residual at the largest weight (as floored_variance): residuals that vanish on a
     # confident proxy never make the variance nil
-    parts = c * r * r  # each drawn example's share of the variance: Satterthwaite's degrees of freedom
+    # each drawn example's share of the variance, n / (n - 2) for the two coefficients fitted on the same labels;
+    # Satterthwaite's degrees of freedom
+    parts = c * r * r * (t.size / (t.size - 2) if t.size > 2 else 1.0)
     df = float(parts.sum()) ** 2 / float(np.sum(parts * parts)) if parts.any() else 1.0
     return theta, max(float(parts.sum()), 0.5 * float(c.max())) / n_pool**2, max(df, 1.0)
 
