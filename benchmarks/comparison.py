@@ -116,7 +116,9 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
     rows = []
     for a, b in pairs:
         start = time.perf_counter()
-        pool = comparison_pool(log, [a, b])
+        correct_all = correct
+        correct = correct_all[[a, b]].dropna()  # the examples with both verdicts
+        pool = comparison_pool(log[log["example_id"].isin(correct.index)], [a, b])
         width = {design: [campaign(correct, pool, a, b, design, seed + k, target, level) for k in range(campaigns)]
                  for design in ("srs", "disagreement")}
         decided = [campaign(correct, pool, a, b, "disagreement", seed + k, target, level, decide=True)
@@ -141,6 +143,7 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
             "zero pair: any winner": np.mean([c["winner"] is not None for c in null]),
             "zero pair: median labels": np.median([c["labels"] for c in null]),
             "seconds": time.perf_counter() - start})
+        correct = correct_all
         print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rows[-1].values()), flush=True)
     return pd.DataFrame(rows)
 
@@ -197,15 +200,15 @@ def main() -> int:
     args = parser.parse_args()
     if args.mmlu:
         log, correct = mmlu(args.mmlu)
-        models = list(correct.columns)[:5]
-        pairs = list(itertools.combinations(models, 2))[:4]
+        ranked = correct.mean().sort_values(ascending=False).index  # four pairs of neighbours among the best
+        pairs = [(ranked[i], ranked[i + 1]) for i in (0, 2, 4, 6)]
     else:
         log, correct = imagenet(args.data)
         pairs = list(itertools.combinations(sorted(correct.columns), 2))
     print("| pair | difference | same output | srs labels | disagreement labels | ratio | coverage srs | coverage "
           "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median labels | "
           "seconds |\n|---|" + "---:|" * 13)
-    run(log, correct.dropna(), pairs, args.campaigns, args.target)
+    run(log, correct, pairs, args.campaigns, args.target)
     if not args.mmlu:
         r = best_of(log, correct.dropna(), sorted(correct.columns), args.campaigns // 5)
         print(f"\nThe best of {r['models']} (the pool's best: {r['best']}): {r['campaigns']} campaigns, median "
