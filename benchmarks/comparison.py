@@ -53,7 +53,8 @@ def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int
     plan = plan_comparison(pool, design, seed, target=target)
     ids = plan.order["example_id"].to_numpy()
     d = correct.loc[ids, a].to_numpy(float) - correct.loc[ids, b].to_numpy(float)
-    truth = float(correct[a].mean() - correct[b].mean())
+    shared = pool.outputs.index  # the pool's examples: the campaign's estimand is their difference
+    truth = float(correct.loc[shared, a].mean() - correct.loc[shared, b].mean())
     constants = plan.pool
     scale = constants["N_D"] / constants["N"] if design == "disagreement" else 1.0
     population = constants["M"]
@@ -181,11 +182,12 @@ def best_of(log: pd.DataFrame, correct: pd.DataFrame, models: list[str], campaig
 
 
 def mmlu(path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """MMLU-Pro per question: ``model``, ``question_id`` as the example, ``pred`` (the letter) as the output and
-    ``correct`` (against the answer key) as the annotators' verdict."""
+    """MMLU-Pro per question: ``model``, ``question_id`` as the example, ``pred`` (the letter; "(no answer)" where
+    the model gave none, which is wrong) as the output and ``correct`` (against the answer key) as the annotators'
+    verdict."""
     frame = pd.read_csv(path)
     log = pd.DataFrame({"model": frame["model"].astype(str), "example_id": frame["question_id"].astype(str),
-                        "output": frame["pred"].astype(str)})
+                        "output": frame["pred"].fillna("(no answer)").astype(str)})
     correct = frame.assign(question_id=frame["question_id"].astype(str)).pivot_table(
         index="question_id", columns="model", values="correct", aggfunc="first").astype(float)
     return log, correct
