@@ -9,9 +9,9 @@ on the metric's scale rescaled to [0, 1] (``t = (z - low) / spread``). N is the 
 * ``active`` (inverse-probability weighting with the proxy ``p`` as control variate, Zrnic & Candès 2024, eq. 3,
   with the priority-sampling inclusion probabilities ``π_i = min(1, u_i / τ)`` of :mod:`.queue`):
   ``θ = (1/N) [N a + λ Σ_{i ∈ N} p_i + Σ_{i ∈ S} r_i / π_i]``, ``r_i = z_i - a - λ p_i``,
-  ``v = (1/N²) n/(n - 2) Σ_{i ∈ S} c_i r_i²``, ``c_i = (1 - π_i) / π_i²``, with (a, λ) minimising that variance
-  (weighted least squares: the generalised regression estimator, so a reversed or shuffled proxy costs no more than
-  none; n/(n - 2) for the two coefficients fitted on the same labels).
+  ``v = (1/N²) Σ_{i ∈ S} c_i (r_i / (1 - h_i))²``, ``c_i = (1 - π_i) / π_i²``, with (a, λ) minimising
+  ``Σ c r²`` (weighted least squares: the generalised regression estimator, so a reversed or shuffled proxy costs no
+  more than none) and ``h_i`` each example's leverage in that fit (HC3: the residual as if left out of the fit).
 * ``ppi`` (PPI++, Angelopoulos, Duchi & Zrnic 2023, power-tuned, for the pool's accuracy: the judge's verdict
   ``yhat`` is known on every example of the pool, so only the rectifier is sampled):
   ``θ = λ mean_N(yhat) + mean_S(r)``, ``r = z - λ yhat``, ``v = (1 - n/N) s_r² / n``, with
@@ -170,13 +170,25 @@ def _active(t: np.ndarray, p: np.ndarray, pi: np.ndarray, pool: dict) -> tuple[f
     a, lam = _control(t, p, c)
     n_pool, r = pool["N"], t - a - lam * p
     theta = (n_pool * a + lam * pool["sum_proxy"] + float(np.sum(r / pi))) / n_pool
-    # half a pseudo-event of unit residual at the largest weight (as floored_variance): residuals that vanish on a
-    # confident proxy never make the variance nil
-    # each drawn example's share of the variance, n / (n - 2) for the two coefficients fitted on the same labels;
-    # Satterthwaite's degrees of freedom
-    parts = c * r * r * (t.size / (t.size - 2) if t.size > 2 else 1.0)
+    # each drawn example's share of the variance, its residual as if left out of the fit (r / (1 - h), h its
+    # leverage in the weighted fit: the few heavily weighted examples pull the fit toward them, MacKinnon & White's
+    # HC3); Satterthwaite's degrees of freedom; at least half a pseudo-event of unit residual at the largest weight
+    # (as floored_variance): residuals that vanish on a confident proxy never make the variance nil
+    parts = c * (r / (1 - _leverage(p, c))) ** 2
     df = float(parts.sum()) ** 2 / float(np.sum(parts * parts)) if parts.any() else 1.0
     return theta, max(float(parts.sum()), 0.5 * float(c.max())) / n_pool**2, max(df, 1.0)
+
+
+def _leverage(p: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Each example's leverage in the weighted fit of :func:`_control`, ``h_i = c_i (1/Σc + (p_i - p̄)² / Σ c (p - p̄)²)``
+    (p̄ the weighted mean), capped at 0.9."""
+    w = float(c.sum())
+    if w <= 0:
+        return np.zeros(c.size)
+    mean_p = float(np.sum(c * p)) / w
+    spread = float(np.sum(c * (p - mean_p) ** 2))
+    h = c * (1 / w + ((p - mean_p) ** 2 / spread if spread > 0 else 0.0))
+    return np.minimum(h, 0.9)
 
 
 def _control(t: np.ndarray, p: np.ndarray, c: np.ndarray) -> tuple[float, float]:
