@@ -49,7 +49,7 @@ def test_a_series_from_ci_opens_from_its_address_and_a_click_compares_a_run(brow
             expect(answer).to_contain_text("on task=math against nightly-2 (paired)")
             chart = page.locator(PLOTLY).first
             points = chart.locator(".scatterlayer .trace .points path")
-            expect(points).to_have_count(4)
+            expect(points).to_have_count(5)  # the 4 runs, and the ring around the reference (the first accepted run)
             red = chart.locator(".scatterlayer .trace .points path[style*='rgb(197, 48, 48)']")
             expect(red).to_have_count(1)  # run3: a change flagged worse
             # the flagged run's comparison opens below; a click on nightly-1's point (the second blue one) opens its

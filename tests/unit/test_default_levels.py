@@ -76,6 +76,8 @@ PUBLIC = [
     ("evalcore.sampling.designs", "simulate_design", "alpha"),
     ("evalcore.sampling.designs", "monte_carlo", "alpha"),
     ("evalcore.sampling.figures", "monte_carlo_curves", "level"),
+    ("evalcore.sampling.plan", "labeling_plan", "alpha"),
+    ("evalcore.stats.readout", "readout", "level"),
     ("evalcore.report.sections", "Settings", "level"),
 ]
 
