@@ -6,7 +6,7 @@ import streamlit as st
 
 from evalcore.stats import figures
 from evalcore.data.display import literal
-from evalcore.data.schema import BATTLES, LOG_VALUE_ROLES, SUMMARY
+from evalcore.data.schema import BATTLES, SUMMARY
 from evalcore.stats import headline, overall
 from evalcore.stats.summaries import mean_table
 from pages.common import data_source as ds
@@ -61,8 +61,7 @@ if kind == BATTLES:
     label, what = "human win rate", "win rate"
 else:
     if kind != SUMMARY and sel.metric is None:
-        roles = set(data.report.mapping)  # role -> column; the lazy log carries no text
-        if "output" in roles and not roles & set(LOG_VALUE_ROLES):
+        if data.report.outputs_only:
             st.info("This log holds the models' outputs only: no label, score or confidence, so there is no value "
                     "to estimate yet. Label the outputs with a comparison campaign of these models on the Label "
                     "page; its labels give each model's accuracy and their difference.")

@@ -98,6 +98,12 @@ class ValidationReport:
         category is treated as one task (:func:`_validate_log`); counts of its tasks then say "categories"."""
         return "task" not in self.mapping and "category" in self.mapping
 
+    @property
+    def outputs_only(self) -> bool:
+        """Whether the log holds the models' outputs and no value to estimate (no label, score, confidence or
+        proxy): the usual start of a comparison campaign (:func:`_validate_log` notes it)."""
+        return self.kind == LOG and "output" in self.mapping and not set(LOG_VALUE_ROLES) & set(self.mapping)
+
 
 def report_of(frame: pd.DataFrame) -> ValidationReport:
     """The report :func:`validate` attached to ``frame``."""

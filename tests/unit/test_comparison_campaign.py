@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from scipy.stats import t as student_t
 
-from evalcore.data.validation import validate
+from evalcore.data.validation import report_of, validate
 from evalcore.errors import EvalDataError
 from evalcore.labeling import Campaign, ComparisonCampaign
 from evalcore.labeling.comparison import verdicts
@@ -65,6 +65,7 @@ def test_a_log_of_outputs_alone_validates_and_saves_with_a_note(tmp_path):
     assert report["kind"] == "log" and report["n_models"] == 2
     assert any("outputs only" in n and "comparison campaign" in n for n in report["notes"]), report["notes"]
     assert {"correct", "score", "confidence", "proxy"}.isdisjoint(checked.columns)
+    assert report_of(checked).outputs_only and not report_of(validate(frame.assign(correct=1))).outputs_only
     record = Workspace(tmp_path / "ws").add_dataset(frame.to_csv(index=False).encode(), "outs", owner=OWNER)
     assert record.kind == "log" and record.models == 2
     with pytest.raises(EvalDataError, match="at least one value column.*'output'"):
