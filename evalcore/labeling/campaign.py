@@ -662,20 +662,20 @@ class Campaign(Claims):
         return Labeled(frame[list(LABELED_COLUMNS)].reset_index(drop=True), tau, int(skipped.sum()),
                        int((frame["status"] == "pending").sum()))
 
-    def estimate(self) -> LiveEstimate:
+    def estimate(self, labeled: Labeled | None = None) -> LiveEstimate:
         """The design's estimate from the settled labels, the pending and the skipped examples
-        (:meth:`_labeled`, :func:`.estimate.live_estimate`)."""
-        labeled = self._labeled()
+        (:meth:`_labeled`, read here unless given; :func:`.estimate.live_estimate`)."""
+        labeled = labeled or self._labeled()
         r = self.info
         return live_estimate(labeled.frame, r.design, r.pool, r.planned, r.target, r.level, tau=labeled.tau,
                              skipped=labeled.skipped, pending=labeled.pending, scale=r.scale)
 
-    def skip_profile(self) -> pd.DataFrame:
+    def skip_profile(self, labeled: Labeled | None = None) -> pd.DataFrame:
         """Who the skipped examples are, beside the settled ones (skips are rarely at random: the hard examples):
         one row per group ("skipped", "settled", and "pending" where any) with ``examples``, ``share`` of the drawn
         examples, and the mean ``proxy`` (the model's confidence) and ``judge`` (the AI judge's verdict) where the
-        pool has them. Empty before the first skip."""
-        frame = self._labeled().frame
+        pool has them. Empty before the first skip (``labeled``: :meth:`_labeled`, read here unless given)."""
+        frame = (labeled or self._labeled()).frame
         if not (frame["status"] == "skipped").any():
             return pd.DataFrame(columns=["group", "examples", "share", "proxy", "judge"])
         group = frame["status"].map({"skipped": "skipped", "pending": "pending"}).fillna("settled")
@@ -684,6 +684,12 @@ class Campaign(Claims):
         table.insert(1, "share", table["examples"] / len(frame))
         order = [g for g in ("skipped", "settled", "pending") if g in table.index]
         return table.loc[order].reset_index()
+
+    def page_state(self) -> tuple[LiveEstimate, pd.DataFrame, pd.DataFrame]:
+        """What the Label page opens with, from one read of the labels: the estimate, the adjudication queue
+        (:meth:`pending`) and who the skipped examples are (:meth:`skip_profile`)."""
+        labeled = self._labeled()
+        return self.estimate(labeled), self.pending(labeled), self.skip_profile(labeled)
 
     def version(self) -> tuple[int, int]:
         """What changes with every label, skip and adjudication: the largest label id and adjudication id of the
@@ -728,12 +734,13 @@ class Campaign(Claims):
         self.info = replace(self.info, adjudicators=chosen)
         return chosen
 
-    def pending(self) -> pd.DataFrame:
+    def pending(self, labeled: Labeled | None = None) -> pd.DataFrame:
         """The adjudication queue, in queue order: every label in force of each example whose labels disagree, and
         the skip of each example only skipped (the hard examples: value NaN), that no adjudication settles
         (:func:`settle`): ``example_id``, ``position``, ``stratum``, ``annotator``, ``value``, ``note``,
-        ``created`` and ``reason`` ("labels disagree" or "skipped")."""
-        frame = self._labeled().frame
+        ``created`` and ``reason`` ("labels disagree" or "skipped"); ``labeled``: :meth:`_labeled`, read here
+        unless given."""
+        frame = (labeled or self._labeled()).frame
         columns = ["example_id", "position", "stratum", "annotator", "value", "note", "created"]
         labels = self.current_labels()
         disputed = labels.loc[labels["example_id"].isin(frame.loc[frame["status"] == "pending", "example_id"]),

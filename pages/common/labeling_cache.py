@@ -49,9 +49,9 @@ class CampaignState:
 def campaign_state(campaign_id: str, version: tuple[int, int], what: str, _campaign: Campaign) -> CampaignState:
     """The campaign's estimate, chart and adjudication queue at ``version`` (``what`` names the metric on the
     chart's axis)."""
-    estimate = _campaign.estimate()
+    estimate, pending, skips = _campaign.page_state()
     figure = None if estimate.estimate != estimate.estimate else estimate_figure(estimate, _campaign.info.model, what)
-    return CampaignState(estimate, figure, _campaign.pending(), _campaign.skip_profile())
+    return CampaignState(estimate, figure, pending, skips)
 
 
 @cached("Measuring agreement (bootstrap intervals)...")
