@@ -32,6 +32,13 @@ def wait_idle(page: Page) -> None:
         raise AssertionError(f"the app shows {exceptions.count()} exception(s) on {page.url}:\n{text}")
 
 
+def open_label(page: Page, query: str) -> None:
+    """Open the Label page at ``/label?<query>`` (e.g. ``campaign=ID``) and wait until it has rendered."""
+    page.goto(f"/label?{query}")
+    wait_idle(page)
+    expect(page.locator("h1", has_text="Label")).to_be_visible()
+
+
 def open_app(page: Page) -> None:
     """Open the dashboard on its Data page and wait until it has rendered."""
     page.goto("/")

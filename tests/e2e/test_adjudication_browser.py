@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import wait_idle
+from e2e_helpers import open_label, wait_idle
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace
 from test_label_browser import EXAMPLE, _shown_example
@@ -51,8 +51,7 @@ def test_the_owner_clears_the_adjudication_queue_in_the_browser(browser, tmp_pat
         pages = {}
         for member in (ALICE, BOB):
             _, page = sign_in(browser, server.url, member)
-            page.goto(f"/label?campaign={campaign.id}")
-            wait_idle(page)
+            open_label(page, f"campaign={campaign.id}")
             pages[member] = page
         alice = _label_all(pages[ALICE], lambda e: True)
         bob = _label_all(pages[BOB], lambda e: int(e[1:]) % 2 == 1)  # bob: right only on odd ids

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import wait_idle
+from e2e_helpers import open_label, wait_idle
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace
 from test_team_instance import team_secrets
@@ -45,9 +45,7 @@ def test_two_members_label_one_campaign_to_its_stop_rule(browser, tmp_path, prov
         pages = []
         for member in (ALICE, BOB):
             context, page = sign_in(browser, server.url, member)
-            page.goto(f"/label?campaign={campaign.id}")
-            wait_idle(page)
-            expect(page.locator("h1", has_text="Label")).to_be_visible()
+            open_label(page, f"campaign={campaign.id}")
             pages.append(page)
         seen, clicks = [], []
         for step in range(N):

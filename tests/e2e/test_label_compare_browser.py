@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import screenshot, wait_idle
+from e2e_helpers import open_label, screenshot, wait_idle
 from evalcore.labeling import Campaign
 from evalcore.labeling.comparison import comparison_sentence
 from evalcore.workspace import Workspace
@@ -64,9 +64,7 @@ def test_two_annotators_label_a_comparison_to_its_stop(browser, tmp_path):
         pages = []
         for name in ("alice", "bob"):
             _, page = new_page(browser, server.url)
-            page.goto(f"/label?campaign={campaign.id}&annotator={name}")
-            wait_idle(page)
-            expect(page.locator("h1", has_text="Label")).to_be_visible()
+            open_label(page, f"campaign={campaign.id}&annotator={name}")
             pages.append(page)
         seen = []
         for step in range(N):
