@@ -47,7 +47,7 @@ from scipy.stats import t as student_t
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.designs import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS  # noqa: F401 (re-exported)
-from evalcore.labeling.estimate import floored_variance, wilson_at_effective_n
+from evalcore.labeling.estimate import MIN_LABELS, floored_variance, wilson_at_effective_n
 from evalcore.labeling.queue import QueuePlan
 from evalcore.stats.sequential import betting_cs
 
@@ -57,8 +57,6 @@ MIN_SHARED = 20
 #: pool has at most this many distinct outputs
 CLASS_LENGTH, CLASS_VALUES = 40, 2000
 ALL_AGREE = "all agree"
-#: no stop before this many labels: early variances are too noisy to trust a width rule
-MIN_LABELS = 30
 
 
 @dataclass(frozen=True)
