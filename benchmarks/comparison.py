@@ -208,7 +208,8 @@ def main() -> int:
         log, correct = imagenet(args.data)
         pairs = list(itertools.combinations(sorted(correct.columns), 2))
     print("| pair | difference | same output | srs labels | disagreement labels | ratio | coverage srs | coverage "
-          "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median labels | "
+          "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median "
+          "labels | "
           "seconds |\n|---|" + "---:|" * 13)
     run(log, correct, pairs, args.campaigns, args.target)
     if not args.mmlu:

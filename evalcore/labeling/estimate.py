@@ -180,8 +180,8 @@ def _active(t: np.ndarray, p: np.ndarray, pi: np.ndarray, pool: dict) -> tuple[f
 
 
 def _leverage(p: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Each example's leverage in the weighted fit of :func:`_control`, ``h_i = c_i (1/Σc + (p_i - p̄)² / Σ c (p - p̄)²)``
-    (p̄ the weighted mean), capped at 0.9."""
+    """Each example's leverage in the weighted fit of :func:`_control`,
+    ``h_i = c_i (1/Σc + (p_i - p̄)² / Σ c (p - p̄)²)`` (p̄ the weighted mean), capped at 0.9."""
     w = float(c.sum())
     if w <= 0:
         return np.zeros(c.size)
