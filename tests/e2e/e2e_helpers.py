@@ -32,6 +32,14 @@ def wait_idle(page: Page) -> None:
         raise AssertionError(f"the app shows {exceptions.count()} exception(s) on {page.url}:\n{text}")
 
 
+def shown_example(page: Page) -> str | None:
+    """The id of the example the Label page shows (its heading "Example <id>", under the answer); None if none."""
+    for text in page.locator(ANSWER).all_inner_texts():
+        if text.startswith("Example "):
+            return text.removeprefix("Example ").strip().replace("\u2060", "")
+    return None
+
+
 def open_label(page: Page, query: str) -> None:
     """Open the Label page at ``/label?<query>`` (e.g. ``campaign=ID``) and wait until it has rendered."""
     page.goto(f"/label?{query}")

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import open_label, wait_idle
+from e2e_helpers import open_label, shown_example, wait_idle
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace
-from test_label_browser import EXAMPLE, _shown_example
+from test_label_browser import EXAMPLE
 from test_team_instance import team_secrets
 from test_workspace_flow import dashboard, provider, sign_in  # noqa: F401 - provider is a fixture
 
@@ -28,7 +28,7 @@ def _label_all(page, value_of) -> list[str]:
     """Label every example the queue hands this member, with the keyboard; the ids labeled."""
     done = []
     while not page.get_by_text("The queue is done for you").count():
-        example = _shown_example(page)
+        example = shown_example(page)
         assert example is not None, page.locator("[data-testid='stMain']").inner_text()[:2000]
         page.keyboard.press("y" if value_of(example) else "n")
         expect(page.locator(EXAMPLE).filter(has_text=re.compile(f"^Example {example}$"))).to_have_count(0)

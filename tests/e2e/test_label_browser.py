@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import open_label, wait_idle
+from e2e_helpers import open_label, shown_example, wait_idle
 from evalcore.labeling.campaign import Campaign
 from evalcore.workspace import Workspace
 from test_team_instance import team_secrets
@@ -23,13 +23,6 @@ pytestmark = pytest.mark.slow
 ALICE, BOB = "alice@team.example", "bob@team.example"
 N = 300
 EXAMPLE = "[data-testid='stMain'] h3"  # the answer, then "Example <id>"
-
-
-def _shown_example(page) -> str | None:
-    for text in page.locator(EXAMPLE).all_inner_texts():
-        if text.startswith("Example "):
-            return text.removeprefix("Example ").strip().replace("\u2060", "")
-    return None
 
 
 def test_two_members_label_one_campaign_to_its_stop_rule(browser, tmp_path, provider):
@@ -52,12 +45,12 @@ def test_two_members_label_one_campaign_to_its_stop_rule(browser, tmp_path, prov
             page = pages[step % 2]
             if page.get_by_text("You can stop").count():
                 break
-            example = _shown_example(page)
+            example = shown_example(page)
             assert example is not None, page.locator("[data-testid='stMain']").inner_text()[:2000]
             if example in seen:  # the other member's label came in since this page drew: it shows a new one
                 page.reload()
                 wait_idle(page)
-                example = _shown_example(page)
+                example = shown_example(page)
             assert example not in seen, f"{example} was handed out twice"
             seen.append(example)
             start = time.perf_counter()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from e2e_helpers import open_label, screenshot, wait_idle
+from e2e_helpers import open_label, screenshot, shown_example, wait_idle
 from evalcore.labeling import Campaign
 from evalcore.labeling.comparison import comparison_sentence
 from evalcore.workspace import Workspace
@@ -33,13 +33,6 @@ def _log() -> tuple[pd.DataFrame, dict[str, str]]:
                  {"model": "B", "example_id": f"q{i}", "input": f"Picture {i}: which animal?",
                   "output": "fish" if i % 2 else right}]
     return pd.DataFrame(rows), truth
-
-
-def _shown_example(page) -> str | None:
-    for text in page.locator(HEADINGS).all_inner_texts():
-        if text.startswith("Example "):
-            return text.removeprefix("Example ").strip().replace("\u2060", "")
-    return None
 
 
 def _named(page) -> dict[int, list[str]]:
@@ -71,7 +64,7 @@ def test_two_annotators_label_a_comparison_to_its_stop(browser, tmp_path):
             page = pages[step % 2]
             if page.get_by_text("You can stop").count():
                 break
-            example = _shown_example(page)
+            example = shown_example(page)
             assert example is not None, page.locator("[data-testid='stMain']").inner_text()[:2000]
             assert example not in seen, f"{example} was handed out twice"
             seen.append(example)
