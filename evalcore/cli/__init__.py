@@ -119,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--level", type=_level, default=DEFAULT_LEVEL,
                        help=f"confidence level of the intervals in the table of what was read ({DEFAULT_LEVEL})")
     check.add_argument("--json", type=Path, default=None, metavar="FILE",
-                       help="also write the table of what was read as JSON to FILE ('-': stdout, instead of the text)")
+                       help="also write the table of what was read as JSON to FILE ('-': stdout, instead of the text); "
+                            "for a log that cannot be used, {\"usable\": false, \"error\": ...}")
     check.set_defaults(run=_validate)
     add_compare(commands)
     add_label(commands)
@@ -358,6 +359,10 @@ def _validate(args: argparse.Namespace) -> int:
     except EvalDataError as exc:
         if args.debug:
             raise
+        if args.json is not None:  # what went wrong as JSON too: a CI job parses it as it parses a usable log's
+            _emit_json(args.json, {"files": names, "usable": False, "error": str(exc)})
+            if str(args.json) == "-":
+                return 1
         print(f"{_one_line(names)}: NOT USABLE\n  {_one_line(str(exc))}")
         return 1
     if not isinstance(log, pd.DataFrame):  # a log in the engine (DuckDB)
@@ -423,12 +428,17 @@ def _readout_text(table, level: float) -> str:
 
 def _write_json(target: Path, names: str, info, table, level: float) -> None:
     """The validation's outcome and the table of what was read as JSON, to ``target`` ('-': stdout): NaN as null."""
-    import json
-
     rows = [{key: (None if isinstance(value, float) and value != value else value)
              for key, value in row.items()} for row in table.to_dict("records")]
     document = {"files": names, "usable": True, "kind": info.kind, "rows": info.n_rows, "models": info.n_models,
                 "level": level, "read": rows, "warnings": list(info.warnings), "notes": list(info.notes)}
+    _emit_json(target, document)
+
+
+def _emit_json(target: Path, document: dict) -> None:
+    """``document`` as JSON to ``target`` ('-': stdout); control and bidirectional characters escaped (\\uXXXX)."""
+    import json
+
     text = json.dumps(document, indent=2, default=int)
     if str(target) == "-":
         print(text)
