@@ -27,6 +27,13 @@ of its folder. A samples file whose run has no results file is named after its f
 stray of another run and is left out with a warning naming it and why (``--strict``: refused); else a note names
 both files, and when nothing else names the model the files are refused with a message naming both.
 
+Older runs (lm-eval before May 2024, ``--output_path DIR --log_samples``) wrote ``DIR/results.json`` and one
+``<model_args>_<task>.jsonl`` per task, the model's arguments in the name with ``/`` written ``__`` (and, from July
+2023 to April 2024, ``=`` written ``__`` too): ``pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl``,
+``pretrained__EleutherAI__pythia-70m,dtype__float16_arc_easy.jsonl``. Such a file's model and task come from its
+name (:func:`_older_name`; the task names of its run's results file, when given, settle where the arguments end),
+with a note; a results file that names the model (``config.model_args``) still comes first.
+
 Mapping to roles: ``model``, ``task`` as above; ``example_id`` = ``doc_id``; the samples files of one run (paired
 with one results file, or of one folder and time stamp) are one log, its results file listed once; a task of one of
 the run's groups (``group_subtasks``; the innermost group) has that group as its ``category`` (the run's other
@@ -187,7 +194,7 @@ def convert(files: list[LogFile]) -> list[Imported]:
         frame, notes = _samples(file, result, pairing, mismatched, unread)
         if result is not None:
             used.add(result[0].name)
-            read_tasks.setdefault(result[0].name, set()).add(_task_of(file))
+            read_tasks.setdefault(result[0].name, set()).add(_task_of(file, result[1]))
             key: tuple[str, ...] = ("results", result[0].name)
         else:
             stamp = _stamp(file)
@@ -255,9 +262,54 @@ def _some(names: list[str], k: int = 5) -> str:
     return ", ".join(names[:k]) + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
-def _task_of(file: LogFile) -> str:
+def _task_of(file: LogFile, doc: Any = None) -> str:
+    """The task a samples file holds: from ``samples_<task>_<time>.jsonl``, else from the older
+    ``<model_args>_<task>.jsonl`` (:func:`_older_name`; ``doc``: its run's results file, whose task names settle
+    where the model's arguments end), else the file's stem."""
     match = _SAMPLES_NAME.match(file.base)
-    return match["task"] if match else PurePosixPath(file.base).stem
+    if match:
+        return match["task"]
+    older = _older_name(file, doc)
+    return older[1] if older else PurePosixPath(file.base).stem
+
+
+#: a model argument of ``--model_args`` in an older samples file's name: its key, then ``=`` (or ``__``, when the
+#: name was written with ``=`` replaced), then its value (``/`` written ``__``)
+_ARG = re.compile(r"^(?P<key>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)(?:=|__)(?P<value>.*)$", re.DOTALL)
+#: the keys of ``--model_args`` that name the model (as :func:`_model` reads them from a results file)
+_MODEL_KEYS = ("pretrained", "model", "path", "engine", "peft", "delta")
+
+
+def _older_name(file: LogFile, doc: Any = None) -> tuple[str, str] | None:
+    """(model, task) from the name lm-eval gave samples files before May 2024: ``<model_args>_<task>.jsonl``, the
+    model's arguments with ``/`` written ``__`` (June 2023: ``pretrained=EleutherAI__pythia-2.8b_winogrande.jsonl``,
+    EleutherAI/lm-evaluation-harness ``main.py`` at ee098a47d), with ``=`` written ``__`` too (July 2023 - April
+    2024, ``lm_eval/__main__.py`` at 3b5e554ff: ``pretrained__EleutherAI__pythia-70m,dtype__float16_arc_easy.jsonl``),
+    or with only ``"<>:/|\\?*[]`` written ``__`` (April - May 2024, at e9a405431). None for other names.
+
+    The task follows the last argument's value after one ``_``; where a task name of the run's results file
+    (``doc``) ends the name, that task is taken whole (task names hold ``_`` and ``.``:
+    ``trivia_qa_unfiltered.nocontext``), else the value ends at its first single ``_``."""
+    stem = re.sub(r"\.jsonl?$", "", file.base)
+    if stem == file.base or not any(re.match(rf"^(?:{'|'.join(_MODEL_KEYS)})(?:=|__)", arg) for arg in stem.split(",")):
+        return None
+    tasks = sorted(set(optional(doc, "results", {}) or {}) | set(optional(doc, "configs", {}) or {}), key=len,
+                   reverse=True) if isinstance(doc, dict) else []
+    task = next((t for t in tasks if stem.endswith("_" + t) and len(stem) > len(t) + 1), None)
+    if task is not None:
+        args = stem[: -len(task) - 1]
+    else:
+        found = _ARG.match(stem.rpartition(",")[2])
+        tail = found["value"].rpartition("__")[2] if found else ""  # the last value's part after its last '/'
+        cut = re.search(r"(?<!_)_(?!_)", tail)
+        if cut is None:
+            return None
+        args, task = stem[: len(stem) - len(tail) + cut.start()], tail[cut.end():]
+    for arg in args.split(","):
+        found = _ARG.match(arg)
+        if found and found["key"] in _MODEL_KEYS and found["value"]:
+            return found["value"].replace("__", "/"), task
+    return None
 
 
 def _run(parts: list[tuple[pd.DataFrame, list[str], LogFile]], result: tuple[LogFile, Any] | None) -> Imported:
@@ -371,6 +423,13 @@ def _samples_model(file: LogFile, result: tuple[LogFile, Any] | None, notes: lis
     model = _model(result[1]) if result is not None else None
     if model is not None:
         return model, notes
+    older = _older_name(file, result[1] if result is not None else None)
+    if older is not None:  # lm-eval before May 2024: the model's arguments begin the samples file's name
+        notes.append(f"{file.name}: model '{older[0]}' and task '{older[1]}' are read from the file's name (lm-eval "
+                     "before May 2024 named a samples file <model_args>_<task>.jsonl, a '/' of the model's name "
+                     "written '__')" + (f"; its run's results file ({result[0].name}) names no model." if result
+                                        is not None else "."))
+        return older[0], notes
     folder_model = _folder_model(file)
     folder = PurePosixPath(file.folder).name
     if result is not None:  # its run's results file names no model
@@ -499,7 +558,7 @@ def _samples(file: LogFile, result: tuple[LogFile, Any] | None, pairing: list[st
              ) -> tuple[pd.DataFrame, list[str]]:
     """One samples file's rows and notes (``unread``: its run's results file, which cannot be read, and the model
     it names)."""
-    task = _task_of(file)
+    task = _task_of(file, result[1] if result is not None else None)
     if unread is not None and unread[1]:
         model, notes = unread[1], [*pairing, f"{file.name}: the results file of its run ({unread[0].shown}) cannot "
                                               f"be read (left out, see the warnings); the model is the one it names: "
