@@ -29,20 +29,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from evalcore.labeling.difference import MIN_LABELS, comparison_pool, plan_comparison
+from evalcore.labeling.difference import MIN_LABELS, _fixed, comparison_pool, plan_comparison
 from evalcore.stats.sequential import betting_cs
 
 
 def fixed_path(d: np.ndarray, scale: float, population: int, level: float) -> tuple[np.ndarray, np.ndarray]:
     """The fixed-n interval's (estimate, half-width) after each of the draws d (values -1, 0, 1)."""
     n = np.arange(1, d.size + 1, dtype=float)
-    y = (d + 1) / 2
-    mean = np.cumsum(y) / n
-    ss = np.maximum(np.cumsum(y * y) - n * mean**2, 0.0)
-    var = 4 * np.maximum(np.where(n > 1, ss / np.maximum(n - 1, 1), 0.0), 0.5 / (n + 1))
+    second = np.cumsum(d * d) / 4  # Σ ((d + 1)/2 - 1/2)², the second moment about zero on the [0, 1] scale
+    var = 4 * np.maximum(np.where(n > 1, second / np.maximum(n - 1, 1), 0.0), 0.5 / (n + 1))
     se = scale * np.sqrt(np.maximum(1 - n / population, 0.0) * var / n)
     k = student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1))
-    return scale * (2 * mean - 1), k * se
+    return scale * np.cumsum(d) / n, k * se
 
 
 def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int, target: float,
@@ -56,7 +54,7 @@ def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int
     shared = pool.outputs.index  # the pool's examples: the campaign's estimand is their difference
     truth = float(correct.loc[shared, a].mean() - correct.loc[shared, b].mean())
     constants = plan.pool
-    scale = constants["N_D"] / constants["N"] if design == "disagreement" else 1.0
+    scale = constants["N_D"] / constants["N"] if design != "srs" else 1.0
     population = constants["M"]
     if decide:  # prefixes of growing length: a prefix's sequence is the full one's first part
         for length in (500, 2000, 8000, population):
@@ -69,6 +67,14 @@ def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int
             return {"labels": population, "winner": None, "truth": truth}
         t = int(hit[0])
         return {"labels": t + 1, "winner": a if low[t] > 0 else b, "truth": truth}
+    if design == "neyman":  # stratified: the estimate's own interval after each label from the minimum on
+        h = plan.order["stratum"].to_numpy()
+        for t in range(MIN_LABELS - 1, d.size):
+            delta, low, high, _ = _fixed(d[: t + 1], scale, level, h[: t + 1], constants["strata"],
+                                         constants["centers"])
+            if (high - low) / 2 <= target:
+                break
+        return {"labels": t + 1, "covered": bool(low <= truth <= high), "truth": truth}
     estimate, half = fixed_path(d, scale, population, level)
     n = np.arange(1, d.size + 1)
     hit = np.flatnonzero((n >= MIN_LABELS) & (half <= target))
@@ -77,12 +83,14 @@ def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int
 
 
 def imagenet(path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """ImageNet-X's predictions as a log of outputs (``model``, ``example_id``, ``output`` the predicted class) and
+    """ImageNet-X's predictions as a log of outputs (``model``, ``example_id``, ``output`` the predicted class,
+    ``confidence`` its top-1 probability, which the ``neyman`` design reads) and
     the true verdicts (ReaL labels) per example and model, on the images with a ReaL label."""
     frame = pd.read_csv(path)
     frame = frame[frame["real_labels_available"] == 1]
     log = pd.DataFrame({"model": frame["model"], "example_id": frame["file_name"].astype(str),
-                        "output": frame["predicted_class"].astype(str)})
+                        "output": frame["predicted_class"].astype(str),
+                        "confidence": frame["predicted_probability"].astype(float)})
     correct = frame.pivot(index="file_name", columns="model", values="correct_real").astype(float)
     return log, correct
 
@@ -113,37 +121,45 @@ def _swapped(log: pd.DataFrame, correct: pd.DataFrame, a: str, b: str, rng) -> t
 
 
 def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target: float, level: float = 0.95,
-        seed: int = 0) -> pd.DataFrame:
+        seed: int = 0, rules: tuple = ("width", "decided")) -> pd.DataFrame:
+    """One row per pair; ``rules`` the stop rules to measure (a rule left out leaves its columns NaN)."""
     rows = []
     for a, b in pairs:
         start = time.perf_counter()
         correct_all = correct
         correct = correct_all[[a, b]].dropna()  # the examples with both verdicts
         pool = comparison_pool(log[log["example_id"].isin(correct.index)], [a, b])
-        width = {design: [campaign(correct, pool, a, b, design, seed + k, target, level) for k in range(campaigns)]
-                 for design in ("srs", "disagreement")}
-        decided = [campaign(correct, pool, a, b, "disagreement", seed + k, target, level, decide=True)
-                   for k in range(campaigns)]
-        truth = decided[0]["truth"]
-        right = a if truth > 0 else b
-        rng = np.random.default_rng(seed)
-        zero_log, zero_correct = _swapped(log, correct, a, b, rng)
-        zero_pool = comparison_pool(zero_log, [a, b])
-        null = [campaign(zero_correct, zero_pool, a, b, "disagreement", seed + k, target, level, decide=True)
-                for k in range(campaigns)]
-        srs = np.median([c["labels"] for c in width["srs"]])
-        dis = np.median([c["labels"] for c in width["disagreement"]])
-        rows.append({
-            "pair": f"{a} vs {b}", "difference": truth, "same output": float((pool.patterns == "all agree").mean()),
-            "srs labels": srs, "disagreement labels": dis, "ratio": dis / srs,
-            "coverage srs": np.mean([c["covered"] for c in width["srs"]]),
-            "coverage disagreement": np.mean([c["covered"] for c in width["disagreement"]]),
-            "labels to decide": np.median([c["labels"] for c in decided]),
-            "decided": np.mean([c["winner"] is not None for c in decided]),
-            "wrong winner": np.mean([c["winner"] not in (None, right) for c in decided]),
-            "zero pair: any winner": np.mean([c["winner"] is not None for c in null]),
-            "zero pair: median labels": np.median([c["labels"] for c in null]),
-            "seconds": time.perf_counter() - start})
+        truth = float(correct[a].mean() - correct[b].mean())
+        row = {"pair": f"{a} vs {b}", "difference": truth, "same output": float((pool.patterns == "all agree").mean())}
+        designs = ("srs", "disagreement", "neyman") if pool.confidence is not None else ("srs", "disagreement")
+        row.update(dict.fromkeys(("srs labels", "disagreement labels", "ratio", "neyman labels", "neyman ratio",
+                                  "coverage srs", "coverage disagreement", "coverage neyman", "labels to decide", "decided", "wrong winner", "zero pair: any winner",
+                                  "zero pair: median labels"), math.nan))
+        if "width" in rules:
+            width = {design: [campaign(correct, pool, a, b, design, seed + k, target, level)
+                              for k in range(campaigns)] for design in designs}
+            median = {design: float(np.median([c["labels"] for c in width[design]])) for design in designs}
+            row.update({"srs labels": median["srs"], "disagreement labels": median["disagreement"],
+                        "ratio": median["disagreement"] / median["srs"]})
+            row.update({f"coverage {design}": float(np.mean([c["covered"] for c in width[design]]))
+                        for design in designs})
+            if "neyman" in designs:
+                row.update({"neyman labels": median["neyman"], "neyman ratio": median["neyman"] / median["srs"]})
+        if "decided" in rules:
+            decided = [campaign(correct, pool, a, b, "disagreement", seed + k, target, level, decide=True)
+                       for k in range(campaigns)]
+            right = a if truth > 0 else b
+            rng = np.random.default_rng(seed)
+            zero_log, zero_correct = _swapped(log, correct, a, b, rng)
+            zero_pool = comparison_pool(zero_log, [a, b])
+            null = [campaign(zero_correct, zero_pool, a, b, "disagreement", seed + k, target, level, decide=True)
+                    for k in range(campaigns)]
+            row.update({"labels to decide": np.median([c["labels"] for c in decided]),
+                        "decided": np.mean([c["winner"] is not None for c in decided]),
+                        "wrong winner": np.mean([c["winner"] not in (None, right) for c in decided]),
+                        "zero pair: any winner": np.mean([c["winner"] is not None for c in null]),
+                        "zero pair: median labels": np.median([c["labels"] for c in null])})
+        rows.append({**row, "seconds": time.perf_counter() - start})
         correct = correct_all
         print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rows[-1].values()), flush=True)
     return pd.DataFrame(rows)
@@ -199,7 +215,10 @@ def main() -> int:
     parser.add_argument("--mmlu", default=None, help="MMLU-Pro per question (mmlu_pro_per_question.csv.gz)")
     parser.add_argument("--campaigns", type=int, default=500)
     parser.add_argument("--target", type=float, default=0.01)
+    parser.add_argument("--rules", default="width,decided", help="stop rules to measure: width, decided or both")
+    parser.add_argument("--seed", type=int, default=0, help="campaign k uses seed + k")
     args = parser.parse_args()
+    rules = tuple(args.rules.split(","))
     if args.mmlu:
         log, correct = mmlu(args.mmlu)
         ranked = correct.mean().sort_values(ascending=False).index  # four pairs of neighbours among the best
@@ -207,12 +226,11 @@ def main() -> int:
     else:
         log, correct = imagenet(args.data)
         pairs = list(itertools.combinations(sorted(correct.columns), 2))
-    print("| pair | difference | same output | srs labels | disagreement labels | ratio | coverage srs | coverage "
-          "disagreement | labels to decide | decided | wrong winner | zero pair: any winner | zero pair: median "
-          "labels | "
-          "seconds |\n|---|" + "---:|" * 13)
-    run(log, correct, pairs, args.campaigns, args.target)
-    if not args.mmlu:
+    print("| pair | difference | same output | srs labels | disagreement labels | ratio | neyman labels | neyman "
+          "ratio | coverage srs | coverage disagreement | coverage neyman | labels to decide | decided | wrong winner "
+          "| zero pair: any winner | zero pair: median labels | seconds |\n|---|" + "---:|" * 16)
+    run(log, correct, pairs, args.campaigns, args.target, seed=args.seed, rules=rules)
+    if not args.mmlu and "decided" in rules:
         r = best_of(log, correct.dropna(), sorted(correct.columns), args.campaigns // 5)
         print(f"\nThe best of {r['models']} (the pool's best: {r['best']}): {r['campaigns']} campaigns, median "
               f"{r['median labels']:,.0f} labels to decide, decided {r['decided']:.0%}, wrong leader "

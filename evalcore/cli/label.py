@@ -1,8 +1,8 @@
 """``evalcore label``: labeling campaigns from the command line, for teams that label elsewhere.
 
 ``create DATASET_ID --model M --design D [--target W | --budget N]`` plans a campaign on a saved dataset and prints
-its id; ``create DATASET_ID --models A B [C ...] --design srs|disagreement [--target W | --decide [--margin M] |
---budget N]`` plans a comparison campaign (issue 48) and prints its id, then its seed and its pool (the shared
+its id; ``create DATASET_ID --models A B [C ...] --design srs|disagreement|neyman [--target W | --decide [--margin M]
+| --budget N]`` plans a comparison campaign (issue 48) and prints its id, then its seed and its pool (the shared
 examples, how many differ, what was left out); ``export CAMPAIGN_ID -o labels.csv`` writes one row per queued example
 (``example_id``, ``inclusion_probability``, ``stratum``, ``label``: the settled value, ``status``, ``annotator``,
 ``adjudicator``; for a comparison ``pattern``, each model's output and verdict; cells neutralised against formula
@@ -57,7 +57,8 @@ def add_parser(commands) -> None:
                           "the difference estimated)")
     create.add_argument("--design", required=True, choices=tuple(dict.fromkeys(DESIGNS + COMPARISON_DESIGNS)),
                         help=f"one model: {', '.join(DESIGNS)}; a comparison: {', '.join(COMPARISON_DESIGNS)} "
-                             "(disagreement labels only the examples where the outputs differ)")
+                             "(disagreement labels only the examples where the outputs differ; neyman too, "
+                             "stratified by the models' confidences)")
     goal = create.add_mutually_exclusive_group()
     goal.add_argument("--target", type=float, help="the half-width to reach (default ±0.02 of the scale)")
     goal.add_argument("--decide", action="store_true",

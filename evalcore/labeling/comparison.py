@@ -142,6 +142,10 @@ class ComparisonCampaign(Claims):
         if not 0 <= float(margin) < 1:
             raise EvalDataError(f"The margin is a difference in accuracy from 0 up to 1 (0.01 is 1 point); got "
                                 f"{margin!r}.")
+        if decide and design == "neyman":
+            raise EvalDataError("The decided rule reads a confidence sequence, which needs every prefix of the queue "
+                                "to be a simple random sample: choose the 'disagreement' design (or 'srs'), or stop "
+                                "the Neyman design by a target or a budget.")
         if int(overlap) < 1:
             raise EvalDataError(f"overlap is the number of labels per example, at least 1; got {overlap!r}.")
         level = checked_level(level)
@@ -317,15 +321,17 @@ class ComparisonCampaign(Claims):
 
     def verdicts(self) -> pd.DataFrame:
         """The estimator's input: one row per example of the drawn sample with a label or a skip in force, in
-        queue order, indexed by example id, with ``position``, ``stratum`` (its pattern's number) and a 0/1 column
-        per model (NaN where the example was only skipped)."""
+        queue order, indexed by example id, with ``position``, ``stratum`` (the design's sampling stratum),
+        ``pattern`` (the agreement pattern) and a 0/1 column per model (NaN where the example was only skipped)."""
         models = list(self.info.models)
-        rows = catalog.rows(self._db, """SELECT l.example_id, l.verdicts, l.skipped, q.position, q.stratum
+        rows = catalog.rows(self._db, """SELECT l.example_id, l.verdicts, l.skipped, q.position, q.stratum, e.pattern
             FROM comparison_labels l JOIN queue q ON q.campaign_id = l.campaign_id AND q.example_id = l.example_id
+            JOIN comparison_examples e ON e.campaign_id = l.campaign_id AND e.example_id = l.example_id
             WHERE l.campaign_id = ? AND l.replaced_by IS NULL ORDER BY q.position, l.skipped""", (self.id,))
         frame = pd.DataFrame([{"example_id": r["example_id"], "position": r["position"], "stratum": r["stratum"],
+                               "pattern": r["pattern"],
                                **(json.loads(r["verdicts"]) if r["verdicts"] else dict.fromkeys(models, np.nan))}
-                              for r in rows], columns=["example_id", "position", "stratum", *models])
+                              for r in rows], columns=["example_id", "position", "stratum", "pattern", *models])
         # labels in force agree (record refuses a conflict), so an example's first row (a label before its skips)
         # holds its verdicts
         return frame.drop_duplicates("example_id").set_index("example_id").astype({m: float for m in models})
@@ -340,8 +346,8 @@ class ComparisonCampaign(Claims):
     def export(self) -> pd.DataFrame:
         """One row per queued example (the budget's, or the planned part of a target's queue and every drawn one):
         ``position``, ``example_id``, ``pattern``, ``inclusion_probability`` (n/M for an example drawn, labeled or
-        skipped, n the examples drawn and M those the design draws from; for the others, the planned queue's
-        size over M, as if it were labeled; the all-agree examples, whose difference is known 0, are not queued
+        skipped, n the examples drawn and M those the design draws from, or n_h / N_h within the Neyman design's
+        stratum; for the others, the planned queue's size over M (n_h / N_h), as if it were labeled; the all-agree examples, whose difference is known 0, are not queued
         under the disagreement design: their inclusion probability is 0), ``status`` (labeled, skipped or
         unlabeled), ``output <model>`` (each model's output, literally), ``correct <model>`` (each model's verdict
         in force, 1 or 0), ``answer`` (the right answer, where one was given) and ``annotator`` (who labeled or
@@ -350,7 +356,7 @@ class ComparisonCampaign(Claims):
         drawn = self.verdicts()
         end = info.budget if info.budget is not None else max(
             info.planned, int(drawn["position"].max()) + 1 if len(drawn) else 0)
-        queue = catalog.rows(self._db, """SELECT q.position, q.example_id, e.pattern, e.outputs FROM queue q
+        queue = catalog.rows(self._db, """SELECT q.position, q.example_id, q.stratum, e.pattern, e.outputs FROM queue q
             JOIN comparison_examples e ON e.campaign_id = q.campaign_id AND e.example_id = q.example_id
             WHERE q.campaign_id = ? AND q.position < ? ORDER BY q.position""", (self.id, end))
         labels = pd.DataFrame([dict(r) for r in catalog.rows(
@@ -360,9 +366,16 @@ class ComparisonCampaign(Claims):
         answers = labels.dropna(subset=["answer"]).groupby("example_id")["answer"].first()
         ids = [r["example_id"] for r in queue]
         known = drawn[list(info.models)].notna().all(axis=1)
+        # n_h / N_h in each sampling stratum (one of M examples but for the Neyman design): the drawn examples'
+        # from the draws, the others' as if the planned queue were labeled
+        strata = np.array([r["stratum"] if info.design == "neyman" else 0 for r in queue], dtype=np.int64)
+        sizes = np.asarray(info.pool.get("strata", [info.pool["M"]]), dtype=float)
+        is_drawn = np.array([e in drawn.index for e in ids], dtype=bool)
+        n_drawn = np.bincount(strata[is_drawn], minlength=sizes.size)
+        n_planned = np.bincount(strata, minlength=sizes.size)
         table = pd.DataFrame({
             "position": [r["position"] for r in queue], "example_id": ids, "pattern": [r["pattern"] for r in queue],
-            "inclusion_probability": [(len(drawn) if e in drawn.index else end) / info.pool["M"] for e in ids],
+            "inclusion_probability": np.where(is_drawn, n_drawn[strata], n_planned[strata]) / sizes[strata],
             "status": ["unlabeled" if e not in drawn.index else "labeled" if known[e] else "skipped" for e in ids]})
         outputs = [json.loads(r["outputs"]) for r in queue]
         for model in info.models:
@@ -410,7 +423,9 @@ def comparison_sentence(info, estimate: ComparisonEstimate) -> str:
                "counts each at its worst and at its best." if estimate.skipped else "")
     if estimate.difference != estimate.difference:  # NaN: fewer than two examples with every verdict
         labels = f"{estimate.labels:,} label{'' if estimate.labels == 1 else 's'}"
-        return (f"{' vs '.join(models)}: {labels} so far; the first estimate of the difference needs 2 labels, and "
+        first = (f"2 labels in each of the design's {len(info.pool['strata'])} strata" if estimate.design == "neyman"
+                 else "2 labels")
+        return (f"{' vs '.join(models)}: {labels} so far; the first estimate of the difference needs {first}, and "
                 f"the stop rule at least {MIN_LABELS}.{skipped}")
     random = (f"; a random paired sample would have needed about {estimate.random_labels:,.0f}"
               if estimate.design != "srs" and estimate.random_labels == estimate.random_labels else "")

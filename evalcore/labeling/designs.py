@@ -6,6 +6,8 @@ DESIGN_NAMES = {"srs": "simple random sample", "proportional": "stratified, prop
                 "neyman": "stratified, Neyman allocation", "active": "active sampling (by the proxy's uncertainty)",
                 "ppi": "simple random sample with PPI++ (AI judge)"}
 #: a comparison campaign's designs (:mod:`.difference` plans them and re-exports both names)
-COMPARISON_DESIGNS = ("srs", "disagreement")
+COMPARISON_DESIGNS = ("srs", "disagreement", "neyman")
 COMPARISON_DESIGN_NAMES = {"srs": "a random paired sample of the shared examples",
-                           "disagreement": "only the examples where the models' outputs differ, at random"}
+                           "disagreement": "only the examples where the models' outputs differ, at random",
+                           "neyman": "only the examples where the models' outputs differ, stratified by the models' "
+                                     "confidences (Neyman allocation)"}

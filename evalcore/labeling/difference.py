@@ -8,18 +8,29 @@ example says nothing about any difference, which is known to be 0 there.
 
 **Designs** (:func:`plan_comparison`): ``srs`` labels a random paired sample of the whole pool (the baseline: any
 prefix of its queue is a simple random sample); ``disagreement`` queues only the examples whose outputs differ, in a
-random order, so any prefix is a simple random sample of the disagreement set D (N_D of the pool's N examples; the
-queue's strata name the patterns, so the labels per pattern can be shown).
+random order, so any prefix is a simple random sample of the disagreement set D (N_D of the pool's N examples);
+``neyman`` (where the log has each model's confidence) stratifies D by the difference the first two models'
+confidences predict (:func:`predicted_difference`) and allocates labels as Neyman, ``n_h ∝ N_h S_h``, mixed with
+proportional allocation and reading each confidence within [0.05, 0.95] as one-model campaigns do
+(:func:`_neyman_queue`: every prefix of the queue is a stratified simple random sample).
 
 **Estimates** (:func:`comparison_estimate`), for each pair (i, j) with ``d = c_i - c_j`` (c the 0/1 verdict):
-``srs``: ``Δ = mean_S(d)``; ``disagreement``: ``Δ = (N_D / N) mean_S(d)`` (d = 0 on every example outside D).
-Both are design-unbiased (Horvitz-Thompson with inclusion probability n/N, or n/N_D inside D and 0 outside where d
-is 0). Two intervals:
+``srs``: ``Δ = mean_S(d)``; ``disagreement``: ``Δ = (N_D / N) mean_S(d)`` (d = 0 on every example outside D);
+``neyman``: ``Δ = (N_D / N) Σ_h W_h mean_h(d)``, ``W_h = N_h / N_D``. All are design-unbiased (Horvitz-Thompson with
+inclusion probability n/N, n/N_D or n_h/N_h inside D, and 0 outside where d is 0). Two intervals:
 
-* the **fixed-n interval** for the width rule ("stop when the interval is within ±target"): ``Δ ± t_{n-1} se``,
-  ``se² = f² (1 - n/M) s²/n`` (f = 1 or N_D/N, M = N or N_D), s² the sample variance of d, floored at half a
-  pseudo-event (:func:`evalcore.labeling.estimate.floored_variance`); with a stop rule on its width it keeps its
-  coverage as the width shrinks (Chow & Robbins 1965), measured at the stop in ``benchmarks/comparison.py``;
+* the **fixed-n interval** for the width rule ("stop when the interval is within ±target"): ``Δ ± t_ν se``,
+  ``se² = f² Σ_h W_h² (1 - n_h/N_h) m_h²/n_h`` (one stratum of M examples for ``srs`` and ``disagreement``; f = 1
+  or N_D/N) with ``m_h² = Σ_h (d - c_h)² / (n_h - 1)``, d's second moment about a centre ``c_h`` fixed before any
+  label: 0 for one stratum (McNemar's variance: the share of examples where the two verdicts differ), the
+  confidences' predicted mean of d for a Neyman stratum; floored at half a pseudo-event
+  (:func:`evalcore.labeling.estimate.floored_variance`); ν by Satterthwaite (Cochran 1977, 5A.42; n - 1 for one
+  stratum). ``m_h²`` is at least the sample variance ``s_h²`` (``m² = s² + n (d̄ - c)²/(n - 1)``), so the interval
+  is conservative, little where the centre is near the mean. A stop on the width of an interval made with ``s²``
+  favours samples whose ``d̄`` strays from the truth on the side where ``s²`` is smaller (``s²`` falls as ``|d̄|``
+  grows): read after every label it covered 0.93 at the stop where the models differ by 8 points (ImageNet-X's
+  SimCLR vs ViT). With a fixed centre a straying ``d̄`` widens the interval instead, and it covers (Chow & Robbins
+  1965 for a width rule; coverage at the stop measured in ``benchmarks/comparison.py``);
 * the **confidence sequence** for the "decided" rule ("stop when the interval excludes zero or the margin"), which
   is a rule on the estimate crossing a value: the betting confidence sequence of
   :func:`evalcore.stats.sequential.betting_cs` for the mean of ``(d + 1) / 2`` over the M sampled-from examples,
@@ -30,8 +41,12 @@ is 0). Two intervals:
 Skipped or disputed examples (NaN) are bounded as in one-model campaigns: each interval runs from its lower end with
 every unknown d at -1 to its upper end with every one at +1 (Manski).
 
+The ``neyman`` design has no confidence sequence (a betting sequence needs every prefix to be a simple random
+sample): its campaigns stop by the width rule or a budget.
+
 Sources: Sawade, Landwehr & Scheffer, *Active comparison of prediction models*, NeurIPS 2012 (labels where models
-differ); Waudby-Smith & Ramdas, JRSS-B 2024 (betting confidence sequences).
+differ); Neyman 1934 and Cochran, *Sampling Techniques*, 1977, ch. 5 (stratified allocation and variance);
+Waudby-Smith & Ramdas, JRSS-B 2024 (betting confidence sequences).
 """
 
 from __future__ import annotations
@@ -48,7 +63,9 @@ from scipy.stats import t as student_t
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.designs import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS  # noqa: F401 (re-exported)
 from evalcore.labeling.estimate import MIN_LABELS, floored_variance, wilson_at_effective_n
-from evalcore.labeling.queue import QueuePlan
+from evalcore.labeling.queue import (N_STRATA, PROXY_TRUST, QueuePlan, allocation_shares, interleaved_order,
+                                    merged_strata)
+from evalcore.sampling.designs import kmeans_strata
 from evalcore.stats.sequential import betting_cs
 
 #: fewest examples the models must share for a comparison campaign
@@ -63,12 +80,14 @@ ALL_AGREE = "all agree"
 class ComparisonPool:
     """The examples every model answered: ``outputs`` (indexed by example id, a column per model, the output text),
     ``patterns`` (example id -> agreement pattern), ``kind`` ("class": the annotator gives the right answer once;
-    "text": a verdict per distinct output) and ``notes`` (what was left out and why)."""
+    "text": a verdict per distinct output), ``notes`` (what was left out and why) and ``confidence`` (each model's
+    confidence in its output, as ``outputs``; None where the log has none for some shared example)."""
 
     outputs: pd.DataFrame
     patterns: pd.Series
     kind: str
     notes: tuple[str, ...] = ()
+    confidence: pd.DataFrame | None = None
 
 
 def _pattern(row: tuple, models: list[str]) -> str:
@@ -123,16 +142,47 @@ def comparison_pool(frame: pd.DataFrame, models: list[str]) -> ComparisonPool:
                          index=outputs.index, name="pattern")
     values = pd.unique(stripped.to_numpy().ravel())
     kind = "class" if len(values) <= CLASS_VALUES and max(map(len, values)) <= CLASS_LENGTH else "text"
-    return ComparisonPool(outputs, patterns, kind, tuple(notes))
+    confidence = None
+    if "confidence" in rows:
+        wide_confidence = rows.assign(confidence=pd.to_numeric(rows["confidence"], errors="coerce")).pivot(
+            index="_id", columns="model", values="confidence").reindex(index=outputs.index, columns=models)
+        lacking = int((~np.isfinite(wide_confidence.to_numpy(float))).any(axis=1).sum())
+        if lacking:
+            notes.append(f"{lacking:,} shared example{' lacks' if lacking == 1 else 's lack'} a model's confidence: "
+                         "the Neyman design (which reads them) is not available.")
+        else:
+            confidence = wide_confidence.astype(float)
+            confidence.columns.name = None
+    return ComparisonPool(outputs, patterns, kind, tuple(notes), confidence)
+
+
+def predicted_difference(confidence: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, variance) of ``d = c_a - c_b`` that the two models' confidences (columns a, b; each the probability
+    that the model's output is right, read within [:data:`~evalcore.labeling.queue.PROXY_TRUST`, 1 - it]) predict
+    on examples where their outputs differ: for classes or choices at most one of two different outputs is right,
+    ``P(d = 1) = p_a / max(1, p_a + p_b)`` and ``P(d = -1) = p_b / max(1, p_a + p_b)``; for texts both may be,
+    independently, ``P(d = 1) = p_a (1 - p_b)`` and ``P(d = -1) = p_b (1 - p_a)``. Mean ``P(1) - P(-1)``, variance
+    ``P(1) + P(-1) - mean²``."""
+    p = np.clip(np.asarray(confidence, dtype=float), PROXY_TRUST, 1 - PROXY_TRUST)
+    a, b = p[:, 0], p[:, 1]
+    if kind == "class":
+        total = np.maximum(a + b, 1.0)
+        up, down = a / total, b / total
+    else:
+        up, down = a * (1 - b), b * (1 - a)
+    mean = up - down
+    return mean, up + down - mean**2
 
 
 def plan_comparison(pool: ComparisonPool, design: str, seed: int, target: float | None = None,
                     budget: int | None = None, level: float = 0.95) -> QueuePlan:
     """The queue of ``design`` (:data:`COMPARISON_DESIGNS`): a random order of the pool (``srs``) or of its
-    disagreement set (``disagreement``); ``stratum`` numbers the patterns (0 "all agree"); ``planned`` is the budget,
-    or the labels for ±``target`` if the models' accuracies were equal (the worst case: ``Var(d)`` at most the share
-    of examples that differ, ``P(c_i ≠ c_j) ≤`` the share of different outputs). ``pool`` constants: N, N_D, M (the
-    population a prefix samples), the pattern names and sizes."""
+    disagreement set (``disagreement``), or the Neyman queue of the disagreement set (``neyman``,
+    :func:`_neyman_queue`); ``stratum`` is the sampling stratum (0 for one); ``planned`` is the budget, or the labels
+    for ±``target`` if the models' accuracies were equal (the worst case: ``Var(d)`` at most the share of examples
+    that differ, ``P(c_i ≠ c_j) ≤`` the share of different outputs; ``neyman``: by the confidences' variance).
+    ``pool`` constants: N, N_D, M (the population a prefix samples), the pattern names and sizes, and the sampling
+    strata's sizes and centres (``strata``, ``centers``: the value d's second moment is taken about)."""
     if design not in COMPARISON_DESIGNS:
         raise EvalDataError(f"A comparison's design must be one of {', '.join(COMPARISON_DESIGNS)}; got {design!r}.")
     names = [ALL_AGREE, *sorted(set(pool.patterns) - {ALL_AGREE})]
@@ -140,9 +190,13 @@ def plan_comparison(pool: ComparisonPool, design: str, seed: int, target: float 
     n_pool = len(stratum)
     differ = stratum > 0
     n_differ = int(differ.sum())
-    if design == "disagreement" and n_differ < 2:
+    if design != "srs" and n_differ < 2:
         raise EvalDataError(f"The models give the same output on {n_pool - n_differ:,} of the {n_pool:,} shared "
                             "examples: there is nothing to compare (their accuracies are equal on this pool).")
+    sizes = np.bincount(stratum, minlength=len(names))
+    constants = {"N": n_pool, "N_D": n_differ, "patterns": names, "pattern_sizes": sizes.tolist()}
+    if design == "neyman":
+        return _neyman_queue(pool, differ, constants, seed, target, budget, level)
     candidates = np.flatnonzero(differ) if design == "disagreement" else np.arange(n_pool)
     rng = np.random.default_rng(seed)
     position = rng.permutation(candidates)
@@ -158,12 +212,50 @@ def plan_comparison(pool: ComparisonPool, design: str, seed: int, target: float 
         var, scale = (1.0, share) if design == "disagreement" else (share, 1.0)
         n0 = z * z * scale * scale * var / target**2
         planned = int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
-    order = pd.DataFrame({"example_id": pool.outputs.index.to_numpy()[position], "stratum": stratum[position],
+    order = pd.DataFrame({"example_id": pool.outputs.index.to_numpy()[position], "stratum": 0,
                           "weight": 1.0, "priority": -np.arange(population, dtype=float), "proxy": np.nan,
                           "judge": np.nan})
-    sizes = np.bincount(stratum, minlength=len(names))
-    constants = {"N": n_pool, "N_D": n_differ, "M": population, "patterns": names, "pattern_sizes": sizes.tolist()}
+    constants.update(M=population, strata=[population], centers=[0.0])
     return QueuePlan(design, order, planned, constants)
+
+
+def _neyman_queue(pool: ComparisonPool, differ: np.ndarray, constants: dict, seed: int, target: float | None,
+                  budget: int | None, level: float) -> QueuePlan:
+    """The ``neyman`` queue over the disagreement set D: strata are the exact 1-D k-means clusters of the predicted
+    mean of d (:func:`predicted_difference` of the first two models;
+    :func:`evalcore.sampling.designs.kmeans_strata`, at most :data:`~evalcore.labeling.queue.N_STRATA`), so that
+    the stratified estimator removes what the confidences foresee; labels are allocated ``n_h ∝ N_h S_h`` with the
+    predicted ``S_h² = mean_h(Var d + E[d]²) - c_h²`` (``c_h`` the stratum's predicted mean, also its centre), mixed
+    with proportional allocation and interleaved as one-model campaigns' Neyman queue
+    (:func:`evalcore.labeling.queue.allocation_shares`, :func:`~evalcore.labeling.queue.interleaved_order`): every
+    prefix is a stratified simple random sample. Planned: the budget, or ``z² f² (Σ W_h S_h)² / target²`` with the
+    finite-population correction (f = N_D / N)."""
+    if pool.confidence is None:
+        raise EvalDataError("The Neyman design reads each model's confidence in its output ('confidence' column) on "
+                            "every shared example; this log has none for some of them. Choose 'disagreement'.")
+    models = list(pool.outputs.columns)
+    ids = pool.outputs.index.to_numpy()[differ]
+    population = int(ids.size)
+    if budget is not None and not 2 <= int(budget) <= population:
+        raise EvalDataError(f"The label budget must be between 2 and the {population:,} examples the design can "
+                            f"draw; got {budget}.")
+    mean, variance = predicted_difference(pool.confidence.loc[ids, models[:2]].to_numpy(float), pool.kind)
+    strata = merged_strata(kmeans_strata(mean, min(N_STRATA, max(1, population // 4))).astype(np.int64))
+    sizes = np.bincount(strata)
+    centers = np.bincount(strata, mean) / sizes
+    spread = np.sqrt(np.maximum(np.bincount(strata, variance + mean**2) / sizes - centers**2, 0.0))
+    if budget is not None:
+        planned = int(budget)
+    else:
+        z = float(norm.ppf(0.5 + level / 2))
+        n0 = (z * constants["N_D"] / constants["N"] * float(sizes @ spread) / population / target) ** 2
+        planned = int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
+    shares = allocation_shares("neyman", strata, None, max(planned, 2 * sizes.size), spread=spread)
+    position = interleaved_order(strata, shares, np.random.default_rng(seed))
+    order = pd.DataFrame({"example_id": ids[position], "stratum": strata[position], "weight": 1.0,
+                          "priority": -np.arange(population, dtype=float), "proxy": np.nan, "judge": np.nan})
+    constants.update(M=population, strata=sizes.tolist(), centers=centers.tolist())
+    return QueuePlan("neyman", order, planned, constants)
 
 
 @dataclass(frozen=True)
@@ -224,15 +316,24 @@ SEQUENCE_MEANING = ("A confidence sequence (betting, Waudby-Smith & Ramdas 2024)
                     "most {alpha:.0%}.")
 
 
-def _fixed(d: np.ndarray, scale: float, population: int, level: float) -> tuple[float, float, float, float]:
-    """(Δ, low, high, se) of the fixed-n interval from the differences d of a simple random sample of
-    ``population`` (values -1, 0, 1), scaled by ``scale`` (N_D/N or 1)."""
-    n = d.size
-    y = (d + 1) / 2  # on [0, 1], where the variance floor is stated
-    var = 4 * float(floored_variance(float(np.sum((y - y.mean()) ** 2)), n))
-    se = scale * math.sqrt(max(1 - n / population, 0.0) * var / n)
-    k = float(student_t.ppf(0.5 + level / 2, max(n - 1, 1)))
-    delta = scale * float(d.mean())
+def _fixed(d: np.ndarray, scale: float, level: float, h: np.ndarray, sizes, centers) -> tuple[float, ...]:
+    """(Δ, low, high, se) of the fixed-n interval (module docstring) from the differences d (values -1, 0, 1) of a
+    stratified simple random sample (``h`` each draw's stratum, ``sizes`` the strata's sizes, ``centers`` the value
+    each stratum's second moment is taken about), scaled by ``scale`` (N_D/N or 1); NaN until every stratum holds
+    two draws."""
+    sizes = np.asarray(sizes, dtype=float)
+    n_h = np.bincount(h, minlength=sizes.size).astype(float)
+    if (n_h < 2).any():
+        return (math.nan,) * 4
+    w = sizes / sizes.sum()
+    mean_h = np.bincount(h, d, sizes.size) / n_h
+    deviations = ((d - np.asarray(centers, dtype=float)[h]) / 2) ** 2  # on the [0, 1] scale of (d + 1)/2
+    m2_h = 4 * floored_variance(np.bincount(h, deviations, sizes.size), n_h)
+    parts = w**2 * np.maximum(1 - n_h / sizes, 0.0) * m2_h / n_h
+    df = float(parts.sum()) ** 2 / float(np.sum(parts**2 / (n_h - 1))) if parts.any() else 1.0  # Cochran 5A.42
+    se = scale * math.sqrt(float(parts.sum()))
+    k = float(student_t.ppf(0.5 + level / 2, max(df, 1.0)))
+    delta = scale * float(w @ mean_h)
     return delta, delta - k * se, delta + k * se, se
 
 
@@ -246,18 +347,23 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
                         target: float | None, budget: int | None, decide: bool, margin: float,
                         level: float) -> ComparisonEstimate:
     """The estimate from ``correct`` (one row per drawn example, in queue order; a 0/1 column per model, NaN where
-    the example was skipped or is disputed); see the module docstring."""
+    the example was skipped or is disputed; ``stratum``, the sampling stratum, for the ``neyman`` design;
+    ``pattern``, the agreement pattern, for the labels per pattern); see the module docstring."""
     models = [str(m) for m in models]
     values = correct[models].to_numpy(float)
     known = np.isfinite(values).all(axis=1)
     n, n_known = len(values), int(known.sum())
-    scale = constants["N_D"] / constants["N"] if design == "disagreement" else 1.0
+    scale = constants["N_D"] / constants["N"] if design != "srs" else 1.0
     population = int(constants["M"])
+    sizes = np.asarray(constants.get("strata", [population]), dtype=float)
+    centers = np.asarray(constants.get("centers", [0.0]), dtype=float)
+    h = (correct["stratum"].to_numpy(np.int64) if design == "neyman" else np.zeros(n, dtype=np.int64))
+    weights = sizes / sizes.sum()
     k_models = len(models)
     alpha = 1 - level
     pair_alpha = alpha / (k_models * (k_models - 1) / 2)
-    means = np.nanmean(values[known], axis=0) if n_known else np.full(k_models, np.nan)
-    leader = models[int(np.nanargmax(means))] if n_known else None
+    means = _stratum_means(values[known], h[known], weights) if n_known else np.full(k_models, np.nan)
+    leader = models[int(np.nanargmax(means))] if n_known and np.isfinite(means).any() else None
     rows = []
     for i, j in itertools.combinations(range(k_models), 2):
         if n_known < 2:
@@ -265,11 +371,11 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
                          "ci_high": math.nan, "cs_low": math.nan, "cs_high": math.nan, "se": math.nan})
             continue
         d = values[:, i] - values[:, j]
-        delta, *_ = _fixed(d[known], scale, population, level)
+        delta, *_ = _fixed(d[known], scale, level, h[known], sizes, centers)
         bounds = []
         for fill in (-1.0, 1.0) if n_known < n else (0.0,):  # Manski: unknown d at its worst, then at its best
             filled = np.where(known, d, fill)
-            _, low, high, se = _fixed(filled, scale, population, level)
+            _, low, high, se = _fixed(filled, scale, level, h, sizes, centers)
             cs_low, cs_high = _sequence(filled, scale, population, pair_alpha) if decide else (math.nan, math.nan)
             bounds.append((low, high, cs_low, cs_high, se))
         rows.append({"model_a": models[i], "model_b": models[j], "difference": delta,
@@ -290,11 +396,14 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
         stop = n >= MIN_LABELS and (_all_within(pairs, models, leader, target) if k_models > 2 else half <= target)
         stop = stop or n >= population
     needed = _needed(n, half, target, budget, population, stop)
-    random_labels = _random_equivalent(values[known], scale, first["se"], n_known, level, constants)
+    second = (float(_stratum_means((values[known, 0] - values[known, 1])[:, None] ** 2, h[known], weights)[0])
+              if n_known >= 2 else math.nan)
+    random_labels = _random_equivalent(second, float(first["difference"]), scale, first["se"], n_known, level,
+                                       constants, design)
     what = "zero" if margin == 0 else f"±{margin:g}"
     meaning = (SEQUENCE_MEANING.format(what=what, alpha=alpha) if decide else FIXED_MEANING.format(level=level))
-    counts = correct["stratum"].value_counts() if "stratum" in correct else pd.Series(dtype=int)
-    per_pattern = {constants["patterns"][int(h)]: int(c) for h, c in counts.items()}
+    counts = correct["pattern"].value_counts() if "pattern" in correct else pd.Series(dtype=int)
+    per_pattern = {str(name): int(c) for name, c in counts.items()}
     accuracies = _accuracies(values, known, models, population, level) if design == "srs" else None
     return ComparisonEstimate(tuple(models), float(first["difference"]), float(shown_low), float(shown_high), n_known,
                               n - n_known, bool(stop), decided, leader, pairs, needed, random_labels,
@@ -356,17 +465,26 @@ def _needed(n: int, half: float, target: float | None, budget: int | None, popul
     return int(min(max(math.ceil(n * (half / target) ** 2) - n, MIN_LABELS - n, 1), population - n))
 
 
-def _random_equivalent(values: np.ndarray, scale: float, se: float, n: int, level: float, constants: dict) -> float:
+def _stratum_means(values: np.ndarray, h: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each column's design-weighted mean ``Σ_h W_h mean_h`` over the draws (NaN where a stratum has none)."""
+    n_h = np.bincount(h, minlength=weights.size).astype(float)
+    if (n_h == 0).any():
+        return np.full(values.shape[1], np.nan)
+    sums = np.stack([np.bincount(h, column, weights.size) for column in values.T], axis=1)
+    return weights @ (sums / n_h[:, None])
+
+
+def _random_equivalent(second: float, delta: float, scale: float, se: float, n: int, level: float, constants: dict,
+                       design: str) -> float:
     """About how many labels a random paired sample of the pool needs for the same fixed-n interval on the first
-    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D), from the labels held;
-    NaN before there are two. For the ``srs`` design, the labels themselves."""
-    if n < 2 or not se > 0:
+    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D; ``second`` the design's
+    estimate of ``E_D[d²]``), from the labels held; NaN before there are two. For the ``srs`` design, the labels
+    themselves."""
+    if n < 2 or not se > 0 or not math.isfinite(second):
         return math.nan
-    if scale == 1.0:
+    if design == "srs":
         return float(n)
-    d = values[:, 0] - values[:, 1]
-    delta = scale * float(d.mean())
-    var_pool = scale * float(np.mean(d * d)) - delta**2
+    var_pool = scale * second - delta**2
     z = float(norm.ppf(0.5 + level / 2))
     half = z * se
     n0 = z * z * var_pool / half**2

@@ -99,7 +99,7 @@ def _planned(design: str, proxy: np.ndarray, strata: np.ndarray, weight: np.ndar
     return int(min(max(needed, 30), n_pool))
 
 
-def _merged(strata: np.ndarray, minimum: int = 2) -> np.ndarray:
+def merged_strata(strata: np.ndarray, minimum: int = 2) -> np.ndarray:
     """Strata (0 the lowest proxy) with every one of fewer than ``minimum`` examples merged into its neighbour below
     (the lowest into the one above), renumbered 0..H-1: k-means on a narrow proxy can leave an outlier alone, and a
     stratum must hold the 2 labels its variance needs."""
@@ -112,20 +112,22 @@ def _merged(strata: np.ndarray, minimum: int = 2) -> np.ndarray:
     return np.maximum(target, 0)[strata]
 
 
-def _shares(design: str, strata: np.ndarray, trusted: np.ndarray, labels: int) -> np.ndarray:
+def allocation_shares(design: str, strata: np.ndarray, trusted: np.ndarray | None, labels: int,
+                      spread: np.ndarray | None = None) -> np.ndarray:
     """Each stratum's share of ``labels``: proportional allocation (:func:`evalcore.sampling.designs.allocate_budget`:
-    ``n_h ∝ N_h``, at least 2 per stratum), or Neyman's ``n_h ∝ N_h S_h`` (``S_h`` from the proxy read within the
-    trusted range) mixed with it, ``(1 - ε) a_h + ε a_h^prop`` (ε = :data:`UNIFORM_SHARE`): a stratum the proxy
-    calls certain keeps a quarter of its proportional share, labels enough to find out if it is not."""
+    ``n_h ∝ N_h``, at least 2 per stratum), or Neyman's ``n_h ∝ N_h S_h`` (``S_h`` given as ``spread``, or from the
+    proxy read within the trusted range) mixed with it, ``(1 - ε) a_h + ε a_h^prop`` (ε = :data:`UNIFORM_SHARE`): a
+    stratum the proxy calls certain keeps a quarter of its proportional share, labels enough to find out if it is
+    not."""
     proportional = allocate_budget(strata, labels, "proportional")
     proportional = proportional / proportional.sum()
     if design == "proportional":
         return proportional
-    counts = allocate_budget(strata, labels, "neyman", proxy=trusted)
+    counts = allocate_budget(strata, labels, "neyman", proxy=trusted, spread=spread)
     return (1 - UNIFORM_SHARE) * counts / counts.sum() + UNIFORM_SHARE * proportional
 
 
-def _interleaved(strata: np.ndarray, shares: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def interleaved_order(strata: np.ndarray, shares: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Pool positions in an order whose every prefix of t holds about ``t · shares[h]`` of stratum h (the stratum
     furthest behind its share goes next; a stratum used up leaves its share to the others), each stratum's
     members in a random order."""
@@ -165,14 +167,14 @@ def plan_queue(pool: pd.DataFrame, design: str, target: float | None = None, bud
     strata = np.zeros(n_pool, dtype=np.int64)
     weight = np.ones(n_pool)
     if design in ("proportional", "neyman"):
-        strata = _merged(kmeans_strata(proxy, min(N_STRATA, max(1, n_pool // 4)), seed=seed).astype(np.int64))
+        strata = merged_strata(kmeans_strata(proxy, min(N_STRATA, max(1, n_pool // 4)), seed=seed).astype(np.int64))
     elif design == "active":
         u = np.sqrt(trusted * (1 - trusted))
         weight = (1 - UNIFORM_SHARE) * u + UNIFORM_SHARE * u.mean()
     planned = _planned(design, trusted, strata, weight, target, budget, level, spread, judge)
     sizes = np.bincount(strata)
     if design in ("proportional", "neyman"):
-        position = _interleaved(strata, _shares(design, strata, trusted, max(planned, 2 * sizes.size)), rng)
+        position = interleaved_order(strata, allocation_shares(design, strata, trusted, max(planned, 2 * sizes.size)), rng)
         priority = -np.arange(n_pool, dtype=float)
     elif design == "active":
         keys = weight / rng.uniform(size=n_pool)  # priorities q_i = u_i / U_i

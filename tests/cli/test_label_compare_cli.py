@@ -198,7 +198,9 @@ def test_hostile_names_stay_on_one_line_and_refusals_say_what_to_do(tmp_path):
         assert done.returncode in (1, 2) and done.stderr.strip().count("\n") <= 1 + 20 * (done.returncode == 2)
         return done.stderr
 
-    assert "A comparison's design must be one of srs, disagreement; got 'neyman'" in refused(
+    assert "A comparison's design must be one of srs, disagreement, neyman; got 'active'" in refused(
+        "--models", "plain", model, "--design", "active")
+    assert "reads each model's confidence in its output ('confidence' column)" in refused(  # outputs alone
         "--models", "plain", model, "--design", "neyman")
     assert "add --decide, or drop --margin" in refused("--models", "plain", model, "--design", "srs", "--margin",
                                                        "0.01")

@@ -197,7 +197,7 @@ def test_the_estimate_equals_a_hand_computation(workspace):
     d = np.array([int(wide.at[e, "A"] == truth[e]) - int(wide.at[e, "B"] == truth[e]) for e in labeled], float)
     f, n, m = len(differ) / N, len(d), len(differ)
     delta = f * d.mean()
-    se = f * math.sqrt((1 - n / m) * d.var(ddof=1) / n)
+    se = f * math.sqrt((1 - n / m) * (d @ d / (n - 1)) / n)  # d's second moment about zero
     half = student_t.ppf(0.975, n - 1) * se
     estimate = campaign.estimate()
     assert estimate.labels == 12 and estimate.stop  # the budget is used
@@ -205,6 +205,40 @@ def test_the_estimate_equals_a_hand_computation(workspace):
     # the difference lies within ±N_D/N (it is 0 outside the disagreement set): the interval is cut there
     assert (estimate.ci_low, estimate.ci_high) == pytest.approx((max(delta - half, -f), min(delta + half, f)))
     assert estimate.decided is None  # the campaign does not ask for a decision
+
+
+def test_a_neyman_campaign_reads_the_confidences_and_weights_its_strata(tmp_path):
+    """A log with each model's confidence: the Neyman design queues only the examples whose outputs differ, in
+    strata of the difference the confidences predict; its estimate is the stratified one (``Σ W_h mean_h(d)`` times
+    N_D/N, by hand from the labels), the export's inclusion probabilities are ``n_h / N_h`` and the decided rule,
+    whose confidence sequence needs a simple random sample, is refused."""
+    ws = Workspace(tmp_path / "ws")
+    frame, truth = _outputs(n=200, seed=3)
+    rng = np.random.default_rng(3)
+    frame["confidence"] = np.round(rng.uniform(0.05, 0.95, len(frame)), 3)
+    dataset = _save(ws, frame, "with confidences")
+    with pytest.raises(EvalDataError, match="decided rule reads a confidence sequence"):
+        Campaign.create(ws, dataset, models=["A", "B"], design="neyman", decide=True, owner=OWNER)
+    campaign = Campaign.create(ws, dataset, models=["A", "B"], design="neyman", budget=40, seed=2, owner=OWNER,
+                               shared=True)
+    pool = campaign.info.pool
+    assert sum(pool["strata"]) == pool["M"] == pool["N_D"] and len(pool["strata"]) > 1
+    wide = frame.pivot(index="example_id", columns="model", values="output")
+    while (eid := campaign.next(ALICE)) is not None:
+        assert wide.at[eid, "A"] != wide.at[eid, "B"]
+        campaign.record(eid, ALICE, truth[eid])
+    drawn = campaign.verdicts()
+    assert len(drawn) == 40
+    d = drawn["A"] - drawn["B"]
+    w = np.asarray(pool["strata"]) / pool["M"]
+    by_hand = pool["N_D"] / pool["N"] * float(w @ d.groupby(drawn["stratum"]).mean().reindex(range(w.size)))
+    estimate = campaign.estimate()
+    assert estimate.stop and estimate.difference == pytest.approx(by_hand)
+    assert estimate.ci_low < by_hand < estimate.ci_high
+    export = campaign.export()
+    counts = drawn["stratum"].value_counts()
+    expected = [counts[h] / pool["strata"][h] for h in drawn.loc[export["example_id"], "stratum"]]
+    assert export["inclusion_probability"].tolist() == pytest.approx(expected)
 
 
 # ------------------------------------------------------------------------------------------------ refusals
@@ -225,7 +259,9 @@ def test_refusals_name_how_many_examples_are_shared_and_missing_outputs_are_said
     assert len(queued) == 27 and not queued & {"q3", "q4", "q7"}  # left out, not guessed
     with pytest.raises(EvalDataError, match="has no model Z; its models are A, B"):
         Campaign.create(ws, _save(ws, frame), models=["A", "Z"], design="srs", owner=OWNER)
-    with pytest.raises(EvalDataError, match="design must be one of srs, disagreement"):
+    with pytest.raises(EvalDataError, match="design must be one of srs, disagreement, neyman"):
+        Campaign.create(ws, _save(ws, frame), models=["A", "B"], design="cluster", owner=OWNER)
+    with pytest.raises(EvalDataError, match="Neyman design reads each model's confidence"):  # the log has none
         Campaign.create(ws, _save(ws, frame), models=["A", "B"], design="neyman", owner=OWNER)
 
 
@@ -274,3 +310,17 @@ def test_a_version_4_catalog_is_migrated_with_its_campaign_and_labels(tmp_path):
     db.close()
     assert json.loads(stored[0]) == ["A", "B"] and stored[1] == "class"
     assert {r.kind for r in Campaign.list(ws, viewer=OWNER)} == {"model", "comparison"}
+
+
+def test_a_neyman_campaign_says_what_its_first_estimate_needs(tmp_path):
+    from evalcore.labeling.comparison import comparison_sentence
+
+    ws = Workspace(tmp_path / "ws")
+    frame, truth = _outputs(n=200, seed=3)
+    frame["confidence"] = np.round(np.random.default_rng(4).uniform(0.05, 0.95, len(frame)), 3)
+    campaign = Campaign.create(ws, _save(ws, frame), models=["A", "B"], design="neyman", budget=40, seed=1,
+                               owner=OWNER, shared=True)
+    eid = campaign.next(ALICE)
+    campaign.record(eid, ALICE, truth[eid])
+    said = comparison_sentence(campaign.info, campaign.estimate())
+    assert f"needs 2 labels in each of the design's {len(campaign.info.pool['strata'])} strata" in said, said
