@@ -719,6 +719,49 @@ def _compare_example(campaign: ComparisonCampaign, example_id: str, who: str) ->
         _media_upload(info.dataset_id)
 
 
+def _give_relabel(campaign: ComparisonCampaign, who: str) -> None:
+    """"Replace my label" of a comparison: the example chosen and its new answer or verdicts (read at the click);
+    the new label replaces one's own, the earlier one stays in the history."""
+    example_id = st.session_state["compare_relabel_example"]
+    groups = _distinct(campaign.outputs(example_id), campaign.info.seed, example_id)
+    if campaign.info.outputs == "class":
+        chosen = st.session_state.get("compare_relabel_right")
+        value = (st.session_state.get("compare_relabel_typed") or "" if chosen in (None, "None of these")
+                 else same_output(groups[int(chosen.split()[-1]) - 1][0]))
+        _give(campaign, example_id, who, value)
+        return
+    chosen = [st.session_state.get(f"compare_relabel_verdict_{k}") for k in range(1, len(groups) + 1)]
+    if None in chosen:
+        st.session_state["label_error"] = "Give a verdict for every output of the label you change."
+        return
+    _give(campaign, example_id, who, {models[0]: int(verdict == "right")
+                                      for (_, models), verdict in zip(groups, chosen)})
+
+
+def _compare_relabel(campaign: ComparisonCampaign, who: str) -> None:
+    """Change one of one's own comparison labels: the example's distinct outputs (as labeled, in the same order),
+    then the right one (classes) or a verdict per output (texts)."""
+    history = campaign.history()
+    mine = history[(history["annotator"] == who) & history["replaced_by"].isna() & (history["skipped"] == 0)]
+    if mine.empty:
+        return
+    with st.expander("Change one of your labels (the earlier one stays in the history)"):
+        example_id = st.selectbox("Example", mine["example_id"].iloc[::-1].head(200).tolist(),
+                                  format_func=bidi_visible, key="compare_relabel_example")
+        groups = _distinct(campaign.outputs(example_id), campaign.info.seed, example_id)
+        for k, (output, _) in enumerate(groups, 1):
+            st.text(bidi_visible(f"Output {k} as shown: {cut(output, 300)}"))
+        if campaign.info.outputs == "class":
+            st.radio("The right output", [f"Output {k}" for k in range(1, len(groups) + 1)] + ["None of these"],
+                     index=None, horizontal=True, key="compare_relabel_right")
+            st.text_input("None of these: the right class or choice", key="compare_relabel_typed")
+        else:
+            for k in range(1, len(groups) + 1):
+                st.radio(f"Output {k} is", ["right", "wrong"], index=None, horizontal=True,
+                         key=f"compare_relabel_verdict_{k}")
+        st.button("Replace my label", on_click=_give_relabel, args=(campaign, who), key="compare_relabel_save")
+
+
 def _stopped(info: CampaignRecord, estimate: ComparisonEstimate) -> str:
     """Why a comparison campaign may stop, in a line."""
     if info.budget is not None:
@@ -769,6 +812,8 @@ def _comparison(campaign: ComparisonCampaign) -> None:
     who = _labeler()
     if who is not None and (example_id := _claimed(campaign, who)) is not None:
         _compare_example(campaign, example_id, who)
+    if who is not None:
+        _compare_relabel(campaign, who)
     with top:
         _comparison_answer(campaign, comparison_state(campaign.id, campaign.version(), _campaign=campaign))
     _comparison_records(campaign)

@@ -205,3 +205,61 @@ def test_a_comparison_is_started_on_the_page_and_refusals_are_said(folder):
         ("B", "A"), "disagreement", True, 0.01, 0.02, seed)
     assert at.query_params["campaign"] in (record.id, [record.id])
     assert "B vs A" in shown(at.subheader[0].value) and "0 labels so far" in shown(at.subheader[0].value)
+
+
+def test_an_annotator_changes_one_of_their_comparison_labels_on_the_page(folder):
+    """Class outputs: alice labels two examples, then changes the first one's answer in "Change one of your labels"
+    (the right output becomes "none of these", a typed class); the estimate reads the new label, the history keeps
+    both. Text outputs: a verdict per output, refused while one is missing."""
+    frame, truth = _classes()
+    ws, dataset = _save(folder, frame)
+    campaign = Campaign.create(ws, dataset, models=["A", "B"], budget=6, seed=3)
+    at = _labeling(open_page("label", campaign=campaign.id))
+    first = None
+    for _ in range(2):
+        example = campaign.next("alice")
+        first = first or example
+        at.text_input(key=f"compare_answer_{example}").set_value(truth[example])
+        at.button(key="compare_none").click()
+        at.run()
+        assert_no_exception(at)
+    before = campaign.verdicts().loc[first, ["A", "B"]].tolist()
+    at.selectbox(key="compare_relabel_example").set_value(first)
+    at.run()
+    at.radio(key="compare_relabel_right").set_value("None of these")
+    at.text_input(key="compare_relabel_typed").set_value("neither")
+    at.button(key="compare_relabel_save").click()
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    history = campaign.history()
+    assert len(history) == 3 and history["replaced_by"].notna().sum() == 1
+    assert history.iloc[-1]["example_id"] == first and history.iloc[-1]["answer"] == "neither"
+    assert campaign.verdicts().loc[first, ["A", "B"]].tolist() == [0.0, 0.0] != before
+
+    _, texts_id = _save(folder, _texts(), "texts")
+    campaign = Campaign.create(ws, texts_id, models=["A", "B"], design="disagreement", budget=4, seed=2)
+    assert campaign.info.outputs == "text"
+    at = _labeling(open_page("label", campaign=campaign.id))
+    example = campaign.next("alice")
+    for k in _named(at):
+        at.radio(key=f"compare_verdict_{example}_{k}").set_value("right")
+    at.button(key="compare_save").click()
+    at.run()
+    assert campaign.verdicts().loc[example, ["A", "B"]].tolist() == [1.0, 1.0]
+    at.selectbox(key="compare_relabel_example").set_value(example)
+    at.run()
+    at.radio(key="compare_relabel_verdict_1").set_value("wrong")
+    at.button(key="compare_relabel_save").click()
+    at.run()
+    assert "Give a verdict for every output of the label you change." in texts(at.error)
+    assert len(campaign.history()) == 1
+    named = [t.value for t in at.text if re.match(r"Output \d+ as shown: ", t.value)]
+    assert len(named) >= 2
+    at.radio(key="compare_relabel_verdict_1").set_value("wrong")
+    at.radio(key="compare_relabel_verdict_2").set_value("right")
+    at.button(key="compare_relabel_save").click()
+    at.run()
+    assert_no_exception(at)
+    verdicts = campaign.verdicts().loc[example, ["A", "B"]].tolist()
+    assert sorted(verdicts) == [0.0, 1.0] and len(campaign.history()) == 2
