@@ -165,7 +165,7 @@ def _log_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", nargs="+", type=Path, metavar="LOG",
                         help="log files or run folders (CSV, TSV, JSON Lines, Parquet, zip, or a tool's log: "
                              "Inspect, lm-evaluation-harness, HELM, lighteval, promptfoo, OpenAI evals and Evals "
-                             "API, DeepEval, every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena)")
+                             "API, DeepEval, Ragas, every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena)")
     parser.add_argument("--mapping", "-m", action="append", default=[], type=_mapping_entry,
                         metavar="COLUMN=ROLE",
                         help="the role of a column (repeatable); COLUMN= leaves the column out; other columns get "
@@ -331,11 +331,24 @@ def read_validated(paths: list[Path], overrides: dict[str, str | None], strict: 
 
 def _named_model(raw, overrides: dict[str, str | None], model: str) -> dict[str, str | None]:
     """``raw`` given the model ``model`` (``--model``) in a column of its own, and the mapping with that column;
-    refused for a log that has a model column already."""
+    refused for a log that has a model column already, unless its importer named the model after the file (a
+    Ragas result), which ``model`` then replaces."""
+    import pandas as pd
+
     from evalcore.data.mapping import with_overrides
 
     mapped = raw.frame.columns if raw.mapped else [c for c, r in with_overrides(raw.frame.columns, overrides).items()
                                                    if r == "model"]
+    if raw.mapped and raw.model_from_file:  # the importer named the model after the file (Ragas): --model renames it
+        named = list(map(str, pd.unique(raw.frame["model"])))
+        if len(named) > 1:
+            raise EvalDataError(f"--model names the one system of a log; these files are {len(named)} systems, each "
+                                f"named after its file ({listed(named, 3, repr)}). Leave --model out, or give one "
+                                "file.")
+        raw.frame = raw.frame.assign(model=model)
+        raw.notes.append(f"model = '{model}' (--model): the log names no model (not the file's name, "
+                         f"'{named[0]}').")
+        return overrides
     if "model" in mapped:
         column = "model" if raw.mapped else mapped[0]
         raise EvalDataError(f"--model names the model of a log without a model column; this log has one "

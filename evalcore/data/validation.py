@@ -507,9 +507,11 @@ def _refuse_without_model(raw: pd.DataFrame, mapping: dict[str, str]) -> None:
             "holds one system's scores (as Ragas, DeepEval or a judge's export write them). Name the system "
             "(evalcore: --model NAME; or add a column 'model') and map the metric to read to the role 'score' "
             f"(--mapping {metrics[0]}=score); the other metrics are kept as features.")
-    if metrics:
-        _refuse_aggregates(raw, {"model": next((c for c in raw.columns if c not in numeric), raw.columns[0])},
-                           metrics)
+    # numbers without an example: metrics by name, or a column mapped to a label (Ragas' "metric,score" means)
+    values = metrics + [c for c, r in mapping.items() if r in LOG_VALUE_ROLES and c not in metrics]
+    if values:
+        _refuse_aggregates(raw, {"model": next((c for c in raw.columns if c not in numeric and c not in values),
+                                               raw.columns[0])}, values)
     raise EvalDataError(f"{said} Rename a column or choose it in the column mapping; a log of one system without "
                         "a model column takes its name from --model NAME (evalcore).")
 

@@ -4,8 +4,8 @@ One module per tool (:mod:`.inspect` Inspect AI, :mod:`.lm_eval` lm-evaluation-h
 :mod:`.promptfoo`, :mod:`.openai_evals` OpenAI evals, :mod:`.openai_evals_api` OpenAI Evals API output items,
 :mod:`.pairwise` AlpacaEval and MT-Bench judgments, :mod:`.alpaca_eval_leaderboard` AlpacaEval leaderboards,
 :mod:`.chatbot_arena` Chatbot Arena battles, :mod:`.every_eval_ever` every_eval_ever, :mod:`.deepeval` DeepEval,
-:mod:`.lighteval` lighteval details), with :mod:`.chat_text` turning their prompts and chats into text;
-:mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks several files.
+:mod:`.lighteval` lighteval details, :mod:`.ragas` Ragas per-sample results), with :mod:`.chat_text` turning their
+prompts and chats into text; :mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks several files.
 Most users call :func:`evalcore.data.validation.load_eval_log` / :func:`evalcore.data.validation.load_eval_logs`, which use these.
 """
 

@@ -78,6 +78,8 @@ class Imported:
     #: are warned about when they are pooled; ``label`` names the run (its folder, time or id) when it becomes one
     whole_run: bool = False
     label: str = ""
+    #: the log names no model and the importer named it after the file (Ragas): ``--model NAME`` renames it
+    model_from_file: bool = False
     #: files of the tool's set left out with a warning, each 'name was left out: why' (the others were read)
     left_out: list[str] = field(default_factory=list)
     #: what the reader warns of in the files it read, each naming its file (e.g. ratings outside the judge's scale)

@@ -84,6 +84,9 @@ class RawLog:
     tools: tuple[str, ...] = ()  # the tool that wrote each of ``files`` ("table" for a plain table)
     runs: tuple[str, ...] = ()  # the runs made of files of one model (module docstring), the base (oldest) first
     when: str = ""  # when the latest of the files' runs ran, where their tool records it (ISO 8601 text)
+    #: every model of the log was named after its file by the importer, the files naming none (Ragas):
+    #: ``--model NAME`` may rename it
+    model_from_file: bool = False
 
 
 def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | None] | None = None,
@@ -123,7 +126,8 @@ def read_logs(sources: Iterable[Source | NamedSource], mapping: dict[str, str | 
     warnings.extend(w for model, w in pooled if model in set(frame["model"].astype(str)))
     files_read = tuple(name for item in imported for name in item.files)
     when = max((item.when for item in imported if item.when), default="")
-    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs, when=when)
+    return RawLog(frame, kind, files_read, notes, warnings=warnings, tools=tools, runs=runs, when=when,
+                  model_from_file=all(item.model_from_file for item in imported))
 
 
 def _ids(frame: pd.DataFrame, role: str) -> set[str] | None:

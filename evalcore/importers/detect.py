@@ -29,7 +29,7 @@ from evalcore.importers.base import (OTHERS_READ, Imported, LogFile, json_error,
 
 #: the tool modules, most specific first (imported on first use, so that importing evalcore.data.validation stays light)
 TOOL_MODULES = ("every_eval_ever", "inspect", "lm_eval", "lighteval", "helm", "promptfoo", "openai_evals",
-                "openai_evals_api", "deepeval", "chatbot_arena", "pairwise", "alpaca_eval_leaderboard")
+                "openai_evals_api", "deepeval", "ragas", "chatbot_arena", "pairwise", "alpaca_eval_leaderboard")
 #: a source with the name it had (an upload's file name): the name matters to some formats
 NamedSource = tuple[str, Union[bytes, bytearray, memoryview]]
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")

@@ -1,7 +1,8 @@
 """Refusals lead somewhere right (issue 49, item 4): a table of aggregates (one row per configuration or model, no
 example) is refused as "aggregates without example counts", also after mapping its number to a role, and reads as
 a leaderboard summary once it has the counts; "melt" advice only when the columns are models; a per-sample table
-of metrics (Ragas) is told apart, and ``--model NAME`` names the system of any log without a model column."""
+of metrics (a judge's export) is told apart, and ``--model NAME`` names the system of any log without a model column
+(a Ragas result, read by its own reader since item 5a, included)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from crafted import evalcore
 # a paper's table: 8 fine-tuning configurations and their accuracies
 ACCURACIES = [("base", 0.61), ("lora-r8", 0.64), ("lora-r16", 0.66), ("lora-r32", 0.65), ("full", 0.68),
               ("prefix", 0.58), ("adapter", 0.63), ("ia3", 0.60)]
+JUDGED = ("prompt,completion,helpfulness,harmlessness\nWhat is X?,X is a,0.9,0.8\nWhat is Y?,Y is b,0.5,0.7\n"
+          "What is Z?,Z is c,1,0.95\n")
 RAGAS = ("user_input,response,reference,faithfulness,answer_relevancy,context_precision\n"
          "What is X?,X is a,X is a,0.9,0.8,1\nWhat is Y?,Y is b,Y is c,0.5,0.7,0.5\n"
          "What is Z?,Z is c,Z is c,1,0.95,1\n")
@@ -54,24 +57,36 @@ def test_melt_is_advised_only_when_the_columns_are_models(tmp_path):
     out = evalcore("validate", str(wide))
     assert out.returncode == 1 and "Its numeric columns ('gpt-4', 'llama-2-7b', 'mistral-7b') look like models." \
         in out.stdout and "df.melt(" in out.stdout
-    ragas = write(tmp_path, "ragas.csv", RAGAS)
-    out = evalcore("validate", str(ragas))
+    judged = write(tmp_path, "judged.csv", JUDGED)
+    out = evalcore("validate", str(judged))
     assert out.returncode == 1 and "melt" not in out.stdout
-    assert ("Its numeric columns 'faithfulness', 'answer_relevancy', 'context_precision' are metrics, not models: one "
-            "row per example holds one system's scores") in out.stdout
+    assert ("Its numeric columns 'helpfulness', 'harmlessness' are metrics, not models: one row per example holds one "
+            "system's scores") in out.stdout
     assert "(evalcore: --model NAME; or add a column 'model') and map the metric to read to the role 'score' " \
-           "(--mapping faithfulness=score)" in out.stdout
+           "(--mapping helpfulness=score)" in out.stdout
+    # a Ragas result (issue 49, item 5a) is read by its reader: one system named after the file, each metric a task
+    out = evalcore("validate", str(write(tmp_path, "ragas.csv", RAGAS)), "--json", "-")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert {(row["model"], row["task"]) for row in json.loads(out.stdout)["read"]} == {
+        ("ragas", task) for task in ("(all)", "faithfulness", "answer_relevancy", "context_precision")}
 
 
 def test_model_names_the_system_of_a_log_without_a_model_column(tmp_path):
-    ragas = write(tmp_path, "ragas.csv", RAGAS)
-    out = evalcore("validate", str(ragas), "--model", "rag-v2", "--mapping", "faithfulness=score", "--json", "-")
+    judged = write(tmp_path, "judged.csv", JUDGED)
+    out = evalcore("validate", str(judged), "--model", "bot-v2", "--mapping", "helpfulness=score", "--json", "-")
     assert out.returncode == 0, out.stdout + out.stderr
     written = json.loads(out.stdout)
     [row] = written["read"]
-    assert row["model"] == "rag-v2" and row["examples"] == 3 and row["label"] == "faithfulness"
+    assert row["model"] == "bot-v2" and row["examples"] == 3 and row["label"] == "helpfulness"
     assert row["estimate"] == pytest.approx((0.9 + 0.5 + 1) / 3)
-    assert "model = 'rag-v2' (--model): the log has no model column." in written["notes"]
+    assert "model = 'bot-v2' (--model): the log has no model column." in written["notes"]
+    # a Ragas result's system, named after the file, is renamed by --model
+    out = evalcore("validate", str(write(tmp_path, "ragas.csv", RAGAS)), "--model", "rag-v2", "--json", "-")
+    written = json.loads(out.stdout)
+    faithfulness = next(row for row in written["read"] if row["task"] == "faithfulness")
+    assert faithfulness["model"] == "rag-v2" and faithfulness["examples"] == 3
+    assert faithfulness["estimate"] == pytest.approx((0.9 + 0.5 + 1) / 3)
+    assert "model = 'rag-v2' (--model): the log names no model (not the file's name, 'ragas')." in written["notes"]
     paper = write(tmp_path, "two.csv", "model,example_id,correct\na,1,1\nb,1,0\n")
     refused = evalcore("validate", str(paper), "--model", "x")
     assert refused.returncode == 1 and ("--model names the model of a log without a model column; this log has one "
