@@ -521,30 +521,38 @@ def missing_in(folder: Path, exc: Exception) -> EvalDataError:
 
 
 def _workspace_add(args: argparse.Namespace) -> int:
+    """Save the log as a dataset; with --series, save it and add it to the series as one step
+    (:meth:`~evalcore.workspace.Workspace.save_run`: the series' name, the metadata and --time are checked first,
+    and a dataset that cannot be added is not kept)."""
     from evalcore.data.routing import belongs_in_engine
     from evalcore.workspace import Workspace, access
+    from evalcore.workspace.workspace import iso_time, series_fields
 
     folder = workspace_folder(args.workspace)
-    if args.time:  # refused before anything is saved
-        from evalcore.workspace.workspace import iso_time
-
+    if args.time:  # refused before anything is saved, or the workspace made
         iso_time(args.time)
+    if args.series:
+        series_fields(args.series, dict(args.meta))
     workspace = Workspace(folder)
-    if belongs_in_engine(args.logs, args.engine):
-        record = workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
-                                   args.shared)
+
+    def save():
+        if belongs_in_engine(args.logs, args.engine):
+            return workspace.add_log([str(p) for p in args.logs], args.name, dict(args.mapping) or None, args.owner,
+                                     args.shared)
+        return workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict, model=args.model), args.name,
+                                     None, args.owner, args.shared)
+
+    if args.series:
+        record, run = workspace.save_run(save, args.series, args.time, dict(args.meta))
     else:
-        record = workspace.add_dataset(load(args.logs, args.mapping, strict=args.strict, model=args.model), args.name,
-                                       None, args.owner, args.shared)
+        record, run = save(), None
     print(f"saved '{_one_line(record.name)}' ({record.rows:,} rows, {record.models} models) as dataset {record.id} "
           f"in {_one_line(folder)}")
     print(_one_line(access.who(record.owner, record.shared)))
-    if args.series:
-        if record.kind != "log":
-            raise EvalDataError(f"a series follows per-example logs; this is a {record.kind} table (saved, but not "
-                                f"added to the series {args.series!r}).")
-        run = workspace.add_to_series(record.id, args.series, args.time, dict(args.meta), args.owner)
+    if run is not None:
         print(f"added as a run of the series '{_one_line(run.series)}' ({run.run_time})")
+        if run.note:
+            print(f"{PROG}: note: {_one_line(run.note)}", file=sys.stderr)
     return 0
 
 

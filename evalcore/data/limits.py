@@ -27,9 +27,11 @@ variable                       bound                                            
                                from all the JSON and JSON Lines of one load together   bytes of
                                                                                        the above
 ``EVALCORE_MAX_NOTE_CHARS``    characters of a note typed or imported with a label or  10,000
-                               an adjudication (refused beyond it)
+                               an adjudication, of a series run's metadata (keys and
+                               values together; refused beyond it)
 ``EVALCORE_MAX_NAME_CHARS``    characters of a name typed or imported: an annotator,   200
-                               an adjudicator, a labeling campaign (refused beyond it)
+                               an adjudicator, a labeling campaign, a series, a
+                               metadata key (refused beyond it)
 =============================  ======================================================  =========
 
 A note and a name are what people type (or import) for labels: without a bound one 50 MB note kept every member's

@@ -9,6 +9,9 @@ Which runs it compares with (:func:`baseline_and_reference`), among the runs of 
 * the **baseline** is the pinned run, else the latest accepted run (a rejected run never becomes the baseline);
 * the **reference** is the pinned run, else the latest run a member accepted (accepting a run acknowledges the
   drift up to it), else the first accepted run. With a pin, baseline and reference are the same run.
+* a run stamped more than a day in the future (kept before such times were refused,
+  :attr:`~evalcore.workspace.workspace.SeriesRun.stamped_ahead`) is neither, unless pinned: it would stay the latest
+  run for good.
 
 The new run is compared with both (:func:`evalcore.compare.compare_runs`; with one comparison where they are the
 same run). The slices of the two comparisons enter one Benjamini-Hochberg procedure at ``fdr`` together
@@ -103,12 +106,15 @@ def baseline_and_reference(entries: list[SeriesRun], pinned: str | None, digest:
     pin = next((e for e in entries if e.dataset_id == pinned and e.digest != digest), None)
     if pin is not None:
         return pin, pin
-    accepted = [e for e in earlier if e.accepted]
+    accepted = [e for e in earlier if e.accepted and not e.stamped_ahead]
     if not accepted:
         name = entries[0].series if entries else "the series"
-        raise EvalDataError(f"No accepted run of the series {name!r} comes before this one: every earlier run failed "
-                            "the gate. Accept one as a baseline (evalcore workspace series accept SERIES RUN, or "
-                            "on the History page) or pin one.")
+        ahead = [e.name for e in earlier if e.accepted and e.stamped_ahead]
+        why = (f"the runs {', '.join(ahead[:5])} are stamped more than a day in the future, and every other earlier "
+               "run failed the gate" if ahead else "every earlier run failed the gate")
+        raise EvalDataError(f"No accepted run of the series {name!r} comes before this one: {why}. Accept one as a "
+                            "baseline (evalcore workspace series accept SERIES RUN, or on the History page) or pin "
+                            "one.")
     by_member = [e for e in accepted if e.status == "accepted"]
     return accepted[-1], by_member[-1] if by_member else accepted[0]
 

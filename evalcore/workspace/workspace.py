@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
 from evalcore.data import media
+from evalcore.data.limits import bounded_name, bounded_note
 from evalcore.data.validation import load_eval_log, report_of
 from evalcore.engine import LazyLog, scan
 from evalcore.errors import EvalDataError
@@ -63,28 +64,52 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def iso_time(text: str) -> str:
-    """A run time as ISO 8601 in UTC (a time without a zone is taken as UTC); EvalDataError naming the format."""
+#: how far past the clock a run time may be (clocks of CI machines drift; a run is never stamped days ahead)
+FUTURE_SLACK = timedelta(days=1)
+
+
+def _run_time(text: str, now: datetime | None = None) -> tuple[str | None, str]:
+    """(``text`` as ISO 8601 in UTC, "") or (None, why it cannot be a run's time: not ISO 8601, outside years 1-9999
+    once in UTC, or more than :data:`FUTURE_SLACK` after ``now``)."""
     try:
         when = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise EvalDataError(f"The run time {text!r} is not a date and time: give ISO 8601, e.g. "
-                            "2026-11-28T09:30:00Z.") from exc
+    except ValueError:
+        return None, "is not a date and time in ISO 8601"
     when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
-    return when.astimezone(timezone.utc).isoformat(timespec="seconds")
-
-
-def logged_time(report: dict) -> str | None:
-    """When the log's run ran, where its tool recorded it (the validation ``report``'s ``when``: Inspect's
-    ``eval.created``, lm-evaluation-harness's file-name stamp 2026-01-21T03-44-18.458309), in UTC; None if not."""
-    when = report.get("when")
-    if not when:
-        return None
-    text = re.sub(r"T(\d\d)-(\d\d)-(\d\d)", r"T\1:\2:\3", str(when))  # lm-eval writes the time with dashes
     try:
-        return iso_time(text)
-    except EvalDataError:
-        return None
+        when = when.astimezone(timezone.utc)
+    except OverflowError:
+        return None, "is outside the times that can be kept (years 1 to 9999 in UTC)"
+    now = now or datetime.now(timezone.utc)
+    if when > now + FUTURE_SLACK:
+        return None, (f"is more than a day in the future (now {now.isoformat(timespec='seconds')}; a run stamped "
+                      "ahead would stay the series' latest run, and its baseline, for good)")
+    return when.isoformat(timespec="seconds"), ""
+
+
+def iso_time(text: str) -> str:
+    """A run time given by a person as ISO 8601 in UTC (a time without a zone is taken as UTC); EvalDataError saying
+    why it cannot be a run's time (:func:`_run_time`: not ISO 8601, more than a day in the future, outside years 1
+    to 9999 in UTC, e.g. ``0001-01-01T00:00:00+14:00``) and what to give."""
+    when, why = _run_time(text)
+    if when is None:
+        raise EvalDataError(f"The run time {text!r} {why}: give when the run ran, e.g. 2026-11-28T09:30:00Z.")
+    return when
+
+
+def logged_time(report: dict) -> tuple[str | None, str]:
+    """When the log's run ran, where its tool recorded it (the validation ``report``'s ``when``: Inspect's
+    ``eval.created``, lm-evaluation-harness's file-name stamp 2026-01-21T03-44-18.458309), in UTC, with a note: a
+    recorded time that cannot be a run's (:func:`_run_time`) is not used, and the note says why. (None, "") when
+    the log records no time."""
+    recorded = report.get("when")
+    if not recorded:
+        return None, ""
+    text = re.sub(r"T(\d\d)-(\d\d)-(\d\d)", r"T\1:\2:\3", str(recorded))  # lm-eval writes the time with dashes
+    when, why = _run_time(text)
+    if when is None:
+        return None, f"The log's own run time {str(recorded)[:64]!r} {why}; the run is stamped with when it was saved."
+    return when, ""
 
 
 #: what a series' gate or a member decided of a run (:meth:`Workspace.record_verdict`); a run never gated has ""
@@ -96,7 +121,8 @@ class SeriesRun:
     """A run of a series: the dataset, its name, when it ran, its metadata and the summary kept for the trend; its
     ``status`` (:data:`VERDICT_STATUSES`: "accepted" once a member accepted it, whatever the gate said; else the
     gate's latest verdict; "" never gated) with who decided it and when (``decided_by`` None: the gate, or a member
-    where nobody signs in), and the content ``digest`` of its dataset."""
+    where nobody signs in), and the content ``digest`` of its dataset. ``note``: what :meth:`Workspace.add_to_series`
+    said of the run's time (a time its log records that could not be used), not kept."""
     series: str
     dataset_id: str
     name: str
@@ -107,12 +133,19 @@ class SeriesRun:
     decided_by: str | None = None
     decided_at: str | None = None
     digest: str = ""
+    note: str = ""
 
     @property
     def accepted(self) -> bool:
         """Whether the run may be a baseline: it passed the gate, a member accepted it, or it was never gated (a run
         saved without a gate is trusted as saved: the first run of a series, or a series without a gate)."""
         return self.status != "failed"
+
+    @property
+    def stamped_ahead(self) -> bool:
+        """Whether the run's time is more than :data:`FUTURE_SLACK` in the future (kept before such times were
+        refused): it is never chosen as a baseline or reference (:mod:`evalcore.history.gate`), and pages flag it."""
+        return _run_time(self.run_time)[0] is None
 
 
 @dataclass(frozen=True)
@@ -140,6 +173,21 @@ def _analysis(row) -> AnalysisRecord:
     return AnalysisRecord(row["id"], row["dataset_id"], row["page"], json.loads(row["settings"]),
                           json.loads(row["selection"]), row["name"], canonical(row["owner"]), bool(row["shared"]),
                           row["created"])
+
+
+def series_fields(series: str, meta: dict | None) -> tuple[str, dict[str, str]]:
+    """A series' name (stripped, not empty) and a run's metadata (text keys and values), within the bounds of what a
+    person types (:mod:`evalcore.data.limits`): a name of at most :data:`~evalcore.data.limits.MAX_NAME_CHARS`
+    characters, each key too, and the metadata's keys and values together at most
+    :data:`~evalcore.data.limits.MAX_NOTE_CHARS`; EvalDataError naming the bound otherwise (nothing is saved)."""
+    name = bounded_name(str(series).strip(), "The series' name")
+    if not name:
+        raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
+    meta = {str(k): str(v) for k, v in (meta or {}).items()}
+    for key in meta:
+        bounded_name(key, f"The metadata key {key[:40]!r}…" if len(key) > 40 else f"The metadata key {key!r}")
+    bounded_note("".join(f"{k}{v}" for k, v in meta.items()), "The run's metadata (keys and values together)")
+    return name, meta
 
 
 class Workspace:
@@ -380,27 +428,55 @@ class Workspace:
     # ------------------------------------------------------------------------------------------- series
     def add_to_series(self, dataset_id: str, series: str, run_time: str | None = None, meta: dict | None = None,
                       viewer: str | None = None) -> SeriesRun:
-        """Add a dataset ``viewer`` may see to the series named ``series`` (created with ``viewer`` as its owner
-        when new) as a run of ``run_time`` (ISO 8601; default the time the log records, :func:`logged_time`, else
-        the save time) with free ``meta`` (commit, config, note). The run's summary for the trend is computed now,
+        """Add a dataset ``viewer`` may see, a per-example log, to the series named ``series`` (created with ``viewer``
+        as its owner when new) as a run of ``run_time`` (ISO 8601, refused more than a day ahead or outside years
+        1-9999, :func:`iso_time`; default the time the log records, :func:`logged_time`, else the save time, with
+        the run's ``note`` saying why a recorded time was not used) with free ``meta`` (commit, config, note). The
+        name and the metadata are bounded (:func:`series_fields`). The run's summary for the trend is computed now,
         once (:func:`evalcore.history.run_summary`)."""
         from evalcore.history import run_summary
 
-        name = str(series).strip()
-        if not name:
-            raise EvalDataError("A series needs a name, e.g. 'support-bot / nightly'.")
+        name, meta = series_fields(series, meta)
         row = self._row("datasets", "dataset", dataset_id, viewer)
         record = _dataset(row)
-        when = iso_time(run_time) if run_time else logged_time(storage.stored_report(self.root, row["digest"])) \
-            or record.created
+        if record.kind != "log":
+            raise EvalDataError(f"A series follows per-example logs; the dataset “{record.name}” is a {record.kind} "
+                                f"table: it is not added to the series {name!r}.")
+        if run_time:
+            when, note = iso_time(run_time), ""
+        else:
+            when, note = logged_time(storage.stored_report(self.root, row["digest"]))
+            when = when or record.created
         summary = run_summary(self.lazy_dataset(dataset_id, viewer))  # reduced in the engine: never loaded whole
-        meta = {str(k): str(v) for k, v in (meta or {}).items()}
         with catalog.transaction(self.catalog) as db:
             db.execute("INSERT OR IGNORE INTO series (name, owner, created) VALUES (?,?,?)",
                        (name, canonical(viewer), _now()))
             db.execute("INSERT OR REPLACE INTO series_runs VALUES (?,?,?,?,?)",
                        (name, dataset_id, when, json.dumps(meta), json.dumps(summary)))
-        return SeriesRun(name, dataset_id, record.name, when, meta, summary)
+        return SeriesRun(name, dataset_id, record.name, when, meta, summary, note=note)
+
+    def save_run(self, save: Callable[[], DatasetRecord], series: str, run_time: str | None = None,
+                 meta: dict | None = None) -> tuple[DatasetRecord, SeriesRun]:
+        """Save a dataset (``save()``: :meth:`add_dataset` or :meth:`add_log`) and add it to ``series``
+        (:meth:`add_to_series`, as the dataset's owner) as one step: the series' name, the metadata and a given
+        ``run_time`` are checked before anything is saved, and a dataset that cannot be added afterwards is deleted
+        again, so nothing is ever saved but silently left out of its series."""
+        series_fields(series, meta)
+        if run_time:
+            iso_time(run_time)
+        record = save()
+        try:
+            return record, self.add_to_series(record.id, series, run_time, meta, record.owner)
+        except BaseException as exc:
+            try:
+                self.delete(record.id, viewer=record.owner)
+            except Exception as undo:
+                raise EvalDataError(f"The dataset “{record.name}” ({record.id}) was saved but not added to the series "
+                                    f"{str(series)!r} ({exc}), and could not be deleted again ({undo}): delete it "
+                                    "(the Workspace page) and add it again.") from exc
+            if isinstance(exc, EvalDataError):
+                raise EvalDataError(f"{exc} Nothing was saved.") from exc
+            raise
 
     def series(self, viewer: str | None = None) -> list[tuple[str, int, str]]:
         """(name, runs, latest run time) of every series with a run ``viewer`` may see, most recent first."""
