@@ -29,7 +29,8 @@ from evalcore.importers.base import (OTHERS_READ, Imported, LogFile, json_error,
 
 #: the tool modules, most specific first (imported on first use, so that importing evalcore.data.validation stays light)
 TOOL_MODULES = ("every_eval_ever", "inspect", "lm_eval", "lighteval", "helm", "promptfoo", "openai_evals",
-                "openai_evals_api", "deepeval", "ragas", "chatbot_arena", "pairwise", "alpaca_eval_leaderboard")
+                "openai_evals_api", "deepeval", "ragas", "opencompass", "chatbot_arena", "pairwise",
+                "alpaca_eval_leaderboard")
 #: a source with the name it had (an upload's file name): the name matters to some formats
 NamedSource = tuple[str, Union[bytes, bytearray, memoryview]]
 _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
@@ -101,8 +102,9 @@ def tools() -> tuple[ModuleType, ...]:
 
 def tools_read() -> str:
     """The tools whose logs evalcore reads, as a sentence's list with where the README describes them (for a
-    message about a tool's log it does not read)."""
-    names = list(dict.fromkeys(module.TOOL for module in tools()))
+    message about a tool's log it does not read); not the tools whose files are only recognised to be refused
+    (``READS_LOGS = False``: OpenCompass)."""
+    names = list(dict.fromkeys(module.TOOL for module in tools() if getattr(module, "READS_LOGS", True)))
     return (f"evalcore reads the logs of {', '.join(names[:-1])} and {names[-1]} (README, \"Logs written by "
             "evaluation tools\")")
 
