@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
     from evalcore.cli.compare import add_parser as add_compare, comparison_arguments  # here: it imports this module
     from evalcore.cli.label import add_parser as add_label
-    from evalcore.cli.series import add_parser as add_series
+    from evalcore.cli.series import add_parser as add_series, series_arguments
 
     report = commands.add_parser(
         "report", help="write a self-contained HTML report of evaluation logs",
@@ -109,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--series", default=None, metavar="NAME",
                         help="compare the one LOG with this workspace series' baseline run in a Comparison section")
     report.add_argument("--workspace", type=Path, default=None, help=f"{WORKSPACE_HELP}, of --series")
+    series_arguments(report)
     comparison_arguments(report)
     report.set_defaults(run=_report, report_parser=report)
 

@@ -33,6 +33,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from evalcore.cli import WORKSPACE_HELP, _level, _log_arguments, _one_line, _positive, load, load_each, while_importing
+from evalcore.cli.series import series_arguments
 from evalcore.errors import EvalDataError, listed
 
 #: the exit status when the comparison finds a regression
@@ -77,6 +78,7 @@ def add_parser(commands) -> None:
                          help="compare the one LOG given with this series' baseline run (its pinned run, else its "
                               "latest) in the workspace; exit 3 on a regression")
     compare.add_argument("--workspace", type=Path, default=None, help=f"{WORKSPACE_HELP}, of --series")
+    series_arguments(compare)
     compare.set_defaults(run=run, compare_parser=compare)
 
 

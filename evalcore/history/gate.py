@@ -128,16 +128,17 @@ def run_rows(frame: pd.DataFrame, model: str) -> pd.DataFrame:
 
 def gate(workspace: Workspace, series: str, new_rows: pd.DataFrame, new_name: str, digest: str, model: str,
          by: list[str] | None = None, level: float | None = None, margin: float = 0.0, fdr: float = 0.1,
-         seed: int = 0, pairs_of_slices: bool = False, min_slice: int = 20, metric: str | None = None) -> Gate:
+         seed: int = 0, pairs_of_slices: bool = False, min_slice: int = 20, metric: str | None = None,
+         viewer: str | None = None) -> Gate:
     """Compare ``new_rows`` (the new run's rows of ``model``, named ``new_name``, content ``digest``) with the
-    baseline and the reference of ``series`` (module docstring); the other arguments as
-    :func:`evalcore.compare.compare_runs` takes them."""
-    entries = workspace.series_runs(series)
+    baseline and the reference of ``series`` among the runs ``viewer`` may see (as the History page shows them to
+    that member); the other arguments as :func:`evalcore.compare.compare_runs` takes them."""
+    entries = workspace.series_runs(series, viewer)
     pinned = workspace.series_baseline(series)
     baseline, reference = baseline_and_reference(entries, pinned, digest)
-    runs = [(baseline.name, run_rows(workspace.dataset(baseline.dataset_id), model))]
+    runs = [(baseline.name, run_rows(workspace.dataset(baseline.dataset_id, viewer), model))]
     if reference.dataset_id != baseline.dataset_id:
-        runs.append((reference.name, run_rows(workspace.dataset(reference.dataset_id), model)))
+        runs.append((reference.name, run_rows(workspace.dataset(reference.dataset_id, viewer), model)))
     combined = runs_from_logs([*runs, (new_name, new_rows)], named=True)
     names = list(dict.fromkeys(combined["model"].astype(str)))
     settings = {"by": by, "level": level, "margin": margin, "fdr": fdr, "seed": seed,

@@ -486,6 +486,15 @@ class Workspace:
             out[run["series"]] = (n + 1, max(latest, run["run_time"]))
         return sorted(((k, n, t) for k, (n, t) in out.items()), key=lambda x: x[2], reverse=True)
 
+    def series_hidden(self, series: str, viewer: str | None = None) -> list[str]:
+        """The owners (sorted) of the runs of ``series`` that ``viewer`` may not see: empty when ``viewer`` sees every
+        run or the series has none, so that "no such series" is said only of a series that does not exist."""
+        found = catalog.rows(self.catalog, "SELECT DISTINCT d.owner AS owner, d.shared AS shared FROM series_runs r "
+                                           "JOIN datasets d ON d.id = r.dataset_id WHERE r.series = ?",
+                             (str(series),))
+        return sorted({canonical(r["owner"]) for r in found
+                       if not access.visible(r["owner"], bool(r["shared"]), viewer)})
+
     def series_runs(self, series: str, viewer: str | None = None) -> list[SeriesRun]:
         """The runs of ``series`` that ``viewer`` may see, oldest first (by run time, then when saved)."""
         decided = self.series_decisions(series)

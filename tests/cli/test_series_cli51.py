@@ -1,6 +1,8 @@
 """Series from the command line under hostile use (issue 51), in subprocesses: run times a day ahead or outside
 years 1-9999 are one-line refusals that save nothing, a log's own bad time is set aside with a note and the run
-still joins its series; series names and metadata are bounded."""
+still joins its series; series names and metadata are bounded; ``workspace series pin``/``unpin`` follow the History
+page's rule, naming the owner; ``compare --series`` sees a series whose runs have an owner as that member's page
+does."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import pytest
 
 from crafted import evalcore, write_series_runs
 from evalcore.workspace import Workspace
+
+ALICE, BOB = "alice@team.org", "bob@team.org"
 
 
 def _one_line_error(done) -> str:
@@ -64,3 +68,55 @@ def test_series_names_and_metadata_are_bounded(tmp_path, option, said):
     done = evalcore("workspace", "add", str(path), "--name", "r", *option, "--workspace", "ws", cwd=tmp_path)
     error = _one_line_error(done)
     assert said in error and "EVALCORE_MAX_" in error and Workspace(tmp_path / "ws").datasets() == []
+
+
+def _owned_series(tmp_path, owner: str | None, shared: bool = False) -> list:
+    paths = write_series_runs(tmp_path)
+    for i in range(3):
+        done = evalcore("workspace", "add", str(paths[i]), "--name", f"n{i}", "--series", "s", "--time",
+                        f"2026-11-1{i}T00:00:00Z", "--workspace", "ws", *(["--owner", owner] if owner else []),
+                        *(["--shared"] if shared else []), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    return paths
+
+
+def test_pin_and_unpin_are_the_owners_naming_the_owner_when_refused(tmp_path):
+    _owned_series(tmp_path, ALICE)
+    ws = Workspace(tmp_path / "ws")
+    hidden = evalcore("workspace", "series", "pin", "s", "n1", "--workspace", "ws", "--by", BOB, cwd=tmp_path)
+    assert ALICE in _one_line_error(hidden) and "No series named" not in hidden.stderr
+    pinned = evalcore("workspace", "series", "pin", "s", "n1", "--workspace", "ws", "--by", ALICE, cwd=tmp_path)
+    assert pinned.returncode == 0 and "pinned n1" in pinned.stdout, pinned.stderr
+    assert ws.series_baseline("s") == ws.series_runs("s", ALICE)[1].dataset_id
+    gate = evalcore("compare", "--series", "s", "run3.csv", "--workspace", "ws", "--as", ALICE, cwd=tmp_path)
+    assert "run3 against its pinned run n1" in gate.stdout, gate.stderr
+    assert ALICE in _one_line_error(evalcore("workspace", "series", "unpin", "s", "--workspace", "ws", "--by", BOB,
+                                             cwd=tmp_path))
+    unpinned = evalcore("workspace", "series", "unpin", "s", "--workspace", "ws", "--by", ALICE, cwd=tmp_path)
+    assert unpinned.returncode == 0 and ws.series_baseline("s") is None, unpinned.stderr
+
+
+def test_a_shared_series_is_pinned_by_a_member_an_ownerless_one_only_without_an_identity(tmp_path):
+    _owned_series(tmp_path, ALICE, shared=True)
+    assert evalcore("workspace", "series", "pin", "s", "n1", "--workspace", "ws", "--by", BOB,
+                    cwd=tmp_path).returncode == 0  # a signed-in member, on runs shared with the team
+    other = tmp_path / "ownerless"
+    other.mkdir()
+    _owned_series(other, None)
+    refused = evalcore("workspace", "series", "pin", "s", "n1", "--workspace", "ws", "--by", BOB, cwd=other)
+    assert "has no owner" in _one_line_error(refused)
+    assert evalcore("workspace", "series", "pin", "s", "n1", "--workspace", "ws", cwd=other).returncode == 0
+
+
+def test_compare_series_sees_owned_runs_as_their_members_page_does(tmp_path):
+    _owned_series(tmp_path, ALICE)
+    anonymous = evalcore("compare", "--series", "s", "run3.csv", "--workspace", "ws", cwd=tmp_path)
+    error = _one_line_error(anonymous)
+    assert "has runs, but none you may see" in error and ALICE in error and "--as EMAIL" in error
+    assert "none yet" not in error
+    gate = evalcore("compare", "--series", "s", "run3.csv", "--workspace", "ws", "--as", ALICE, cwd=tmp_path)
+    assert gate.returncode == 3, gate.stdout + gate.stderr  # run3's planted regression
+    assert "run3 against its baseline n2 (the latest accepted run" in gate.stdout
+    report = evalcore("report", "run3.csv", "--series", "s", "--workspace", "ws", "--owner", ALICE, "-o", "r.html",
+                      "--quiet", cwd=tmp_path)
+    assert report.returncode == 0 and (tmp_path / "r.html").is_file(), report.stderr
