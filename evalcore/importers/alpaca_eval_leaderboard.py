@@ -37,7 +37,6 @@ in the notes: it is a reference, not a result.
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import PurePosixPath
 
@@ -45,7 +44,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.data.reading import read_table
-from evalcore.importers.base import Imported, LogFile, as_number, left_out_note
+from evalcore.importers.base import Imported, LogFile, as_number, header_cells, left_out_note
 
 TOOL = "AlpacaEval leaderboard"
 _INDEX_NAMES = ("", "unnamed: 0")
@@ -58,8 +57,7 @@ def sniff(file: LogFile) -> bool:
     try:
         if not file.base.lower().endswith((".csv", ".txt")) and b"win_rate" not in file.head(512):
             return False
-        first = file.head(4096).decode("utf-8", errors="replace").splitlines()[0]
-        header = [cell.strip().lower() for cell in next(csv.reader([first]))]
+        header = [cell.lower() for cell in header_cells(file)]
         if _is_website_table(header) or _is_evaluators_table(header):
             return True
         if _WR not in header or _N not in header:

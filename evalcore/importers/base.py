@@ -10,6 +10,7 @@ An importer never computes a statistic; it counts what it leaves out and says wh
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -153,6 +154,17 @@ def refuse_long_lines_of(file: LogFile) -> None:
         refuse_long_lines(file.data, file.budget.limits)
     except EvalDataError as exc:
         raise EvalDataError(f"{file.name}: {exc}") from exc
+
+
+def header_cells(file: LogFile, n: int = 4096) -> list[str]:
+    """The cells of the first line of a CSV / TSV file (its first ``n`` bytes), stripped of spaces, as written:
+    how a tool's table is told from its header. Tab-separated when the line has more tabs than commas; [] for an
+    empty file."""
+    lines = file.head(n).decode("utf-8", errors="replace").splitlines()
+    if not lines:
+        return []
+    delimiter = "\t" if lines[0].count("\t") > lines[0].count(",") else ","
+    return [cell.strip() for cell in next(csv.reader([lines[0]], delimiter=delimiter), [])]
 
 
 def field_of(obj: Any, path: str, file: LogFile, where: str = "") -> Any:

@@ -8,8 +8,8 @@ Formats (open-compass/opencompass, ``outputs/<config>/<time>/``):
 - ``predictions/<model>/<dataset>.json``: ``{"0": {"origin_prompt", "prediction", "gold"}, "1": ...}``
   (``opencompass/openicl/icl_inferencer/icl_base_inferencer.py``, ``GenInferencerOutputHandler.save_results`` and
   ``dump_results_dict``, ``json.dump(..., indent=4)``; ``gold`` only where the dataset has a reference, a judge's
-  predictions in subjective evaluation the same): the model's outputs and the references, never a verdict — OpenCompass
-  scores them in its evaluation step, so these files cannot say which answers were right.
+  predictions in subjective evaluation the same): the model's outputs and the references, never a verdict —
+  OpenCompass scores them in its evaluation step, so these files cannot say which answers were right.
 - ``summary/summary_<time>.csv``: ``dataset, version, metric, mode`` then one column per model
   (``opencompass/summarizers/default.py``, ``header = ['dataset', 'version', 'metric', 'mode'] + model_abbrs``): one
   score per dataset and model (a percentage, ``-`` where none), without the number of examples behind it. Aggregates
@@ -19,11 +19,10 @@ Formats (open-compass/opencompass, ``outputs/<config>/<time>/``):
 
 from __future__ import annotations
 
-import csv
 import re
 
 from evalcore.errors import EvalDataError, listed
-from evalcore.importers.base import Imported, LogFile
+from evalcore.importers.base import Imported, LogFile, header_cells
 
 TOOL = "OpenCompass"
 #: evalcore reads no OpenCompass file as a log: the files claimed here are refused (evalcore.importers.detect)
@@ -35,10 +34,7 @@ _PREDICTIONS = re.compile(rb'^\{\s*"\d+"\s*:\s*\{\s*"origin_prompt"\s*:')
 
 def _summary_header(file: LogFile) -> list[str] | None:
     """The header of an OpenCompass summary CSV (``dataset, version, metric, mode, <models>``), or None."""
-    first = file.head(4096).decode("utf-8", errors="replace").splitlines()
-    if not first:
-        return None
-    header = [cell.strip() for cell in next(csv.reader([first[0]]))]
+    header = header_cells(file)
     if len(header) > 4 and tuple(cell.lower() for cell in header[:4]) == _SUMMARY_HEADER:
         return header
     return None

@@ -31,7 +31,6 @@ aggregates without example counts (:mod:`evalcore.data.validation`).
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from typing import Any
@@ -40,7 +39,8 @@ import pandas as pd
 
 from evalcore.data.reading import read_table
 from evalcore.errors import EvalDataError, listed
-from evalcore.importers.base import Imported, LogFile, as_number, json_lines, left_out_note, parse_json
+from evalcore.importers.base import (Imported, LogFile, as_number, header_cells, json_lines, left_out_note,
+                                     parse_json)
 from evalcore.importers.chat_text import text_of
 from evalcore.importers.combine import run_name
 
@@ -76,9 +76,7 @@ def _header(file: LogFile) -> list[str]:
     if _JSON_HEAD.match(head):
         text = head.decode("utf-8", errors="replace")
         return [key.lower() for key in re.findall(r'"([^"\\]{1,200})"\s*:', text)]
-    first = head.decode("utf-8", errors="replace").splitlines()[0] if head else ""
-    delimiter = "\t" if first.count("\t") > first.count(",") else ","
-    return [cell.strip().lower() for cell in next(csv.reader([first], delimiter=delimiter))]
+    return [cell.lower() for cell in header_cells(file)]
 
 
 def sniff(file: LogFile) -> bool:
@@ -197,7 +195,8 @@ def _one(file: LogFile) -> Imported:
         keep = values.notna()
         if (~keep).any():
             failed.append(f"{name} ({int((~keep).sum()):,})")
-        parts.append(pd.DataFrame({"model": models[keep], "task": name, "example_id": raw.index[keep.to_numpy()].astype(str),
+        rows = keep.to_numpy()
+        parts.append(pd.DataFrame({"model": models[keep], "task": name, "example_id": raw.index[rows].astype(str),
                                    "score": values[keep], **{role: text[keep] for role, text in texts.items()}}))
     frame = pd.concat(parts, ignore_index=True)
     total = len(raw) * len(metrics)
