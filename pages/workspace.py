@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.data.validation import EvalDataError
-from evalcore.data.display import literal
+from evalcore.data.display import cut, literal
+from evalcore.data.limits import MAX_NAME_CHARS
 from evalcore.stats import headline
 from evalcore.workspace.access import may_change
 from pages.common import data_source as ds
@@ -130,10 +131,12 @@ if not series:
     st.caption("No series yet: runs of one model saved with `evalcore workspace add LOG --name NAME --series SERIES` "
                "(e.g. from CI) make one, shown over time on the History page.")
 else:
-    render.table(pd.DataFrame(series, columns=["series", "runs", "latest run"]), "series of runs")
-    for name, runs, _ in series[:20]:
-        st.page_link("pages/history.py", label=f"History of {literal(name)} ({headline.count(runs)} runs)",
-                     icon=":material/timeline:", query_params={"series": name})
+    render.table(pd.DataFrame([(cut(name, MAX_NAME_CHARS), runs, latest) for name, runs, latest in series],
+                              columns=["series", "runs", "latest run"]), "series of runs")
+    for name, runs, _ in series[:20]:  # a name stored before the bound on names: cut, and too long for an address
+        st.page_link("pages/history.py", label=f"History of {literal(cut(name, MAX_NAME_CHARS))} "
+                                               f"({headline.count(runs)} runs)",
+                     icon=":material/timeline:", query_params={"series": name} if len(name) <= MAX_NAME_CHARS else {})
 
 # ------------------------------------------------------------------------------------------------------- datasets
 st.subheader("Saved datasets")

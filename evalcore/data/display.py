@@ -6,7 +6,9 @@ its own escape:
 * :func:`literal` for Streamlit's Markdown (captions, alerts, headings, tab and widget labels);
 * :func:`plotly_literal` for any text of a plotly figure (titles, legend names, tick labels, hover text);
 * :func:`chart_labels` for the categories of a chart axis or legend: shortened, unique and escaped;
-* :func:`mathtext_literal` for matplotlib text (its mathtext reads ``$...$``).
+* :func:`mathtext_literal` for matplotlib text (its mathtext reads ``$...$``);
+* :func:`plain` for text shown as it is, never as Markdown (a dropdown's options, a table's cells, ``st.text``),
+  where a Markdown escape would show as a backslash.
 
 Each of them also shows the bidirectional controls of a name as their codes (:func:`bidi_visible`): a right-to-left
 override in a name (U+202E) would otherwise reverse the rest of the line on every page.
@@ -87,6 +89,31 @@ def shorten(value: object, width: int = LABEL_WIDTH) -> str:
     """``value`` as text of at most ``width`` characters: longer text keeps its start and ends with an ellipsis."""
     text = _LINE_BREAK.sub(" ", str(value))
     return text if len(text) <= width else text[:width - 1] + ELLIPSIS
+
+
+def plain(value: object, limit: int | None = None) -> str:
+    """``value`` as plain text on one line, for a dropdown's option or a table's cell: no Markdown escapes (they would
+    show), line breaks as spaces, bidirectional controls as their codes (:func:`bidi_visible`); ``limit``: a longer
+    text cut (:func:`cut`), as one stored before its bound existed."""
+    text = str(value)
+    if limit is not None:
+        text = str(cut(text, limit))
+    return _LINE_BREAK.sub(" ", bidi_visible(text))
+
+
+def plain_cells(frame, limit: int):
+    """``frame`` as a table shows it: each text cell that holds a bidirectional control or is longer than ``limit``
+    through :func:`plain` (the others, and other columns, as they are); ``frame`` itself when none does."""
+    shown = None
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != object and str(values.dtype) not in ("string", "str"):
+            continue
+        text = values.map(lambda v: isinstance(v, str) and (len(v) > limit or _BIDI.search(v) is not None))
+        if text.any():
+            shown = frame.copy() if shown is None else shown
+            shown.loc[text.to_numpy(bool), column] = [plain(v, limit) for v in values[text.to_numpy(bool)]]
+    return frame if shown is None else shown
 
 
 def cut(value: object, limit: int) -> object:

@@ -40,7 +40,7 @@ def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
     value cut at ``limits.max_text_value_bytes`` and the rows past ``limits.max_text_bytes`` (all roles together,
     in row order) left without text; cuts and left-out rows are counted in ``notes``."""
     out: dict[str, pd.Series] = {}
-    sizes = pd.Series(0, index=raw.index, dtype="int64")
+    sizes = np.zeros(len(raw), dtype="int64")  # numpy: a masked update of a Series costs more than the reading
     for role in EXAMPLE_TEXT_ROLES:
         if role not in roles:
             continue
@@ -48,8 +48,9 @@ def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
         present = column.notna().to_numpy()
         if not present.any():  # a tool's role it left empty: no column
             continue
-        text = pd.Series(None, index=raw.index, dtype=object)
-        values = column[present].map(_as_text)
+        values = column[present]
+        if not isinstance(column.dtype, pd.StringDtype):  # a text column's values are text already
+            values = values.map(_as_text)
         n_bytes = values.str.len()  # characters: a lower bound of the bytes, exact for ASCII
         long = n_bytes > limits.max_text_value_bytes // 4
         if long.any():
@@ -63,11 +64,12 @@ def example_text(raw: pd.DataFrame, roles: dict[str, str], limits: ReadLimits,
                 notes.append(f"{int(over.sum()):,} {role} text{'s' if over.sum() > 1 else ''} longer than "
                              f"{size_text(limits.max_text_value_bytes)} cut to that length. "
                              f"{limits.raise_hint('text value')}")
+        text = np.full(len(raw), None, dtype=object)
         text[present] = values.to_numpy()
         sizes[present] += n_bytes.to_numpy()
-        out[role] = text.astype("str")
+        out[role] = pd.Series(text, index=raw.index).astype("str")
     if out:
-        beyond = (sizes.cumsum() > limits.max_text_bytes).to_numpy()
+        beyond = np.cumsum(sizes) > limits.max_text_bytes
         if beyond.any():
             for role in out:
                 out[role] = out[role].mask(beyond)

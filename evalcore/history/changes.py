@@ -45,8 +45,9 @@ class Run:
 
 
 def _examples(rows: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """One row per example (repeated samples averaged: the example is the unit), labeled rows only."""
-    rows = rows[rows[metric].notna()]
+    """One row per example (repeated samples averaged: the example is the unit), labeled rows only (none where the
+    run has no ``metric`` column)."""
+    rows = rows[rows[metric].notna()] if metric in rows else rows.iloc[:0].assign(**{metric: pd.Series(dtype=float)})
     slices = [c for c in SLICE_COLUMNS if c in rows and c != "task"]
     if rows.duplicated(KEYS).any():  # several samples of an example: their mean
         agg = {metric: "mean", **{c: "first" for c in slices}}
@@ -132,7 +133,9 @@ def series_changes(runs: list[Run], metric: str = "correct", baseline: str | Non
                    fdr: float = 0.1, min_slice: int = 20, slices: bool = True) -> pd.DataFrame:
     """Every run after the first compared with its baseline (``baseline``: a run's name, pinned; None: the previous
     run), overall and (``slices``) per slice value, all flagged by one Benjamini-Hochberg procedure at ``fdr``
-    (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or "" (not flagged)."""
+    (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or "" (not flagged). A run
+    without the ``metric`` column or a labeled example (another metric, another model) has no row, nor does the
+    run compared with it (:meth:`evalcore.history.load.Series.comparable` says which)."""
     names = [r.name for r in runs]
     if baseline is not None and baseline not in names:
         raise ValueError(f"the baseline {baseline!r} is not a run of the series ({', '.join(names[:10])})")
@@ -145,6 +148,8 @@ def series_changes(runs: list[Run], metric: str = "correct", baseline: str | Non
         if base_name is None or base_name == run.name:
             continue
         base, new = examples[base_name], examples[run.name]
+        if base.empty or new.empty:  # a run without a labeled example of the model: nothing to compare, no row
+            continue
         usable = [c for c in columns if c in base and c in new]
         sums = _paired_sums(base, new, metric, usable)
         if int(sums.loc["overall", "n"]) > 0:

@@ -1,12 +1,14 @@
 """A series as its runs (:class:`evalcore.history.Run`), read from a workspace: the edge between the workspace's
 catalog and the history methods. Runs are named after their datasets (made unique as
 :func:`evalcore.compare.runs.unique_names` does), oldest first; the model followed is the one given, else the one
-most runs hold (ties: by name)."""
+most runs hold (ties: by name); the metric followed is the latest such run's. Runs that cannot be compared with the
+others (no rows of the model, or another metric) are left out of the comparisons with a sentence each
+(:meth:`Series.comparable`)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from evalcore.compare.runs import unique_names
 from evalcore.errors import EvalDataError
@@ -17,12 +19,37 @@ from evalcore.workspace.workspace import SeriesRun, Workspace
 @dataclass(frozen=True)
 class Series:
     """A series read for a viewer: its ``runs`` (oldest first), their catalog entries, the model followed and the
-    pinned baseline's run name (None: each run against the previous one)."""
+    pinned baseline's run name (None: each run against the previous one), the ``metric`` followed ("correct" or
+    "score") and, once :meth:`comparable`, why each run it dropped was ``left_out``."""
     name: str
     model: str
     runs: list[Run]
     entries: list[SeriesRun]
     baseline: str | None
+    metric: str = "correct"
+    left_out: tuple[str, ...] = ()
+
+    def comparable(self) -> "Series":
+        """The series with only the runs that can be compared with each other: those with rows of the model
+        followed that hold the metric followed (one sentence per run left out in ``left_out``, e.g. "nightly-2
+        holds no result of bot (its models: other)"); the pinned baseline stays only if it is one of them."""
+        kept, why = [], []
+        for run, entry in zip(self.runs, self.entries):
+            if run.rows.empty:
+                models = ", ".join(entry.summary.get("models", [])[:5]) or "none"
+                why.append(f"{run.name} holds no result of {self.model} (its models: {models})")
+            elif self.metric not in run.rows or not run.rows[self.metric].notna().any():
+                why.append(f"{run.name} records {METRICS.get(entry.summary.get('metric'), 'another metric')}, not "
+                           f"{METRICS[self.metric]}")
+            else:
+                kept.append((run, entry))
+        names = [r.name for r, _ in kept]
+        return replace(self, runs=[r for r, _ in kept], entries=[e for _, e in kept],
+                       baseline=self.baseline if self.baseline in names else None, left_out=tuple(why))
+
+
+#: the metrics a run records, as sentences name them
+METRICS = {"correct": "0/1 correctness", "score": "a score"}
 
 
 def series_model(entries: list[SeriesRun], model: str | None = None) -> str:
@@ -54,4 +81,5 @@ def read_series(workspace: Workspace, name: str, viewer: str | None = None, mode
         runs.append(Run(run, entry.run_time, rows[columns] if columns else rows))
     pinned = workspace.series_baseline(name)
     baseline = next((run for entry, run in zip(entries, names) if entry.dataset_id == pinned), None)
-    return Series(name, model, runs, entries, baseline)
+    holding = [e for e in entries if model in e.summary.get("models", [])] or entries
+    return Series(name, model, runs, entries, baseline, holding[-1].summary.get("metric", "correct"))

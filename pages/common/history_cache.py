@@ -29,7 +29,7 @@ def series_trend(name: str, runs: tuple[str, ...], level: float, task: str | Non
                                    _series.model, level, task)
     if not missing:
         return stored
-    metric = _series.entries[-1].summary.get("metric", "correct")
+    metric = _series.metric
     chosen = [r for r in _series.runs if r.name in missing]
     if task is not None:
         chosen = [Run(r.name, r.time, r.rows[r.rows["task"].astype(str) == task]) for r in chosen]

@@ -9,7 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from evalcore.data.display import literal
+from evalcore.data.display import literal, plain_cells
+from evalcore.data.limits import MAX_NOTE_CHARS
 from evalcore.data.export import csv_bytes
 from evalcore.stats import headline
 
@@ -40,10 +41,14 @@ def chart(fig: go.Figure, name: str) -> None:
 def table(frame: pd.DataFrame, name: str, height: int | None = None, **column_config) -> None:
     """Show ``frame`` with a CSV download button underneath (cells neutralized against formula injection).
 
-    ``name`` may hold names from the data: it is shown literally in the button's label."""
+    ``name`` may hold names from the data: it is shown literally in the button's label. Text cells are shown with
+    their bidirectional controls as codes (a right-to-left override reverses nothing) and cut beyond
+    :data:`~evalcore.data.limits.MAX_NOTE_CHARS` characters (:func:`evalcore.data.display.plain_cells`: a value kept
+    before the bounds existed keeps the page responsive); the CSV holds the values as they are."""
     floats = {c: st.column_config.NumberColumn(format=_number_format(frame[c])) for c in frame.columns
               if pd.api.types.is_float_dtype(frame[c])}
-    st.dataframe(frame, hide_index=True, height=height or "auto", column_config={**floats, **column_config})
+    st.dataframe(plain_cells(frame, MAX_NOTE_CHARS), hide_index=True, height=height or "auto",
+                 column_config={**floats, **column_config})
     st.download_button(
         f"Download {literal(name)} (CSV)", csv_bytes(frame), file_name=f"{_slug(name)}.csv",
         mime="text/csv", key=_key("csv", name), icon=":material/download:")

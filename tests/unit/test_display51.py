@@ -22,3 +22,18 @@ def test_the_terminal_gets_control_and_bidi_characters_escaped():
     assert _one_line("a\x1b[31mb\x07\u202ec\u2067d") == "a\\x1b[31mb\\x07\\u202ec\\u2067d"
     assert not set(_one_line(CONTROLS + "\x1b\x07\x9b")) & set(CONTROLS + "\x1b\x07\x9b")
     assert _one_line("two\n lines\t") == "two lines"
+
+
+def test_plain_text_for_dropdowns_and_table_cells_has_no_markdown_escapes_and_no_acting_controls():
+    import pandas as pd
+
+    from evalcore.data.display import plain, plain_cells
+
+    assert plain("bot / nightly_v2 (a*b)") == "bot / nightly_v2 (a*b)"  # literal() would show backslashes here
+    assert plain("ev\u202eil\nname") == "ev\\u202eil name" and plain("x" * 300, 200) == "x" * 200 + "…(cut)"
+    frame = pd.DataFrame({"run": ["ev\u202eil", "ok", "L" * 50], "n": [1, 2, 3]})
+    shown = plain_cells(frame, 20)
+    assert list(shown["run"]) == ["ev\\u202eil", "ok", "L" * 20 + "…(cut)"] and list(shown["n"]) == [1, 2, 3]
+    assert frame["run"].iloc[0] == "ev\u202eil"  # the frame itself (its CSV) keeps the value
+    unchanged = frame.iloc[1:2]
+    assert plain_cells(unchanged, 20) is unchanged  # nothing to show otherwise: no copy

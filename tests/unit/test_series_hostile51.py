@@ -1,11 +1,13 @@
 """Series under hostile use (issue 51): run times a day ahead or outside years 1-9999 refused when given and set
 aside with a note when a log records them, never a baseline when kept from before; a dataset saved for a series is
-added to it or not kept at all; bounds on series names and metadata."""
+added to it or not kept at all; bounds on series names and metadata; a series mixing metrics or models compares
+what it can and says what it cannot."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -13,7 +15,9 @@ import pytest
 from crafted import series_runs
 from evalcore.data.validation import load_eval_log, validate
 from evalcore.errors import EvalDataError
+from evalcore.history import series_changes
 from evalcore.history.gate import baseline_and_reference
+from evalcore.history.load import read_series
 from evalcore.workspace import Workspace, catalog
 from evalcore.workspace.workspace import iso_time, logged_time
 
@@ -129,3 +133,31 @@ def test_series_names_and_metadata_are_bounded_naming_the_bound(tmp_path):
             ws.save_run(lambda: ws.add_dataset(frame, "again"), series, None, meta)
     assert ws.series() == [] and len(ws.datasets()) == 1
     assert ws.add_to_series(record.id, "s" * 200, None, {"k" * 200: "v" * 9_000}).series == "s" * 200
+
+
+# ------------------------------------------------------------------------------------------------ item 5: mixed series
+def _mixed(tmp_path) -> Workspace:
+    """Four runs of bot: n1 holds another model only, n3 (the latest) records a score instead of 0/1."""
+    ws = Workspace(tmp_path / "ws")
+    frames = series_runs(n_runs=4, seed=4)
+    frames[1] = frames[1].assign(model="other")
+    frames[3] = frames[3].assign(score=frames[3]["correct"] * 0.5 + 0.25).drop(columns="correct")
+    for i, frame in enumerate(frames):
+        ws.add_to_series(ws.add_dataset(validate(frame), f"n{i}").id, "s", f"2026-11-1{i}T00:00:00Z")
+    return ws
+
+
+def test_a_mixed_series_compares_the_runs_it_can_and_says_why_not_the_others(tmp_path):
+    series = read_series(_mixed(tmp_path), "s")
+    assert (series.model, series.metric) == ("bot", "score")
+    kept = series.comparable()
+    assert [r.name for r in kept.runs] == ["n3"]
+    assert kept.left_out == ("n0 records 0/1 correctness, not a score", "n1 holds no result of bot (its models: "
+                             "other)", "n2 records 0/1 correctness, not a score")
+    # the changes never compare a run without the metric or the model (it read "better by n/a points")
+    assert series_changes(series.runs, "score").empty and series_changes(series.runs, "correct").empty
+    correct = replace(series, metric="correct").comparable()
+    assert [r.name for r in correct.runs] == ["n0", "n2"] and len(correct.left_out) == 2
+    changes = series_changes(correct.runs, "correct")
+    assert set(changes["run"]) == {"n2"} and set(changes["baseline"]) == {"n0"}
+    assert changes["difference"].notna().all()
