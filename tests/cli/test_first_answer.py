@@ -31,6 +31,17 @@ def test_the_parser_and_every_help_import_no_heavy_library():
     assert "{srs,proportional,neyman,active,ppi,disagreement}" in done.stdout  # comparison campaigns: disagreement
 
 
+def test_the_report_imports_the_modules_of_a_method_only_when_its_section_runs():
+    """A report of a log without confidences or battles (MMLU-Pro) never loads calibration, the labeling designs or
+    prediction-powered inference (issue 49, item 6); a section that runs imports its own (the report tests)."""
+    code = ("import sys\nimport evalcore.report\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('evalcore.calibration', 'evalcore.ppi', "
+            "'evalcore.sampling.designs'))), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
 def test_lazy_exports_are_the_definitions():
     import evalcore.labeling as labeling
     import evalcore.stats as stats
