@@ -11,8 +11,9 @@ minimum detectable difference against simulation, and the History page's first s
   repetitions, at the FDR asked;
 * ``mdd``: the minimum detectable difference (:func:`evalcore.compare.power.minimum_detectable_difference`)
   measured on real pairs: three pairs of MMLU-Pro models, the true difference planted at the MDD of n = 100, 200 and
-  1,000 shared examples (:func:`planted_pairs`), and the share of subsets of n questions the exact McNemar test
-  detects at 95% (should be within 2 points of 80%) and the share whose Newcombe interval excludes 0;
+  1,000 shared examples (:func:`planted_pairs`), and the share of subsets of n questions whose interval (Newcombe's,
+  which the verdict reads and the MDD is computed for) excludes 0 at 95% (should be within 2 points of 80%) and the
+  share the exact McNemar test detects;
 * ``drift``: the gate (:mod:`evalcore.history.gate`) on series of 10 runs made from MMLU-Pro (one model's
   answers, as ``fdr``; each run changes 1,800 answers of the one before at random, each category its share): "drift",
   about 60 more right answers lost than gained at each run (0.6 points of the 10,351 answered), and "stable", as
@@ -113,21 +114,22 @@ def mdd_table(reps: int) -> str:
     """The MDD's power measured on real pairs: for each model pair of :data:`PAIRS` and n = 100, 200, 1,000, the true
     difference is planted at the MDD of n shared examples with the pair's discordance (:func:`planted_pairs`), and
     ``reps`` x 200 samples of n questions (without replacement, as a subset of a benchmark is) are compared: the
-    share the exact McNemar test detects at 95% (the power promised: 80%), and the share whose interval (Newcombe's,
-    the verdict's) excludes 0."""
+    share whose interval (Newcombe's, the verdict's, for which the MDD is computed) excludes 0 (the power promised:
+    80%), and the share the exact McNemar test detects at 95%."""
     from evalcore.compare.paired import newcombe_interval
 
     frame = pd.read_csv(SHARED / "mmlu_pro_per_question.csv.gz", usecols=["model", "question_id", "correct"])
     wide = frame.pivot_table(index="question_id", columns="model", values="correct", aggfunc="first")
     rng = np.random.default_rng(41)
     draws = reps * 200
-    lines = ["| pair (base vs new) | questions | discordance | n | MDD (points) | exact McNemar detects | interval "
-             "excludes 0 | samples |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| pair (base vs new) | questions | discordance | n | MDD (points) | interval excludes 0 | exact McNemar "
+             "detects | samples |", "|---|---|---|---|---|---|---|---|"]
     for base_model, new_model in PAIRS:
         both = wide[[base_model, new_model]].dropna().to_numpy(int)
         psi = float((both[:, 0] != both[:, 1]).mean())
+        right = float(((both[:, 0] == 1) & (both[:, 1] == 1)).mean())
         for n in (100, 200, 1000):
-            delta = minimum_detectable_difference(n, round(n * psi), 0.95)
+            delta = minimum_detectable_difference(n, round(n * psi), round(n * right), 0.95)
             base, new = planted_pairs(both[:, 0], both[:, 1], delta, rng)
             detected, excluded = [], []
             for chunk in np.array_split(np.arange(draws), max(1, draws // 500)):
@@ -139,7 +141,7 @@ def mdd_table(reps: int) -> str:
                 low, high = newcombe_interval(a, b, c, d, 0.95)
                 excluded.append((low > 0) | (high < 0))
             lines.append(f"| {base_model} vs {new_model} | {len(base):,} | {psi:.3f} | {n:,} | {100 * delta:.2f} | "
-                         f"{np.concatenate(detected).mean():.3f} | {np.concatenate(excluded).mean():.3f} | "
+                         f"{np.concatenate(excluded).mean():.3f} | {np.concatenate(detected).mean():.3f} | "
                          f"{draws:,} |")
     return "\n".join(lines)
 

@@ -20,14 +20,21 @@ smooth in :math:`m` at that size). Connor's normal approximation,
 exact test, conservative at small :math:`n`, has 63-80% (an audit on MMLU-Pro pairs, issue 50); the exact power is
 what the comparison has.
 
-The minimum detectable difference (MDD) of a comparison with :math:`n` shared examples and :math:`k` of them
-discordant is the smallest :math:`\delta` whose exact power is ``power`` (80%), found by root search
+The minimum detectable difference (MDD) is stated for what the comparison's verdict reads: its interval
+(Newcombe's method 10, :func:`evalcore.compare.paired.newcombe_interval`) excluding 0. That interval is not the exact
+test: it excludes 0 more readily at small :math:`n` (where the exact test is conservative), so an MDD computed for
+the exact test was detected 82-85% of the time, not 80%. Given :math:`M = m`, Newcombe's interval excludes 0 when
+:math:`\min(c, m - c) \le r_N(m)` (it is symmetric in b and c and widens as they near each other), with the
+:math:`n - m` concordant examples split at their observed share both right (:func:`newcombe_bound`, found by
+bisection for every m at once); the power is the same sum as above with :math:`r_N` for :math:`r`
+(:func:`interval_power`). The MDD of a comparison with :math:`n` shared examples, :math:`k` of them discordant and
+:math:`a` right in both runs is the smallest :math:`\delta` whose power is ``power`` (80%), found by root search
 (Brent's method) with :math:`\psi = \max(k/n, \delta)`: a difference needs at least as much disagreement as itself,
 so where the runs disagree less than :math:`\delta` (e.g. never: :math:`k = 0`) the difference is taken as all
-one-way disagreement. NaN where no difference at all reaches that power (fewer than 6 shared examples at 95%: the
-exact test cannot reject) and for :math:`n = 0`. :func:`examples_needed` is the smallest :math:`n` whose exact
-power reaches ``power`` (searched by bisection; the exact power, not strictly monotone in :math:`n`, is the one of
-that :math:`n`).
+one-way disagreement. NaN where no difference at all reaches that power and for :math:`n = 0`.
+:func:`examples_needed` (planning, before there is a 2x2 table) is the smallest :math:`n` whose exact McNemar power
+reaches ``power`` (searched by bisection; the exact power, not strictly monotone in :math:`n`, is the one of that
+:math:`n`).
 
 A score (or per-example means of repeats): the paired t with :math:`n - 1` degrees of freedom, whose power at a
 mean shift :math:`\delta` is that of the noncentral t with noncentrality :math:`\delta\sqrt n / s_d`
@@ -35,8 +42,8 @@ mean shift :math:`\delta` is that of the noncentral t with noncentrality :math:`
 ``power``.
 
 Measured (``python -m benchmarks.history_power --only mdd``): true differences of exactly the MDD, planted in pairs
-drawn from MMLU-Pro models' answers, are detected by the exact McNemar test within 2 points of 80% at n = 100, 200
-and 1,000.
+drawn from MMLU-Pro models' answers, are detected by the comparison's interval within 2 points of 80% at n = 100,
+200 and 1,000.
 """
 
 from __future__ import annotations
@@ -67,13 +74,35 @@ def rejection_bound(m, level: float) -> np.ndarray:
     return best
 
 
-def _support(n: int, psi: float, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def newcombe_bound(m, n: int, right_share: float, level: float) -> np.ndarray:
+    """The largest r at which Newcombe's interval at ``level`` (:func:`evalcore.compare.paired.newcombe_interval`)
+    excludes 0 with ``min(b, c) = r`` among ``m`` discordant of ``n`` examples, the concordant ones ``a =
+    round(right_share (n - m))`` right in both runs and the rest in neither; -1 where it excludes 0 at none. By
+    bisection on r for every m at once (the interval moves away from 0 as r falls)."""
+    from evalcore.compare.paired import newcombe_interval
+
+    m = np.asarray(m, dtype=float)
+    a = np.round(right_share * (n - m))
+    d = n - m - a
+    lo, hi = np.full(m.shape, -1.0), np.floor(m / 2) + 1  # excluded at lo (none drawn: -1), not at hi
+    while np.any(hi - lo > 1):
+        middle = np.floor((lo + hi) / 2)
+        low, _ = newcombe_interval(a, middle, m - middle, d, level)
+        excluded = (hi - lo > 1) & (low > 0)
+        lo, hi = np.where(excluded, middle, lo), np.where(excluded | (hi - lo <= 1), hi, middle)
+    return lo
+
+
+def _support(n: int, psi: float, level: float, right_share: float | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The values m of the number of discordant examples summed over (module docstring), their weights (probability
-    times the step) and the test's rejection bounds r(m)."""
+    times the step) and the rejection bounds r(m): the exact McNemar test's, or Newcombe's interval's
+    (:func:`newcombe_bound`) where ``right_share`` is given."""
     lo, hi = stats.binom.ppf(_TAIL, n, psi), stats.binom.isf(_TAIL, n, psi)
     step = max(1, int(np.ceil((hi - max(lo, 1) + 1) / GRID)))
     m = np.arange(max(lo, 1), hi + 1, step)
-    return m, stats.binom.pmf(m, n, psi) * step, rejection_bound(m, level)
+    bound = rejection_bound(m, level) if right_share is None else newcombe_bound(m, n, right_share, level)
+    return m, stats.binom.pmf(m, n, psi) * step, bound
 
 
 def _power_on(support, psi: float, delta: float) -> float:
@@ -93,19 +122,30 @@ def mcnemar_power(n: int, discordance: float, difference: float, level: float) -
     return _power_on(_support(n, psi, level), psi, abs(float(difference)))
 
 
+def interval_power(n: int, discordance: float, right_share: float, difference: float, level: float) -> float:
+    """The power of the comparison's interval (Newcombe's) at ``level`` to exclude 0 with ``n`` shared examples, a
+    share ``discordance`` of them discordant, a share ``right_share`` of the concordant ones right in both runs and a
+    true ``difference`` (module docstring); its sign does not matter."""
+    n, psi = int(n), float(discordance)
+    if n <= 0 or psi <= 0:
+        return 0.0
+    return _power_on(_support(n, psi, level, right_share), psi, abs(float(difference)))
+
+
 @functools.lru_cache(maxsize=65536)
-def _mdd(n: int, discordant: int, level: float, power: float) -> float:
+def _mdd(n: int, discordant: int, both: int, level: float, power: float) -> float:
     """One comparison's minimum detectable difference (module docstring); the sum's support at the observed
     discordance computed once for the search (it changes only where the difference exceeds the discordance)."""
     if n <= 0:
         return float("nan")
     observed = discordant / n
-    at_observed = _support(n, observed, level) if observed > 0 else None
+    share = both / (n - discordant) if n > discordant else 0.5
+    at_observed = _support(n, observed, level, share) if observed > 0 else None
 
     def gap(delta):
         if delta <= observed:
             return _power_on(at_observed, observed, delta) - power
-        return _power_on(_support(n, delta, level), delta, delta) - power
+        return _power_on(_support(n, delta, level, share), delta, delta) - power
 
     if observed > 0 and gap(observed) >= 0:  # the root within the observed discordance: one support throughout
         return float(optimize.brentq(gap, 1e-9, observed, xtol=1e-7))
@@ -114,16 +154,16 @@ def _mdd(n: int, discordant: int, level: float, power: float) -> float:
     return float(optimize.brentq(gap, max(observed, 1e-9), 1.0, xtol=1e-7))
 
 
-def minimum_detectable_difference(n, discordant, level: float, power: float = POWER):
+def minimum_detectable_difference(n, discordant, both, level: float, power: float = POWER):
     """The smallest difference of two 0/1 runs (a fraction: 0.021 = 2.1 points) that ``n`` shared examples with
-    ``discordant`` disagreements detect at ``level`` with probability ``power`` by the exact McNemar test (module
-    docstring); NaN for n = 0 and where no difference is detectable. Arrays of ``n`` and ``discordant`` give an
-    array (the same pairs computed once)."""
-    n, k = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(discordant, dtype=float))
-    found: dict[tuple[int, int], float] = {}
+    ``discordant`` disagreements and ``both`` right in both runs detect at ``level`` with probability ``power`` by
+    the comparison's interval excluding 0 (module docstring); NaN for n = 0 and where no difference is detectable.
+    Arrays give an array (the same tables computed once)."""
+    n, k, a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (n, discordant, both)))
+    found: dict[tuple[int, int, int], float] = {}
     out = np.empty(n.shape)
-    for index, (size, disagree) in enumerate(zip(n.ravel(), k.ravel())):
-        key = (int(size), int(disagree))
+    for index, (size, disagree, right) in enumerate(zip(n.ravel(), k.ravel(), a.ravel())):
+        key = (int(size), int(disagree), int(right))
         if key not in found:
             found[key] = _mdd(*key, level, power)
         out.flat[index] = found[key]
@@ -171,11 +211,12 @@ def examples_needed(difference: float, discordance: float, level: float, power: 
 
 def detectable(sums, binary: bool, level: float, power: float = POWER):
     """The minimum detectable difference of comparisons from their sums (:data:`evalcore.compare.paired.SUMS`; a
-    row, or a frame of rows for an array): the exact McNemar test's for a 0/1 metric, the paired t's for a score."""
+    row, or a frame of rows for an array): the interval's (Newcombe's) for a 0/1 metric, the paired t's for a
+    score."""
     n = np.asarray(sums["n"], dtype=float)
     if binary:
-        return minimum_detectable_difference(n, np.asarray(sums["b"], float) + np.asarray(sums["c"], float), level,
-                                             power)
+        return minimum_detectable_difference(n, np.asarray(sums["b"], float) + np.asarray(sums["c"], float),
+                                             np.asarray(sums["both"], float), level, power)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.asarray(sums["sum_d"], dtype=float) / n
         sd = np.sqrt(np.maximum(np.asarray(sums["sum_dd"], dtype=float) - n * mean * mean, 0.0) / (n - 1))

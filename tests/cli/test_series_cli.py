@@ -5,12 +5,13 @@ unchanged run, the JSON's series and minimum detectable difference, a pinned bas
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pandas as pd
 import pytest
 
-from evalcore.compare.power import mcnemar_power
+from evalcore.compare.power import interval_power
 
 from crafted import evalcore, write_series_runs
 
@@ -39,13 +40,16 @@ def test_a_series_from_the_command_line_gates_a_new_run(tmp_path):
     assert [(v["against"], v["run"]) for v in data["series"]["verdicts"]] == [("baseline", "nightly-2"),
                                                                               ("reference", "nightly-0")]
     assert data["verdict"] == "regression" and data["against_reference"]["settings"]["base"] == "nightly-0"
-    # the minimum detectable difference: the exact McNemar test's power there is 80% with the 2x2 table's discordance
+    # the minimum detectable difference: the interval's power there is 80% with the 2x2 table's discordance and
+    # share of the concordant examples right in both
     base = pd.read_csv(paths[2])["correct"].to_numpy()
     new = pd.read_csv(paths[3])["correct"].to_numpy()
     psi = float((base != new).mean())
+    share = float(((base == 1) & (new == 1)).sum() / (base == new).sum())
     delta = data["overall"]["minimum_detectable_difference"]
-    assert mcnemar_power(N, psi, delta, 0.95) == pytest.approx(0.8, abs=1e-5)
-    assert f"could see changes of {100 * delta:.3g} points or more" in gate.stdout
+    assert interval_power(N, psi, share, delta, 0.95) == pytest.approx(0.8, abs=1e-5)
+    said = re.findall(r"could see changes of ([0-9.]+) points or more", gate.stdout)
+    assert said and float(said[0]) == pytest.approx(100 * delta, abs=0.006), (said, delta)
 
     same = evalcore("compare", "--series", SERIES, str(paths[2]), "--workspace", "ws", cwd=tmp_path)
     assert same.returncode == 0, same.stdout + same.stderr  # an unchanged run: no regression

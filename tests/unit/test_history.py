@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalcore.compare.paired import mcnemar_exact_p
-from evalcore.compare.power import (examples_needed, mcnemar_power, minimum_detectable_difference,
+from evalcore.compare.paired import newcombe_interval
+from evalcore.compare.power import (examples_needed, interval_power, mcnemar_power, minimum_detectable_difference,
                                     minimum_detectable_shift)
 from evalcore.data.validation import validate
 from evalcore.history import Run, history_sentence, series_changes, stored_trend, trend
@@ -21,7 +21,6 @@ from evalcore.history.summary import run_summary
 from evalcore.workspace import Workspace
 from evalcore.workspace.catalog import SCHEMA_VERSION
 
-Z975, Z80 = 1.959963984540054, 0.8416212335729143
 
 
 def _exact_power_by_hand(n: int, psi: float, delta: float, alpha: float = 0.05) -> float:
@@ -41,25 +40,40 @@ def _exact_power_by_hand(n: int, psi: float, delta: float, alpha: float = 0.05) 
     return total
 
 
-def test_minimum_detectable_difference_is_the_exact_tests_80_percent():
-    # n = 200 shared examples, 40 discordant (psi = 0.2), 95%: the exact power at the MDD, enumerated by hand, is 80%,
-    # and a difference 0.2 points smaller has less; Connor's normal formula (delta sqrt(n) = 1.96 sqrt(psi) +
-    # 0.8416 sqrt(psi - delta^2)) states a smaller difference than the exact test can see
-    delta = minimum_detectable_difference(200, 40, 0.95)
-    assert _exact_power_by_hand(200, 0.2, delta) == pytest.approx(0.8, abs=1e-5)
-    assert _exact_power_by_hand(200, 0.2, delta - 0.002) < 0.8
-    connor = 0.05
-    for _ in range(200):
-        connor = (Z975 * math.sqrt(0.2) + Z80 * math.sqrt(0.2 - connor * connor)) / math.sqrt(200)
-    assert connor < delta
-    assert mcnemar_power(200, 0.2, delta, 0.95) == pytest.approx(0.8, abs=1e-6)
-    # no disagreement seen: the difference is all one-way disagreement (psi = delta), 0.0779 at n = 100 by hand
-    zero = minimum_detectable_difference(100, 0, 0.95)
-    assert _exact_power_by_hand(100, zero, zero) == pytest.approx(0.8, abs=1e-5)
-    assert math.isnan(minimum_detectable_difference(0, 0, 0.95))
-    assert math.isnan(minimum_detectable_difference(5, 5, 0.95))  # 5 examples: the exact test never rejects at 95%
+def _interval_power_by_hand(n: int, psi: float, share: float, delta: float) -> float:
+    """The power of Newcombe's interval (95%) to exclude 0, by enumeration of every (m, c) with math.comb: P(M = m)
+    P(C = c | m), summed where the interval of the table (a, m - c, c, d) excludes 0, a = round(share (n - m))."""
+    pi = (1 + delta / psi) / 2
+    total = 0.0
+    for m in range(n + 1):
+        pm = math.comb(n, m) * psi**m * (1 - psi) ** (n - m)
+        if pm < 1e-15:
+            continue
+        a = round(share * (n - m))
+        c = np.arange(m + 1)
+        low, high = newcombe_interval(a, m - c, c, n - m - a, 0.95)
+        for k in np.flatnonzero((low > 0) | (high < 0)):
+            total += pm * math.comb(m, int(k)) * pi**k * (1 - pi) ** (m - k)
+    return total
+
+
+def test_minimum_detectable_difference_is_the_interval_s_80_percent():
+    # n = 200 shared examples, 40 discordant (psi = 0.2), 120 right in both (3/4 of the concordant), 95%: the power
+    # of the comparison's interval (Newcombe's) at the MDD, enumerated by hand, is 80%, and a difference 0.2 points
+    # smaller has less; the exact McNemar test, more conservative at this n, has less than 80% there
+    delta = minimum_detectable_difference(200, 40, 120, 0.95)
+    assert _interval_power_by_hand(200, 0.2, 0.75, delta) == pytest.approx(0.8, abs=1e-5)
+    assert _interval_power_by_hand(200, 0.2, 0.75, delta - 0.002) < 0.8
+    assert interval_power(200, 0.2, 0.75, delta, 0.95) == pytest.approx(0.8, abs=1e-6)
+    assert _exact_power_by_hand(200, 0.2, delta) < 0.8
+    # no disagreement seen: the difference is all one-way disagreement (psi = delta)
+    zero = minimum_detectable_difference(100, 0, 70, 0.95)
+    assert _interval_power_by_hand(100, zero, 0.7, zero) == pytest.approx(0.8, abs=1e-5)
+    assert math.isnan(minimum_detectable_difference(0, 0, 0, 0.95))
+    # planning (before a table exists) is for the exact McNemar test, by hand
     needed = examples_needed(0.03, 0.1, 0.95)
     assert mcnemar_power(needed, 0.1, 0.03, 0.95) >= 0.8 > mcnemar_power(needed - 1, 0.1, 0.03, 0.95)
+    assert _exact_power_by_hand(200, 0.2, 0.1) == pytest.approx(mcnemar_power(200, 0.2, 0.1, 0.95), abs=1e-6)
     # the paired t's: its power at the MDD, by the noncentral t with n - 1 = 100 degrees of freedom, is 80%
     shift = minimum_detectable_shift(101, 0.5, 0.9)
     t = stats.t(100).ppf(0.95)
@@ -70,14 +84,16 @@ def test_minimum_detectable_difference_is_the_exact_tests_80_percent():
 
 
 def test_a_difference_of_the_mdd_is_detected_80_percent_of_the_time():
-    """Seeded simulation: tables drawn from the multinomial model with a true difference of the MDD; the exact
-    McNemar test rejects 80% of them (within 1.5 points over 20,000 draws; sd 0.3 points)."""
+    """Seeded simulation: 2x2 tables drawn from the multinomial (the concordant split drawn too, not fixed) with a
+    true difference of the MDD; the comparison's interval excludes 0 in 80% of them (within 1.5 points over 20,000
+    draws; sd 0.3 points)."""
     rng = np.random.default_rng(11)
-    for n, psi in ((100, 0.2), (1000, 0.1), (12000, 0.06)):
-        delta = minimum_detectable_difference(n, round(n * psi), 0.95)
-        disc = rng.binomial(n, psi, 20_000)
-        c = rng.binomial(disc, (1 + delta / psi) / 2)
-        power = float((mcnemar_exact_p(disc - c, c) < 0.05).mean())
+    for n, psi, both in ((100, 0.2, 0.6), (1000, 0.1, 0.7), (12000, 0.06, 0.5)):
+        delta = minimum_detectable_difference(n, round(n * psi), round(n * both), 0.95)
+        cells = [both, (psi - delta) / 2, (psi + delta) / 2, 1 - both - psi]
+        a, b, c, d = rng.multinomial(n, cells, 20_000).T
+        low, high = newcombe_interval(a, b, c, d, 0.95)
+        power = float(((low > 0) | (high < 0)).mean())
         assert abs(power - 0.8) <= 0.015, (n, psi, power)
 
 

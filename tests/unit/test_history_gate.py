@@ -57,7 +57,8 @@ def test_a_slowly_regressing_series_fails_the_gate_once_its_cumulative_drop_is_d
     assert [_pair(a, b).verdict for a, b in zip(runs, runs[1:])] == ["inconclusive"] * 9
     # the cumulative drop 0.5 k points against run 0 exceeds the minimum detectable difference from run k on
     detectable = next(k for k in range(1, 10) if 0.005 * k >= minimum_detectable_difference(
-        N, int((runs[k]["correct"] != runs[0]["correct"]).sum()), 0.95))
+        N, int((runs[k]["correct"] != runs[0]["correct"]).sum()),
+        int(((runs[k]["correct"] == 1) & (runs[0]["correct"] == 1)).sum()), 0.95))
     ws = Workspace(tmp_path / "ws")
     verdicts, baselines = [], []
     for k, frame in enumerate(runs):
