@@ -32,7 +32,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from evalcore.cli import WORKSPACE_HELP, _level, _log_arguments, _one_line, _positive, load, load_each, while_importing
+from evalcore.cli import (WORKSPACE_HELP, _level, _log_arguments, _one_line, _positive, load, load_each,
+                          while_importing, write_output)
 from evalcore.cli.series import series_arguments
 from evalcore.errors import EvalDataError, listed
 
@@ -176,9 +177,9 @@ def run(args: argparse.Namespace) -> int:
                           seed=args.seed, pairs_of_slices=args.pairs_of_slices, min_slice=args.min_slice,
                           metric=args.metric)
     if args.json is not None:  # the files first: they are written even if the terminal goes away
-        _write(args.json, _json(result.to_dict()), "the JSON file")
+        write_output(args.json, _json(result.to_dict()), "the JSON file")
     if args.junit is not None:
-        _write(args.junit, junit_xml(result), "the JUnit file")
+        write_output(args.junit, junit_xml(result), "the JUnit file")
     print(result.sentence)
     print(result.detectable_sentence())
     print(f"verdict: {result.verdict}")
@@ -202,9 +203,9 @@ def run_gate(args: argparse.Namespace) -> int:
         reference = gate.against_reference.to_dict() if gate.against_reference is not None else None
         data = {**gate.against_baseline.to_dict(), "verdict": gate.verdict, "series": info,
                 "against_reference": reference}
-        _write(args.json, _json(data), "the JSON file")
+        write_output(args.json, _json(data), "the JSON file")
     if args.junit is not None:
-        _write(args.junit, junit_xml(gate.against_baseline, info, gate.against_reference), "the JUnit file")
+        write_output(args.junit, junit_xml(gate.against_baseline, info, gate.against_reference), "the JUnit file")
     print(gate.describe())
     for role, run, result in gate.comparisons():
         print(f"against the {role} {run.name}: {result.sentence}")
@@ -225,13 +226,6 @@ def run_gate(args: argparse.Namespace) -> int:
 
 def _json(data: dict) -> str:
     return json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False, default=str) + "\n"
-
-
-def _write(path: Path, text: str, what: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise EvalDataError(f"{path}: cannot write {what} ({exc.strerror}).") from exc
 
 
 def finite(value):

@@ -2,11 +2,12 @@
 years 1-9999 are one-line refusals that save nothing, a log's own bad time is set aside with a note and the run
 still joins its series; series names and metadata are bounded; ``workspace series pin``/``unpin`` follow the History
 page's rule, naming the owner; ``compare --series`` sees a series whose runs have an owner as that member's page
-does."""
+does; ``compare --json`` into a missing folder is a one-line error naming the file."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -120,3 +121,15 @@ def test_compare_series_sees_owned_runs_as_their_members_page_does(tmp_path):
     report = evalcore("report", "run3.csv", "--series", "s", "--workspace", "ws", "--owner", ALICE, "-o", "r.html",
                       "--quiet", cwd=tmp_path)
     assert report.returncode == 0 and (tmp_path / "r.html").is_file(), report.stderr
+
+
+def test_compare_json_into_a_missing_folder_is_one_line_naming_the_file(tmp_path):
+    paths = write_series_runs(tmp_path)
+    done = evalcore("compare", str(paths[0]), str(paths[1]), "--json", "missing/out.json", cwd=tmp_path)
+    error = _one_line_error(done)
+    assert "missing/out.json" in error and "its folder does not exist" in error
+    under_a_file = evalcore("compare", str(paths[0]), str(paths[1]), "--junit", "run0.csv/out.xml", cwd=tmp_path)
+    assert "run0.csv/out.xml" in _one_line_error(under_a_file)
+    if os.path.exists("/dev/full"):  # a full disk: every write fails with ENOSPC
+        full = evalcore("compare", str(paths[0]), str(paths[1]), "--json", "/dev/full", cwd=tmp_path)
+        assert "/dev/full" in _one_line_error(full) and "the disk is full" in full.stderr
