@@ -82,14 +82,14 @@ def newcombe_bound(m, n: int, right_share: float, level: float) -> np.ndarray:
     from evalcore.compare.paired import newcombe_interval
 
     m = np.asarray(m, dtype=float)
-    a = np.round(right_share * (n - m))
+    a = np.clip(np.round(right_share * (n - m)), 0, n - m)
     d = n - m - a
     lo, hi = np.full(m.shape, -1.0), np.floor(m / 2) + 1  # excluded at lo (none drawn: -1), not at hi
-    while np.any(hi - lo > 1):
-        middle = np.floor((lo + hi) / 2)
+    while np.any(active := hi - lo > 1):
+        middle = np.where(active, np.floor((lo + hi) / 2), 0.0)  # the settled ones evaluated at a valid table
         low, _ = newcombe_interval(a, middle, m - middle, d, level)
-        excluded = (hi - lo > 1) & (low > 0)
-        lo, hi = np.where(excluded, middle, lo), np.where(excluded | (hi - lo <= 1), hi, middle)
+        excluded = active & (low > 0)
+        lo, hi = np.where(excluded, middle, lo), np.where(active & ~excluded, middle, hi)
     return lo
 
 
@@ -139,7 +139,7 @@ def _mdd(n: int, discordant: int, both: int, level: float, power: float) -> floa
     if n <= 0:
         return float("nan")
     observed = discordant / n
-    share = both / (n - discordant) if n > discordant else 0.5
+    share = min(max(both / (n - discordant), 0.0), 1.0) if n > discordant else 0.5  # counts of repeats' means: clip
     at_observed = _support(n, observed, level, share) if observed > 0 else None
 
     def gap(delta):
