@@ -224,19 +224,54 @@ def empirical_bayes(
     _require_metric(log, metric)
     log = per_example(log)  # repeated samples: the example is the unit
     numeric = [c for c in ("confidence", "proxy") if c in log] + _feature_columns(log, features, metric)
+    log, decoded = _coded(log)
     labeled_rows = log[log[metric].notna()]
-    units = _unit_stats(labeled_rows, metric, alpha)
-    difficulty = group_difficulty_feature(labeled_rows, metric) if group_difficulty is not False else None
+    units = decoded(_unit_stats(labeled_rows, metric, alpha))
+    difficulty = (decoded(group_difficulty_feature(labeled_rows, metric)) if group_difficulty is not False
+                  else None)
     if group_difficulty is None:
         used, reason = group_difficulty_default(difficulty)
     else:
         used, reason = bool(group_difficulty), "as chosen"
     shared = bool(labeled_rows.drop_duplicates(["model", "group", "example_id"])
                   .duplicated(["group", "example_id"]).any())
-    table = _cross_fit(units, _unit_covariates(log, numeric), metric, regressor, alpha, seed,
-                       difficulty if used else None, shared)
+    means, task = _unit_covariates(log, numeric)
+    table = _cross_fit(units, (None if means is None else decoded(means), decoded(task)), metric, regressor, alpha,
+                       seed, difficulty if used else None, shared)
     table.attrs["group_difficulty"] = (used, reason)
     return table
+
+
+#: the identities :func:`empirical_bayes` groups a log in memory by
+_IDENTITIES = ("model", "group", "example_id", "task")
+
+
+def _coded(log: pd.DataFrame):
+    """``log`` with its text identities (:data:`_IDENTITIES`, pandas' strings) as categoricals, and the function that
+    gives a unit-level result (a frame's columns and index, a series' values and index) its text back.
+
+    Why: :func:`empirical_bayes` groups the rows by these columns in four passes (direct estimates, the group's
+    difficulty, shared examples, covariates), and every grouping by text hashes each string again; coded once, the
+    passes group integer codes (MMLU-Pro: 0.20 s -> 0.14 s CPU of a subgroups page's first answer). The categories are
+    sorted, so every sorted grouping keeps the order of the names, missing values stay missing (left out of a
+    grouping as before), and the numbers are the same."""
+    text = {c: log[c].dtype for c in _IDENTITIES if c in log and isinstance(log[c].dtype, pd.StringDtype)}
+    coded = log.assign(**{c: log[c].astype("category") for c in text})
+
+    def index(idx: pd.Index) -> pd.Index:
+        if isinstance(idx, pd.MultiIndex):
+            return idx.set_levels([level.astype(text[name]) if name in text else level
+                                   for level, name in zip(idx.levels, idx.names)])
+        return idx.astype(text[idx.name]) if idx.name in text else idx
+
+    def decoded(result):
+        result = result.copy(deep=False)
+        result.index = index(result.index)
+        if isinstance(result, pd.Series):
+            return result.astype(text[result.name]) if result.name in text else result
+        return result.astype({c: text[c] for c in result.columns if c in text})
+
+    return coded, decoded
 
 
 def _lazy_empirical_bayes(log: LazyLog, metric: str, regressor: str, alpha: float, seed: int,
