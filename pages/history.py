@@ -40,7 +40,8 @@ from pages.common.selection import LEVEL_KEY
 ensure_app_navigation()
 
 QUERY = "series"
-PREVIOUS = "the previous run"
+#: the default of "Compare each run with": the gate's baseline of each run (Series.gate_baselines)
+LATEST = "its baseline (the latest accepted run before it)"
 FDRS = (0.01, 0.05, 0.10, 0.20)
 
 st.title("History")
@@ -112,18 +113,20 @@ if not run_names:
 
 with st.expander("Settings", icon=":material/settings:"):
     s1, s2, s3 = st.columns(3)
-    choices = [PREVIOUS, *run_names]
+    choices = [LATEST, *run_names]
     baseline_choice = s1.selectbox("Compare each run with", choices, format_func=shown_name, key="hi_baseline",
                                    index=choices.index(series.baseline) if series.baseline in choices else 0,
-                                   help="The previous run, or one run pinned as the baseline of every other.")
+                                   help="Each run's baseline as the gate chose it (the latest accepted run before "
+                                        "it: a run the gate failed is not the next one's baseline until a member "
+                                        "accepts it), or one run pinned as the baseline of every other.")
     fdr = s2.selectbox("False discovery rate", FDRS, index=FDRS.index(0.10), format_func=percent, key="hi_fdr",
                        help="Expected share of false alarms among all the changes flagged, over every run and slice.")
     by_slice = s3.toggle("Per slice too (task, category, group)", True, key="hi_slices")
     if not workspace_store.locked():
-        pin = baseline_choice if baseline_choice != PREVIOUS else None
+        pin = baseline_choice if baseline_choice != LATEST else None
         pinned_id = next((e.dataset_id for e, r in zip(series.entries, run_names) if r == pin), None)
         if pinned_id != pinned and st.button(
-                "Pin this baseline for the series" if pin else "Unpin the baseline (compare with the previous run)",
+                "Pin this baseline for the series" if pin else "Unpin the baseline (compare with the latest accepted)",
                 key="hi_pin", help="What evalcore compare --series compares a new run with: the pinned run, else "
                                    "the latest."):
             try:
@@ -132,7 +135,7 @@ with st.expander("Settings", icon=":material/settings:"):
                 st.error(literal(exc))
             else:
                 st.rerun()
-baseline = None if baseline_choice == PREVIOUS else baseline_choice
+baseline = series.gate_baselines() if baseline_choice == LATEST else baseline_choice
 
 trend = hc.series_trend(name, runs_key, level, None, series)
 changes = hc.changes(name, runs_key, metric, baseline, level, fdr, by_slice, series)

@@ -489,8 +489,9 @@ def _report(args: argparse.Namespace) -> int:
         from evalcore.cli.series import series_comparison
 
         log, args.base, args.new, info = series_comparison(args, log)
-        series = (f"Series '{info['name']}': {args.new} against its {'pinned' if info['pinned'] else 'latest'} run "
-                  f"{info['baseline']} ({info['baseline_time']}).")
+        series = (f"Series '{info['name']}': {args.new} against its baseline, the "
+                  f"{'pinned' if info['pinned'] else 'latest accepted'} run {info['baseline']} "
+                  f"({info['baseline_time']}).")
     settings = Settings(level=args.level, seed=args.seed, n_boot=args.n_boot, base=args.base, new=args.new,
                         by=tuple(args.by), margin=args.margin, fdr=args.fdr, series=series)
     bar = None if args.quiet else ProgressBar(sys.stderr)

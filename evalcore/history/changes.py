@@ -1,7 +1,8 @@
 r"""A series of runs: each run compared with its baseline, overall and per slice, the changes flagged together.
 
 A run is one saved log of the series (:class:`Run`: its name, when it ran, and its rows of one model). Each run
-after the first is compared with its baseline: the previous run (default) or one pinned run. Where the two share
+after the first is compared with its baseline: one pinned run, the gate's baseline of each run (the latest accepted
+run before it, :meth:`evalcore.history.load.Series.gate_baselines`), or the previous run. Where the two share
 examples, keyed (task, example_id), the comparison is the paired one of :mod:`evalcore.compare.paired` (exact
 McNemar with Newcombe's paired score interval for a 0/1 metric, the paired t otherwise), on the shared examples;
 where they share none, it is unpaired (said so in ``method``): the difference of the two means with Newcombe's
@@ -129,22 +130,28 @@ def _unpaired(base: pd.DataFrame, new: pd.DataFrame, metric: str, columns: list[
                          (za + zb) * se}, index=both.index)
 
 
-def series_changes(runs: list[Run], metric: str = "correct", baseline: str | None = None, level: float = 0.95,
-                   fdr: float = 0.1, min_slice: int = 20, slices: bool = True) -> pd.DataFrame:
-    """Every run after the first compared with its baseline (``baseline``: a run's name, pinned; None: the previous
-    run), overall and (``slices``) per slice value, all flagged by one Benjamini-Hochberg procedure at ``fdr``
-    (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or "" (not flagged). A run
+def series_changes(runs: list[Run], metric: str = "correct", baseline: str | tuple | list | None = None,
+                   level: float = 0.95, fdr: float = 0.1, min_slice: int = 20, slices: bool = True) -> pd.DataFrame:
+    """Every run after the first compared with its baseline (``baseline``: a run's name, pinned for every run; one
+    name per run, None where a run has none, as :meth:`evalcore.history.load.Series.gate_baselines` gives them;
+    None: the previous run), overall and (``slices``) per slice value, all flagged by one Benjamini-Hochberg
+    procedure at ``fdr`` (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or "" (not flagged). A run
     without the ``metric`` column or a labeled example (another metric, another model) has no row, nor does the
     run compared with it (:meth:`evalcore.history.load.Series.comparable` says which)."""
     names = [r.name for r in runs]
-    if baseline is not None and baseline not in names:
-        raise ValueError(f"the baseline {baseline!r} is not a run of the series ({', '.join(names[:10])})")
+    if baseline is None or isinstance(baseline, str):
+        bases = [baseline if baseline is not None else (names[i - 1] if i else None) for i in range(len(names))]
+    else:
+        bases = list(baseline)
+    unknown = [b for b in bases if b is not None and b not in names]
+    if unknown or len(bases) != len(names):
+        raise ValueError(f"the baselines {unknown or bases!r} are not runs of the series ({', '.join(names[:10])}), "
+                         "one per run")
     examples = {r.name: _examples(r.rows, metric) for r in runs}
     columns = [c for c in SLICE_COLUMNS if slices and any(c in e and e[c].nunique() > 1 for e in examples.values())]
     binary = metric == "correct" and all(e[metric].isin([0.0, 1.0]).all() for e in examples.values())
     found = []
-    for i, run in enumerate(runs):
-        base_name = baseline if baseline is not None else (names[i - 1] if i else None)
+    for run, base_name in zip(runs, bases):
         if base_name is None or base_name == run.name:
             continue
         base, new = examples[base_name], examples[run.name]

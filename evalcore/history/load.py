@@ -19,8 +19,8 @@ from evalcore.workspace.workspace import SeriesRun, Workspace
 @dataclass(frozen=True)
 class Series:
     """A series read for a viewer: its ``runs`` (oldest first), their catalog entries, the model followed and the
-    pinned baseline's run name (None: each run against the previous one), the ``metric`` followed ("correct" or
-    "score") and, once :meth:`comparable`, why each run it dropped was ``left_out``."""
+    pinned baseline's run name (None: each run against its gate baseline, :meth:`gate_baselines`), the ``metric``
+    followed ("correct" or "score") and, once :meth:`comparable`, why each run it dropped was ``left_out``."""
     name: str
     model: str
     runs: list[Run]
@@ -46,6 +46,25 @@ class Series:
         names = [r.name for r, _ in kept]
         return replace(self, runs=[r for r, _ in kept], entries=[e for _, e in kept],
                        baseline=self.baseline if self.baseline in names else None, left_out=tuple(why))
+
+
+    def gate_baselines(self) -> tuple[str | None, ...]:
+        """Each run's baseline as the gate chooses it (:func:`evalcore.history.gate.baseline_and_reference` among the
+        runs before it, the pin aside): the latest accepted run before it, never a rejected one or one stamped
+        ahead; None where no accepted run comes before (the first run). The History page's changes compare each
+        run with it, so that a run the gate failed is not the next run's baseline there either."""
+        from evalcore.history.gate import baseline_and_reference
+
+        by_id = {e.dataset_id: r.name for r, e in zip(self.runs, self.entries)}
+        out = []
+        for i, entry in enumerate(self.entries):
+            try:
+                base, _ = baseline_and_reference(self.entries[:i], None, entry.digest)
+            except EvalDataError:  # no accepted run before this one
+                out.append(None)
+            else:
+                out.append(by_id.get(base.dataset_id))
+        return tuple(out)
 
 
 #: the metrics a run records, as sentences name them

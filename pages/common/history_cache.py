@@ -40,9 +40,10 @@ def series_trend(name: str, runs: tuple[str, ...], level: float, task: str | Non
 
 
 @cached("Comparing each run with its baseline...")
-def changes(name: str, runs: tuple[str, ...], metric: str, baseline: str | None, level: float, fdr: float,
+def changes(name: str, runs: tuple[str, ...], metric: str, baseline: str | tuple, level: float, fdr: float,
             slices: bool, _series: Series) -> pd.DataFrame:
-    """:func:`evalcore.history.series_changes` of the series."""
+    """:func:`evalcore.history.series_changes` of the series against ``baseline``: a pinned run, or each run's
+    baseline (part of the key: accepting a run changes them)."""
     return series_changes(_series.runs, metric, baseline, level, fdr, slices=slices)
 
 

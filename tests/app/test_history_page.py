@@ -108,9 +108,16 @@ def test_the_gate_side_rejected_runs_the_reference_the_drift_and_an_acceptance(s
     assert traces["rejected by the gate"]["x"] == ["2026-11-13T02:00:00.000000"]
     assert traces["reference"]["x"] == ["2026-11-10T02:00:00.000000"]
     assert "nightly-4 − nightly-0" in figure["layout"]["annotations"][0]["text"]
+    # the changes compare each run with its gate baseline: nightly-4 with nightly-2, not with the rejected nightly-3
+    changes = next(e.value for e in at.dataframe if "q_value" in e.value and len(e.value) > 4)
+    overall = changes[changes["slice"] == "overall"].set_index("run")["baseline"]
+    assert overall.to_dict() == {"nightly-1": "nightly-0", "nightly-2": "nightly-1", "nightly-3": "nightly-2",
+                                 "nightly-4": "nightly-2"}
     at.selectbox(key="hi_accept_run").set_value("nightly-3")
     at.button(key="hi_accept").click()
     at.run()
     assert_no_exception(at)
     assert ws.series_runs(SERIES)[3].status == "accepted"
     assert any("and its reference nightly-3" in shown(c.value) for c in at.caption)
+    changes = next(e.value for e in at.dataframe if "q_value" in e.value and len(e.value) > 4)
+    assert changes[changes["slice"] == "overall"].set_index("run").at["nightly-4", "baseline"] == "nightly-3"

@@ -128,5 +128,6 @@ def test_the_report_of_a_new_run_compares_it_with_the_series_baseline(tmp_path):
     numbers = json.loads(html.split('id="evalcore-numbers">', 1)[1].split("</script>", 1)[0])
     facts = numbers["sections"]["comparison"]["facts"]
     assert facts["base"] == "nightly-2" and facts["new"] == "run3" and facts["verdict"] == "regression"
-    assert facts["series"] == f"Series '{SERIES}': run3 against its latest run nightly-2 (2026-11-12T02:00:00+00:00)."
+    assert facts["series"] == (f"Series '{SERIES}': run3 against its baseline, the latest accepted run nightly-2 "
+                               "(2026-11-12T02:00:00+00:00).")
     assert facts["minimum_detectable_difference"] > 0

@@ -149,3 +149,34 @@ def test_a_version_5_catalog_gains_the_verdicts(tmp_path):
     ws.accept_run(SERIES, record_.id)
     assert sqlite3.connect(root / "catalog.sqlite").execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     assert ws.series_runs(SERIES)[0].status == "accepted"
+
+
+def test_the_history_changes_compare_each_run_with_its_gate_baseline(tmp_path):
+    """The History page's changes (series_changes with Series.gate_baselines): run2 failed the gate, so run3 is
+    compared with run1 (the latest accepted run before it), not with run2; once a member accepts run2, run3 is
+    compared with run2. A pinned run stays the baseline of every run."""
+    from evalcore.history import series_changes
+    from evalcore.history.load import read_series
+
+    runs = slowly_worse(4)
+    ws = Workspace(tmp_path / "ws")
+    ids = []
+    for k, frame in enumerate(runs):
+        saved = ws.add_dataset(validate(frame), f"run{k}", owner=OWNER, shared=True)
+        ids.append(saved.id)
+        ws.add_to_series(saved.id, SERIES, f"2026-11-{10 + k:02d}T02:00:00Z", viewer=OWNER)
+    digests = [r.digest for r in ws.series_runs(SERIES, OWNER)]
+    ws.record_verdict(SERIES, digests[2], "failed", ids[1], ids[0])
+    series = read_series(ws, SERIES, OWNER).comparable()
+    assert series.gate_baselines() == (None, "run0", "run1", "run1")
+    table = series_changes(series.runs, "correct", series.gate_baselines(), slices=False)
+    assert table[["run", "baseline"]].values.tolist() == [["run1", "run0"], ["run2", "run1"], ["run3", "run1"]]
+    # run3 - run1 is two steps of 60 answers: 120 fewer right of 12,000
+    assert table.loc[table["run"] == "run3", "difference"].iloc[0] == pytest.approx(-120 / N)
+    ws.accept_run(SERIES, ids[2], OWNER)
+    series = read_series(ws, SERIES, OWNER).comparable()
+    assert series.gate_baselines() == (None, "run0", "run1", "run2")
+    pinned = series_changes(series.runs, "correct", "run0", slices=False)
+    assert set(pinned["baseline"]) == {"run0"} and len(pinned) == 3
+    with pytest.raises(ValueError, match="one per run"):
+        series_changes(series.runs, "correct", ("run0",), slices=False)
