@@ -82,11 +82,11 @@ def series_comparison(args: argparse.Namespace, new_log):
     (:func:`evalcore.history.gate.baseline_and_reference`) and ``new_log``, the run names, and what the report says
     of the series (name, baseline run and dataset, its time, whether pinned, model)."""
     from evalcore.compare.runs import runs_from_logs
-    from evalcore.history.gate import baseline_and_reference, run_rows
+    from evalcore.history.gate import baseline_and_reference, holding, run_rows
 
     workspace, entries, model, new_rows, name, digest = _series_inputs(args, new_log)
     pinned = workspace.series_baseline(args.series)
-    baseline, _ = baseline_and_reference(entries, pinned, digest)
+    baseline, _ = baseline_and_reference(holding(entries, model), pinned, digest)
     baseline_rows = run_rows(workspace.dataset(baseline.dataset_id, args.viewer), model)
     combined = runs_from_logs([(baseline.name, baseline_rows),
                                (name, new_rows)], named=True)

@@ -98,6 +98,12 @@ class Gate:
                 "pinned": self.pinned, "gate": self.verdict, "verdicts": verdicts}
 
 
+def holding(entries: list[SeriesRun], model: str) -> list[SeriesRun]:
+    """The runs of ``entries`` that hold results of ``model`` (a run of another model is never its baseline or
+    reference, as the History page leaves it out: :meth:`evalcore.history.load.Series.comparable`)."""
+    return [e for e in entries if model in e.summary.get("models", [])]
+
+
 def baseline_and_reference(entries: list[SeriesRun], pinned: str | None, digest: str) -> tuple[SeriesRun, SeriesRun]:
     """(baseline, reference) for a new run of content ``digest`` among the runs ``entries`` (oldest first) with the
     pinned dataset ``pinned`` (module docstring). EvalDataError, saying what to do, when no run can be either."""
@@ -133,7 +139,7 @@ def gate(workspace: Workspace, series: str, new_rows: pd.DataFrame, new_name: st
     """Compare ``new_rows`` (the new run's rows of ``model``, named ``new_name``, content ``digest``) with the
     baseline and the reference of ``series`` among the runs ``viewer`` may see (as the History page shows them to
     that member); the other arguments as :func:`evalcore.compare.compare_runs` takes them."""
-    entries = workspace.series_runs(series, viewer)
+    entries = holding(workspace.series_runs(series, viewer), model)
     pinned = workspace.series_baseline(series)
     baseline, reference = baseline_and_reference(entries, pinned, digest)
     runs = [(baseline.name, run_rows(workspace.dataset(baseline.dataset_id, viewer), model))]
@@ -160,4 +166,4 @@ def record(workspace: Workspace, result: Gate) -> None:
                              result.baseline.dataset_id, result.reference.dataset_id)
 
 
-__all__ = ["Gate", "baseline_and_reference", "gate", "record", "run_rows"]
+__all__ = ["Gate", "baseline_and_reference", "gate", "holding", "record", "run_rows"]

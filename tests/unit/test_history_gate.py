@@ -180,3 +180,18 @@ def test_the_history_changes_compare_each_run_with_its_gate_baseline(tmp_path):
     assert set(pinned["baseline"]) == {"run0"} and len(pinned) == 3
     with pytest.raises(ValueError, match="one per run"):
         series_changes(series.runs, "correct", ("run0",), slices=False)
+
+
+def test_the_gate_never_takes_a_run_of_another_model_as_baseline(tmp_path):
+    """A series whose latest run holds another model only: the gate compares the new run of "bot" with the latest
+    run that holds bot (run0), as the History page leaves the other run out, instead of announcing the other run."""
+    runs = slowly_worse(3)
+    ws = Workspace(tmp_path / "ws")
+    saved = ws.add_dataset(validate(runs[0]), "run0")
+    ws.add_to_series(saved.id, SERIES, "2026-11-10T02:00:00Z")
+    other = ws.add_dataset(validate(runs[1].assign(model="other")), "other1")
+    ws.add_to_series(other.id, SERIES, "2026-11-11T02:00:00Z")
+    new = validate(runs[2])
+    found = gate(ws, SERIES, new, "run2", ws.content_digest(new), "bot")
+    assert found.baseline.name == "run0" and found.reference.name == "run0"
+    assert found.against_baseline.overall["difference"].iloc[0] == pytest.approx(-120 / N)
