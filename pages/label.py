@@ -465,9 +465,12 @@ SHOWN = {"correct": {1.0: "correct", 0.0: "incorrect"}, "pairwise": {0.0: "A", 1
 QUEUE_SHOWN = 20
 
 
-def _settle(campaign: Campaign, example_id: str, who: str, position: int) -> None:
-    """A "Settle" button's callback: the value chosen for the example becomes its adjudicated label."""
-    value = st.session_state.get(f"adjudicate_value_{position}")
+def _settle(campaign: Campaign | ComparisonCampaign, example_id: str, who: str, position: int,
+            groups: list[tuple[str, list[str]]] | None = None) -> None:
+    """A "Settle" button's callback: the value chosen for the example (a comparison's: its outputs' verdicts,
+    :func:`_chosen`, for the distinct outputs ``groups``) becomes its adjudicated label."""
+    value = (st.session_state.get(f"adjudicate_value_{position}") if groups is None else
+             _chosen(campaign, groups, f"compare_adjudicate_{position}"))
     if value is None:
         st.session_state["label_error"] = f"Choose the value of the example {example_id} before settling it."
         return
@@ -485,10 +488,10 @@ def _name_adjudicators(campaign: Campaign) -> None:
         st.session_state["label_error"] = str(exc)
 
 
-def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) -> None:
+def _adjudication(campaign: Campaign | ComparisonCampaign, who: str | None, pending: pd.DataFrame) -> None:
     """The adjudication queue, for the owner and the named adjudicators: how many examples' labels disagree and,
     in a section drawn only while open (open at first for a signed-in adjudicator), each of them with every label
-    (annotator, value, note: shown literally) and the value to settle it at."""
+    (annotator, value or verdicts, note: shown literally) and the value to settle it at."""
     info = campaign.info
     owner_here = locked() is None and access.may_change(info.owner, member)
     if not campaign.may_adjudicate(who) and not owner_here:
@@ -512,7 +515,8 @@ def _adjudication(campaign: Campaign, who: str | None, pending: pd.DataFrame) ->
                       on_change="rerun", expanded=member is not None)  # open for a signed-in adjudicator
     with box:
         if box.open:
-            _pending(campaign, who, pending, examples)
+            (_compare_pending if isinstance(campaign, ComparisonCampaign) else _pending)(campaign, who, pending,
+                                                                                         examples)
 
 
 def _pending(campaign: Campaign, who: str, pending: pd.DataFrame, examples: pd.DataFrame) -> None:
@@ -719,23 +723,48 @@ def _compare_example(campaign: ComparisonCampaign, example_id: str, who: str) ->
         _media_upload(info.dataset_id)
 
 
+def _verdict_controls(campaign: ComparisonCampaign, groups: list[tuple[str, list[str]]], key: str) -> None:
+    """The distinct outputs ``groups`` (as shown when labeled, numbered) and the controls of a decision on them:
+    the right output or a class typed (classes and choices), or a verdict per output (texts); ``key`` prefixes
+    their keys (read back by :func:`_chosen`)."""
+    for k, (output, _) in enumerate(groups, 1):
+        st.text(bidi_visible(f"Output {k} as shown: {cut(output, 300)}"))
+    if campaign.info.outputs == "class":
+        st.radio("The right output", [f"Output {k}" for k in range(1, len(groups) + 1)] + ["None of these"],
+                 index=None, horizontal=True, key=f"{key}_right")
+        st.text_input("None of these: the right class or choice", key=f"{key}_typed")
+    else:
+        for k in range(1, len(groups) + 1):
+            st.radio(f"Output {k} is", ["right", "wrong"], index=None, horizontal=True, key=f"{key}_verdict_{k}")
+
+
+def _chosen(campaign: ComparisonCampaign, groups: list[tuple[str, list[str]]], key: str):
+    """The decision drawn by :func:`_verdict_controls` (read at the click): the right answer (classes: the output
+    chosen, or the class typed), or {model: 0/1} for one model of each distinct output (texts); None while a
+    choice is missing."""
+    if campaign.info.outputs == "class":
+        chosen = st.session_state.get(f"{key}_right")
+        if chosen is None:
+            return None
+        if chosen == "None of these":
+            return st.session_state.get(f"{key}_typed") or None
+        return same_output(groups[int(chosen.split()[-1]) - 1][0])
+    chosen = [st.session_state.get(f"{key}_verdict_{k}") for k in range(1, len(groups) + 1)]
+    if None in chosen:
+        return None
+    return {models[0]: int(verdict == "right") for (_, models), verdict in zip(groups, chosen)}
+
+
 def _give_relabel(campaign: ComparisonCampaign, who: str) -> None:
     """"Replace my label" of a comparison: the example chosen and its new answer or verdicts (read at the click);
     the new label replaces one's own, the earlier one stays in the history."""
     example_id = st.session_state["compare_relabel_example"]
-    groups = _distinct(campaign.outputs(example_id), campaign.info.seed, example_id)
-    if campaign.info.outputs == "class":
-        chosen = st.session_state.get("compare_relabel_right")
-        value = (st.session_state.get("compare_relabel_typed") or "" if chosen in (None, "None of these")
-                 else same_output(groups[int(chosen.split()[-1]) - 1][0]))
-        _give(campaign, example_id, who, value)
-        return
-    chosen = [st.session_state.get(f"compare_relabel_verdict_{k}") for k in range(1, len(groups) + 1)]
-    if None in chosen:
+    value = _chosen(campaign, _distinct(campaign.outputs(example_id), campaign.info.seed, example_id),
+                    "compare_relabel")
+    if value is None:
         st.session_state["label_error"] = "Give a verdict for every output of the label you change."
         return
-    _give(campaign, example_id, who, {models[0]: int(verdict == "right")
-                                      for (_, models), verdict in zip(groups, chosen)})
+    _give(campaign, example_id, who, value)
 
 
 def _compare_relabel(campaign: ComparisonCampaign, who: str) -> None:
@@ -748,18 +777,42 @@ def _compare_relabel(campaign: ComparisonCampaign, who: str) -> None:
     with st.expander("Change one of your labels (the earlier one stays in the history)"):
         example_id = st.selectbox("Example", mine["example_id"].iloc[::-1].head(200).tolist(),
                                   format_func=bidi_visible, key="compare_relabel_example")
-        groups = _distinct(campaign.outputs(example_id), campaign.info.seed, example_id)
-        for k, (output, _) in enumerate(groups, 1):
-            st.text(bidi_visible(f"Output {k} as shown: {cut(output, 300)}"))
-        if campaign.info.outputs == "class":
-            st.radio("The right output", [f"Output {k}" for k in range(1, len(groups) + 1)] + ["None of these"],
-                     index=None, horizontal=True, key="compare_relabel_right")
-            st.text_input("None of these: the right class or choice", key="compare_relabel_typed")
-        else:
-            for k in range(1, len(groups) + 1):
-                st.radio(f"Output {k} is", ["right", "wrong"], index=None, horizontal=True,
-                         key=f"compare_relabel_verdict_{k}")
+        _verdict_controls(campaign, _distinct(campaign.outputs(example_id), campaign.info.seed, example_id),
+                          "compare_relabel")
         st.button("Replace my label", on_click=_give_relabel, args=(campaign, who), key="compare_relabel_save")
+
+
+def _said(verdicts: dict | None, answer, groups: list[tuple[str, list[str]]]) -> str:
+    """One label of a comparison as the adjudicator reads it: the answer given, or each output's verdict."""
+    if verdicts is None:
+        return "skipped"
+    if isinstance(answer, str) and answer:
+        return f"the right answer is {cut(answer, 300)}"
+    return ", ".join(f"output {k} {'right' if verdicts.get(models[0]) == 1 else 'wrong'}"
+                     for k, (_, models) in enumerate(groups, 1))
+
+
+def _compare_pending(campaign: ComparisonCampaign, who: str, pending: pd.DataFrame, examples: pd.DataFrame) -> None:
+    """The first :data:`QUEUE_SHOWN` comparison examples awaiting adjudication: each with its outputs, every label
+    (annotator, verdicts or answer, note: literally) and the decision to settle it."""
+    st.caption("These examples' labels disagree, or they were skipped (often the hard ones): they count in the "
+               "estimate only as a range until settled. Decide which outputs are right.")
+    for example_id, position in examples[["example_id", "position"]].head(QUEUE_SHOWN).itertuples(index=False):
+        groups = _distinct(campaign.outputs(example_id), campaign.info.seed, example_id)
+        with st.container(border=True):
+            st.markdown(f"**Example {literal(example_id)}** (position {position + 1:,} of the queue)")
+            for label in pending[pending["example_id"] == example_id].itertuples(index=False):
+                note = f" (note: {cut(label.note, MAX_NOTE_CHARS)})" if isinstance(label.note, str) and label.note \
+                    else ""
+                st.text(bidi_visible(f"{cut(label.annotator, MAX_NAME_CHARS)}: "
+                                     f"{_said(label.verdicts, label.answer, groups)}{note}"))
+            _verdict_controls(campaign, groups, f"compare_adjudicate_{position}")
+            left, right = st.columns([5, 1])
+            left.text_input("Note (optional)", key=f"adjudicate_note_{position}")
+            right.button("Settle", on_click=_settle, args=(campaign, example_id, who, int(position), groups),
+                         key=f"adjudicate_save_{position}", type="primary")
+    if len(examples) > QUEUE_SHOWN:
+        st.caption(f"{len(examples) - QUEUE_SHOWN:,} more follow as these are settled.")
 
 
 def _stopped(info: CampaignRecord, estimate: ComparisonEstimate) -> str:
@@ -787,7 +840,7 @@ def _comparison_answer(campaign: ComparisonCampaign, state: ComparisonState) -> 
                 text=f"{estimate.labels:,} labels of about {info.planned:,} planned"
                      + ("" if estimate.stop or info.decide else f"; {estimate.needed:,} more needed at the current "
                                                                 "variance")
-                     + (f"; {estimate.skipped} skipped" if estimate.skipped else ""))
+                     + (f"; {estimate.skipped} skipped or disputed" if estimate.skipped else ""))
     render.table(labels_per_pattern(info.pool, estimate), f"{info.name} labels per agreement pattern")
     st.caption(f"{literal(cut(info.name, MAX_NAME_CHARS))} · {literal(info.description)} · {estimate.level:.0%} "
                f"{estimate.interval}. {estimate.meaning}")
@@ -796,13 +849,16 @@ def _comparison_answer(campaign: ComparisonCampaign, state: ComparisonState) -> 
 
 
 def _comparison_records(campaign: ComparisonCampaign) -> None:
-    """Every label with the replaced ones and the skips (CSV): read only while the section is open."""
-    box = st.expander("Every label (with the replaced ones and the skips)", key="label_records", on_change="rerun")
+    """Every label and adjudication with the replaced ones and the skips (CSV each): read only while the section
+    is open."""
+    box = st.expander("Every label and adjudication (with the replaced ones and the skips)", key="label_records",
+                      on_change="rerun")
     with box:
         if box.open:
-            history = campaign.history()
-            render.table(_bounded(history.assign(verdicts=history["verdicts"].map(lambda v: v and json.dumps(v)))),
-                         f"{campaign.info.name} labels")
+            for table, what in ((campaign.history(), "labels"), (campaign.adjudications(), "adjudications")):
+                if what == "labels" or len(table):
+                    render.table(_bounded(table.assign(verdicts=table["verdicts"].map(lambda v: v and json.dumps(v)))),
+                                 f"{campaign.info.name} {what}")
 
 
 def _comparison(campaign: ComparisonCampaign) -> None:
@@ -816,6 +872,7 @@ def _comparison(campaign: ComparisonCampaign) -> None:
         _compare_relabel(campaign, who)
     with top:
         _comparison_answer(campaign, comparison_state(campaign.id, campaign.version(), _campaign=campaign))
+    _adjudication(campaign, who, campaign.pending())
     _comparison_records(campaign)
     _other_campaigns()
 

@@ -180,8 +180,10 @@ def _export(args) -> int:
     table = campaign.export()
     write_output(args.out, csv_bytes(table))
     if campaign.info.kind == "comparison":
-        print(f"wrote {_one_line(args.out)} ({len(table):,} queued examples, {int((table['status'] == 'labeled').sum()):,} "
-              f"labeled, {int((table['status'] == 'skipped').sum()):,} skipped)", file=sys.stderr)
+        counts = table["status"].value_counts()
+        print(f"wrote {_one_line(args.out)} ({len(table):,} queued examples, "
+              f"{int(counts.get('labeled', 0) + counts.get('adjudicated', 0)):,} settled, "
+              f"{int(counts.get('disputed', 0) + counts.get('skipped', 0)):,} awaiting adjudication)", file=sys.stderr)
         return 0
     annotators = args.out.with_name(f"{args.out.stem}.annotators.csv")
     write_output(annotators, csv_bytes(campaign.annotator_quality()))

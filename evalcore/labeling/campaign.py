@@ -474,6 +474,36 @@ class Claims:
             raise EvalDataError(f"The example {example_id!r} is not in the queue of this campaign ({self.id}).")
         return dict(found[0])
 
+    def may_adjudicate(self, who: str | None) -> bool:
+        """Whether ``who`` settles the campaign's disagreements: its owner or a named adjudicator; on a campaign
+        without an owner and without named adjudicators, anyone who may label it."""
+        who = canonical(who)
+        if self.info.owner is None and not self.info.adjudicators:
+            return who is not None
+        return who is not None and (who == self.info.owner or who in self.info.adjudicators)
+
+    def set_adjudicators(self, names, viewer: str | None = None) -> tuple[str, ...]:
+        """Name the members who, besides the owner, settle disagreements (replacing the list); the names kept.
+        The owner only (:func:`evalcore.workspace.access.check_change`); a name that is not a member of the
+        campaign is refused."""
+        access.check_change(self.id, self.info.owner, viewer)
+        chosen = tuple(self._member(n) for n in _names(names))
+        with catalog.transaction(self._db) as db:
+            db.execute("UPDATE campaigns SET adjudicators = ? WHERE id = ?", (json.dumps(chosen), self.id))
+        self.info = replace(self.info, adjudicators=chosen)
+        return chosen
+
+    def _adjudicator(self, adjudicator) -> str:
+        """``adjudicator`` as a member who may settle the campaign's disagreements (:meth:`may_adjudicate`);
+        PermissionError naming who may."""
+        who = self._member(adjudicator)
+        if not self.may_adjudicate(who):
+            named = listed(list(self.info.adjudicators)) if self.info.adjudicators else "none named"
+            raise PermissionError(f"{who} may not adjudicate the campaign '{self.info.name}' ({self.id}): its owner "
+                                  f"({self.info.owner}) and its adjudicators ({named}) settle disagreements; ask the "
+                                  "owner to name you an adjudicator.")
+        return who
+
 
 class Campaign(Claims):
     """A labeling campaign of a workspace (see the module docstring)."""
@@ -715,25 +745,6 @@ class Campaign(Claims):
                              "inclusion_probability": pi, "stratum": frame["stratum"]})
 
     # ------------------------------------------------------------------------------------------- adjudication
-    def may_adjudicate(self, who: str | None) -> bool:
-        """Whether ``who`` settles the campaign's disagreements: its owner or a named adjudicator; on a campaign
-        without an owner and without named adjudicators, anyone who may label it."""
-        who = canonical(who)
-        if self.info.owner is None and not self.info.adjudicators:
-            return who is not None
-        return who is not None and (who == self.info.owner or who in self.info.adjudicators)
-
-    def set_adjudicators(self, names, viewer: str | None = None) -> tuple[str, ...]:
-        """Name the members who, besides the owner, settle disagreements (replacing the list); the names kept.
-        The owner only (:func:`evalcore.workspace.access.check_change`); a name that is not a member of the
-        campaign is refused."""
-        access.check_change(self.id, self.info.owner, viewer)
-        chosen = tuple(self._member(n) for n in _names(names))
-        with catalog.transaction(self._db) as db:
-            db.execute("UPDATE campaigns SET adjudicators = ? WHERE id = ?", (json.dumps(chosen), self.id))
-        self.info = replace(self.info, adjudicators=chosen)
-        return chosen
-
     def pending(self, labeled: Labeled | None = None) -> pd.DataFrame:
         """The adjudication queue, in queue order: every label in force of each example whose labels disagree, and
         the skip of each example only skipped (the hard examples: value NaN), that no adjudication settles
@@ -760,12 +771,7 @@ class Campaign(Claims):
         decision is a fact kept like a label: deciding again replaces the earlier one, which stays, ``replaced_by``
         naming the new one. Refused with PermissionError for anyone but the owner and the named adjudicators, and
         with EvalDataError for an example outside the queue or whose labels do not disagree."""
-        who = self._member(adjudicator)
-        if not self.may_adjudicate(who):
-            named = listed(list(self.info.adjudicators)) if self.info.adjudicators else "none named"
-            raise PermissionError(f"{who} may not adjudicate the campaign '{self.info.name}' ({self.id}): its owner "
-                                  f"({self.info.owner}) and its adjudicators ({named}) settle disagreements; ask the "
-                                  "owner to name you an adjudicator.")
+        who = self._adjudicator(adjudicator)
         number = parse_value(value, self.info.metric, self.info.scale)
         example_id = str(example_id)
         with catalog.transaction(self._db) as db:

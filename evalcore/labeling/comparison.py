@@ -21,11 +21,13 @@ output left without a verdict is refused, naming its models. Where the outputs a
 ``kind`` "class") the annotator may give the right answer once instead: each model is right iff its output equals
 the answer after stripping whitespace, compared without case for single letters ("b" is the choice "B").
 
-**Conflicts are refused, not adjudicated**: a label whose verdicts differ from another annotator's label in force
-on the same example (possible after an expired claim, or with ``overlap`` above 1) is refused naming the other
-annotator and the model where they differ, so the labels in force on an example always agree; the annotators settle
-it between them (either changes their own label). A skipped example (skips only) counts as unknown (NaN) in the
-estimate, which bounds it at its worst and best case (:func:`.difference.comparison_estimate`).
+**Disagreements and skips are adjudicated, never averaged**: where the labels in force on an example differ (two
+annotators after an expired claim, or with ``overlap`` above 1), or an example was only skipped (a hard one), it is
+unknown (NaN) in the estimate, which bounds it at its worst and best case (:func:`.difference.comparison_estimate`),
+and it waits in the adjudication queue (:meth:`ComparisonCampaign.pending`) until the campaign's owner or a named
+adjudicator decides its verdicts (:meth:`ComparisonCampaign.adjudicate`; kept with their history, as labels, in
+catalog version 7, :data:`evalcore.workspace.catalog.COMPARISON_ADJUDICATIONS`). Each example's status
+(:meth:`ComparisonCampaign.verdicts`): labeled (its labels agree), adjudicated, disputed or skipped.
 """
 
 from __future__ import annotations
@@ -178,10 +180,11 @@ class ComparisonCampaign(Claims):
         return cls(workspace, _record(row, comparison))
 
     def delete(self, viewer: str | None = None) -> None:
-        """Delete the campaign with its queue, claims, outputs and labels: its owner only."""
+        """Delete the campaign with its queue, claims, outputs, labels and adjudications: its owner only."""
         access.check_change(self.id, self.info.owner, viewer)
         with catalog.transaction(self._db) as db:
-            for table in ("claims", "comparison_labels", "comparison_examples", "queue", "comparisons"):
+            for table in ("claims", "comparison_adjudications", "comparison_labels", "comparison_examples", "queue",
+                          "comparisons"):
                 db.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (self.id,))
             db.execute("DELETE FROM campaigns WHERE id = ?", (self.id,))
 
@@ -213,9 +216,9 @@ class ComparisonCampaign(Claims):
                skipped: bool = False) -> int:
         """Keep ``annotator``'s label of ``example_id`` (``value``: {model: 1 or 0}, or the right answer for class
         outputs, :func:`verdicts`) or a skip (``skipped=True``); its id. Refused with a clear message for an
-        example outside the queue, a verdict missing or off the scale, an annotator who is not a member or holds
-        neither the example's claim nor a label of it, and verdicts that differ from another annotator's label in
-        force (see the module docstring)."""
+        example outside the queue, a verdict missing or off the scale, and an annotator who is not a member or
+        holds neither the example's claim nor a label of it. Verdicts that differ from another annotator's make the
+        example disputed until it is adjudicated (module docstring)."""
         who = self._member(annotator)
         with catalog.transaction(self._db) as db:
             return self._record_in(db, str(example_id), who, value, note, skipped)
@@ -224,18 +227,6 @@ class ComparisonCampaign(Claims):
         """:meth:`record` inside the transaction ``db`` (``need_claim`` False: a label from a file)."""
         self._check_claim(db, example_id, who, need_claim)
         given = None if skipped else verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
-        if given is not None:
-            for other, theirs in db.execute(
-                    "SELECT annotator, verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? "
-                    "AND annotator <> ? AND replaced_by IS NULL AND skipped = 0", (self.id, example_id, who)):
-                theirs = json.loads(theirs)
-                differ = [m for m in given if theirs.get(m) != given[m]]
-                if differ:
-                    raise EvalDataError(
-                        f"{other} judged the example {example_id!r} otherwise ({differ[0]!r}: "
-                        f"{theirs.get(differ[0])} against your {given[differ[0]]}): the labels in force on an "
-                        "example of a comparison campaign must agree. Nothing was recorded; settle it with "
-                        f"{other}, then either of you changes their label.")
         answer = note_text(value.strip(), "The answer typed") if isinstance(value, str) and not skipped else None
         cursor = db.execute(
             "INSERT INTO comparison_labels (campaign_id, example_id, annotator, verdicts, answer, note, skipped, "
@@ -255,8 +246,8 @@ class ComparisonCampaign(Claims):
         with neither are not labeled yet, and a row equal to its annotator's label in force (an exported label read
         back) is not recorded again; ``annotator`` where the row names none (by default the importer ``by``, or
         ``"import"`` where nobody signs in). Refused, naming the lines (line 1 the header), for ids outside the
-        queue, verdicts off the scale or missing, labels that differ from another annotator's, labels the design did
-        not draw and annotators who are not the importer (as :meth:`.campaign.Campaign.import_labels`). Returns how
+        queue, verdicts off the scale or missing, labels the design did not draw and annotators who are not the
+        importer (as :meth:`.campaign.Campaign.import_labels`). Returns how
         many were recorded."""
         columns = {str(c).strip(): c for c in table.columns}
         judged = {m: columns[f"correct {m}"] for m in self.info.models if f"correct {m}" in columns}
@@ -322,19 +313,95 @@ class ComparisonCampaign(Claims):
     def verdicts(self) -> pd.DataFrame:
         """The estimator's input: one row per example of the drawn sample with a label or a skip in force, in
         queue order, indexed by example id, with ``position``, ``stratum`` (the design's sampling stratum),
-        ``pattern`` (the agreement pattern) and a 0/1 column per model (NaN where the example was only skipped)."""
+        ``pattern`` (the agreement pattern), a 0/1 column per model (NaN where the example is unknown) and
+        ``status``: "adjudicated" (an adjudication in force decides it), "labeled" (its labels agree), "disputed"
+        (they differ) or "skipped" (skips only)."""
         models = list(self.info.models)
         rows = catalog.rows(self._db, """SELECT l.example_id, l.verdicts, l.skipped, q.position, q.stratum, e.pattern
             FROM comparison_labels l JOIN queue q ON q.campaign_id = l.campaign_id AND q.example_id = l.example_id
             JOIN comparison_examples e ON e.campaign_id = l.campaign_id AND e.example_id = l.example_id
-            WHERE l.campaign_id = ? AND l.replaced_by IS NULL ORDER BY q.position, l.skipped""", (self.id,))
-        frame = pd.DataFrame([{"example_id": r["example_id"], "position": r["position"], "stratum": r["stratum"],
-                               "pattern": r["pattern"],
-                               **(json.loads(r["verdicts"]) if r["verdicts"] else dict.fromkeys(models, np.nan))}
-                              for r in rows], columns=["example_id", "position", "stratum", "pattern", *models])
-        # labels in force agree (record refuses a conflict), so an example's first row (a label before its skips)
-        # holds its verdicts
-        return frame.drop_duplicates("example_id").set_index("example_id").astype({m: float for m in models})
+            WHERE l.campaign_id = ? AND l.replaced_by IS NULL ORDER BY q.position, l.id""", (self.id,))
+        decided = {r["example_id"]: json.loads(r["verdicts"]) for r in catalog.rows(
+            self._db, "SELECT example_id, verdicts FROM comparison_adjudications WHERE campaign_id = ? AND "
+                      "replaced_by IS NULL", (self.id,))}
+        found: dict[str, dict] = {}
+        for r in rows:
+            row = found.setdefault(r["example_id"], {"example_id": r["example_id"], "position": r["position"],
+                                                     "stratum": r["stratum"], "pattern": r["pattern"], "given": []})
+            if r["verdicts"]:
+                row["given"].append(json.loads(r["verdicts"]))
+        out = []
+        for example_id, row in found.items():
+            given = row.pop("given")
+            if example_id in decided:
+                value, status = decided[example_id], "adjudicated"
+            elif not given:
+                value, status = dict.fromkeys(models, np.nan), "skipped"
+            elif all(g == given[0] for g in given):
+                value, status = given[0], "labeled"
+            else:
+                value, status = dict.fromkeys(models, np.nan), "disputed"
+            out.append({**row, **{m: value.get(m, np.nan) for m in models}, "status": status})
+        frame = pd.DataFrame(out, columns=["example_id", "position", "stratum", "pattern", *models, "status"])
+        return frame.set_index("example_id").astype({m: float for m in models})
+
+    def pending(self) -> pd.DataFrame:
+        """The adjudication queue, in queue order: every label and skip in force of each example that is disputed
+        (its labels differ) or only skipped and that no adjudication settles: ``example_id``, ``position``,
+        ``annotator``, ``verdicts`` ({model: 0/1}; None for a skip), ``answer``, ``note`` and ``reason``
+        ("labels disagree" or "skipped")."""
+        drawn = self.verdicts()
+        open_ = drawn[drawn["status"].isin(["disputed", "skipped"])]
+        columns = ["example_id", "position", "annotator", "verdicts", "answer", "note", "reason"]
+        if open_.empty:
+            return pd.DataFrame(columns=columns)
+        labels = self.history()
+        labels = labels[labels["replaced_by"].isna() & labels["example_id"].isin(open_.index)]
+        reason = open_["status"].map({"disputed": "labels disagree", "skipped": "skipped"})
+        table = labels.assign(position=labels["example_id"].map(open_["position"]),
+                              reason=labels["example_id"].map(reason))
+        return table.sort_values(["position", "id"], kind="stable")[columns].reset_index(drop=True)
+
+    def adjudicate(self, example_id: str, value, adjudicator: str, note: str | None = None) -> int:
+        """Settle ``example_id``, disputed or only skipped, at ``value`` (as :meth:`record` takes it: {model: 1 or
+        0}, or the right answer for class outputs), decided by ``adjudicator`` (the owner or a named adjudicator,
+        :meth:`.campaign.Claims.may_adjudicate`) with an optional ``note``; the decision's id. Deciding again
+        replaces the earlier decision, which stays, ``replaced_by`` naming the new one. PermissionError for anyone
+        else; EvalDataError for an example outside the queue, or whose labels agree (nothing to settle)."""
+        who = self._adjudicator(adjudicator)
+        example_id = str(example_id)
+        with catalog.transaction(self._db) as db:
+            given = verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
+            decided = db.execute("SELECT 1 FROM comparison_adjudications WHERE campaign_id = ? AND example_id = ? "
+                                 "AND replaced_by IS NULL", (self.id, example_id)).fetchone() is not None
+            labels = [json.loads(r[0]) for r in db.execute(
+                "SELECT verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? AND "
+                "replaced_by IS NULL AND skipped = 0", (self.id, example_id))]
+            skipped = not labels and db.execute(
+                "SELECT 1 FROM comparison_labels WHERE campaign_id = ? AND example_id = ? AND replaced_by IS NULL "
+                "AND skipped = 1", (self.id, example_id)).fetchone() is not None
+            if not (decided or skipped or (labels and any(g != labels[0] for g in labels))):
+                why = "has no label yet" if not labels else f"has {len(labels)} label(s) that agree"
+                raise EvalDataError(f"The example {example_id!r} {why}: only examples whose labels disagree, or that "
+                                    "were skipped, are adjudicated (the adjudication queue lists them).")
+            answer = note_text(value.strip(), "The answer typed") if isinstance(value, str) else None
+            cursor = db.execute(
+                "INSERT INTO comparison_adjudications (campaign_id, example_id, adjudicator, verdicts, answer, note, "
+                "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (self.id, example_id, who, json.dumps(given), answer, note_text(note), _now()))
+            db.execute("UPDATE comparison_adjudications SET replaced_by = ? WHERE campaign_id = ? AND example_id = ? "
+                       "AND replaced_by IS NULL AND id <> ?", (cursor.lastrowid, self.id, example_id, cursor.lastrowid))
+            return int(cursor.lastrowid)
+
+    def adjudications(self) -> pd.DataFrame:
+        """Every adjudication ever made (replaced ones too), oldest first; ``verdicts`` as {model: 0/1}."""
+        rows = catalog.rows(self._db, "SELECT id, example_id, adjudicator, verdicts, answer, note, created, "
+                                      "replaced_by FROM comparison_adjudications WHERE campaign_id = ? ORDER BY id",
+                            (self.id,))
+        frame = pd.DataFrame([dict(r) for r in rows], columns=["id", "example_id", "adjudicator", "verdicts", "answer",
+                                                               "note", "created", "replaced_by"])
+        frame["verdicts"] = frame["verdicts"].map(json.loads)
+        return frame
 
     def estimate(self) -> ComparisonEstimate:
         """The difference of the first two models (and every pair), its interval, the stop rule and the decision,
@@ -347,11 +414,12 @@ class ComparisonCampaign(Claims):
         """One row per queued example (the budget's, or the planned part of a target's queue and every drawn one):
         ``position``, ``example_id``, ``pattern``, ``inclusion_probability`` (n/M for an example drawn, labeled or
         skipped, n the examples drawn and M those the design draws from, or n_h / N_h within the Neyman design's
-        stratum; for the others, the planned queue's size over M (n_h / N_h), as if it were labeled; the all-agree examples, whose difference is known 0, are not queued
-        under the disagreement design: their inclusion probability is 0), ``status`` (labeled, skipped or
-        unlabeled), ``output <model>`` (each model's output, literally), ``correct <model>`` (each model's verdict
-        in force, 1 or 0), ``answer`` (the right answer, where one was given) and ``annotator`` (who labeled or
-        skipped it)."""
+        stratum; for the others, the planned queue's size over M (n_h / N_h), as if it were labeled; the all-agree
+        examples, whose difference is known 0, are not queued under the disagreement design: their inclusion
+        probability is 0), ``status`` (labeled, adjudicated, disputed, skipped or unlabeled), ``output <model>``
+        (each model's output, literally), ``correct <model>`` (each model's verdict in force, 1 or 0; empty while
+        disputed), ``answer`` (the right answer, where one was given and is in force), ``annotator`` (who labeled
+        or skipped it) and ``adjudicator`` (who settled it)."""
         info = self.info
         drawn = self.verdicts()
         end = info.budget if info.budget is not None else max(
@@ -363,9 +431,12 @@ class ComparisonCampaign(Claims):
             self._db, "SELECT example_id, annotator, answer FROM comparison_labels WHERE campaign_id = ? AND "
                       "replaced_by IS NULL ORDER BY id", (self.id,))], columns=["example_id", "annotator", "answer"])
         who = labels.groupby("example_id")["annotator"].agg(lambda a: ", ".join(sorted(set(a))))
-        answers = labels.dropna(subset=["answer"]).groupby("example_id")["answer"].first()
+        decisions = self.adjudications()
+        decisions = decisions[decisions["replaced_by"].isna()].set_index("example_id")
+        agreed = labels[labels["example_id"].map(drawn["status"]) == "labeled"]
+        answers = pd.concat([agreed.dropna(subset=["answer"]).groupby("example_id")["answer"].first(),
+                             decisions["answer"].dropna()])
         ids = [r["example_id"] for r in queue]
-        known = drawn[list(info.models)].notna().all(axis=1)
         # n_h / N_h in each sampling stratum (one of M examples but for the Neyman design): the drawn examples'
         # from the draws, the others' as if the planned queue were labeled
         strata = np.array([r["stratum"] if info.design == "neyman" else 0 for r in queue], dtype=np.int64)
@@ -376,7 +447,7 @@ class ComparisonCampaign(Claims):
         table = pd.DataFrame({
             "position": [r["position"] for r in queue], "example_id": ids, "pattern": [r["pattern"] for r in queue],
             "inclusion_probability": np.where(is_drawn, n_drawn[strata], n_planned[strata]) / sizes[strata],
-            "status": ["unlabeled" if e not in drawn.index else "labeled" if known[e] else "skipped" for e in ids]})
+            "status": ["unlabeled" if e not in drawn.index else drawn.at[e, "status"] for e in ids]})
         outputs = [json.loads(r["outputs"]) for r in queue]
         for model in info.models:
             table[f"output {model}"] = [o[model] for o in outputs]
@@ -384,14 +455,16 @@ class ComparisonCampaign(Claims):
             table[f"correct {model}"] = pd.Series(ids).map(drawn[model]).to_numpy()
         table["answer"] = pd.Series(ids).map(answers).to_numpy()
         table["annotator"] = pd.Series(ids).map(who).to_numpy()
+        table["adjudicator"] = pd.Series(ids).map(decisions["adjudicator"]).to_numpy()
         return table
 
     def version(self) -> tuple[int, int]:
-        """What changes with every label and skip: the campaign's largest label id (and 0: a comparison has no
-        adjudications), the key of cached statistics as for one-model campaigns."""
-        found = catalog.rows(self._db, "SELECT COALESCE(MAX(id), 0) FROM comparison_labels WHERE campaign_id = ?",
-                             (self.id,))
-        return (int(found[0][0]) if found else 0, 0)
+        """What changes with every label, skip and adjudication: the campaign's largest label id and largest
+        adjudication id, the key of cached statistics as for one-model campaigns."""
+        found = catalog.rows(self._db, "SELECT (SELECT COALESCE(MAX(id), 0) FROM comparison_labels WHERE campaign_id "
+                                       "= :c), (SELECT COALESCE(MAX(id), 0) FROM comparison_adjudications WHERE "
+                                       "campaign_id = :c)", {"c": self.id})
+        return (int(found[0][0]), int(found[0][1])) if found else (0, 0)
 
 
 
@@ -419,8 +492,9 @@ def comparison_sentence(info, estimate: ComparisonEstimate) -> str:
     models = list(estimate.models)
     a, b = models[0], models[1]
     level = f"{estimate.level:.0%} {estimate.interval}"
-    skipped = (f" {estimate.skipped:,} example{' was' if estimate.skipped == 1 else 's were'} skipped: the interval "
-               "counts each at its worst and at its best." if estimate.skipped else "")
+    skipped = (f" {estimate.skipped:,} example{' was' if estimate.skipped == 1 else 's were'} skipped or judged "
+               "differently (awaiting adjudication): the interval counts each at its worst and at its best."
+               if estimate.skipped else "")
     if estimate.difference != estimate.difference:  # NaN: fewer than two examples with every verdict
         labels = f"{estimate.labels:,} label{'' if estimate.labels == 1 else 's'}"
         first = (f"2 labels in each of the design's {len(info.pool['strata'])} strata" if estimate.design == "neyman"

@@ -35,8 +35,9 @@ def comparison_section(campaign, estimate) -> Section:
               "labels per agreement pattern": pattern_table(info, estimate)}
     notes = list(info.notes)
     if estimate.skipped:
-        notes.append(f"{estimate.skipped:,} drawn examples were skipped: the interval counts each at its worst and "
-                     "at its best, so it is wider than the labels alone would make it.")
+        notes.append(f"{estimate.skipped:,} drawn examples were skipped or judged differently (awaiting "
+                     "adjudication): the interval counts each at its worst and at its best, so it is wider than the "
+                     "labels alone would make it.")
     facts = {**estimate.as_dict(), "campaign": campaign.id, "name": info.name, "sentence": said}
     return Section("comparison_campaign", "Comparison campaign", intro, estimate.meaning, tables, [], facts, notes)
 

@@ -133,6 +133,18 @@ VERDICTS = (
 )
 
 
+#: version 7: the adjudications of comparison campaigns: an owner's or adjudicator's ``verdicts`` (JSON object model ->
+#: 0/1) on an example whose labels disagree or that was only skipped, with the ``answer`` they came from where the
+#: outputs are classes; deciding again keeps the earlier decision, ``replaced_by`` naming the new one
+COMPARISON_ADJUDICATIONS = (
+    """CREATE TABLE IF NOT EXISTS comparison_adjudications (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    example_id TEXT NOT NULL, adjudicator TEXT NOT NULL, verdicts TEXT NOT NULL, answer TEXT, note TEXT,
+    created TEXT NOT NULL, replaced_by INTEGER)""",
+    "CREATE INDEX IF NOT EXISTS comparison_adjudications_example ON comparison_adjudications(campaign_id, example_id)",
+)
+
+
 def _step_1(connection: sqlite3.Connection) -> None:
     """Version 1: the datasets and analyses, every owner in its canonical form."""
     for statement in SCHEMA:
@@ -176,8 +188,14 @@ def _step_6(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
 
 
+def _step_7(connection: sqlite3.Connection) -> None:
+    """Version 7: comparison campaigns' adjudications."""
+    for statement in COMPARISON_ADJUDICATIONS:
+        connection.execute(statement)
+
+
 #: the migrations, one step per version: a catalog at version v runs the steps after v, in order
-STEPS = (_step_1, _step_2, _step_3, _step_4, _step_5, _step_6)
+STEPS = (_step_1, _step_2, _step_3, _step_4, _step_5, _step_6, _step_7)
 SCHEMA_VERSION = len(STEPS)
 #: how a reader opens the catalog, in turn: as usual (it may recover a killed writer's journal), read-only, then
 #: immutable (when the ``-shm`` file cannot be created: a read-only folder, a full disk)

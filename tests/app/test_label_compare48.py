@@ -263,3 +263,52 @@ def test_an_annotator_changes_one_of_their_comparison_labels_on_the_page(folder)
     assert_no_exception(at)
     verdicts = campaign.verdicts().loc[example, ["A", "B"]].tolist()
     assert sorted(verdicts) == [0.0, 1.0] and len(campaign.history()) == 2
+
+
+def test_the_owner_settles_a_disputed_comparison_example_on_the_page(tmp_path, monkeypatch):
+    """Signed in: alice and bob (overlap 2) judge two text outputs differently; the example is unknown in the
+    estimate and waits in the owner's adjudication queue with both labels (notes literally); bob, no adjudicator,
+    sees no queue; the owner decides the verdicts, and the example counts as adjudicated."""
+    from test_label_page import _signed_in
+
+    owner, alice, bob = "olivia@team.example", "alice@team.example", "bob@team.example"
+    monkeypatch.setenv("EVALCORE_WORKSPACE", str(tmp_path / "ws"))
+    ws = Workspace(tmp_path / "ws")
+    dataset = ws.add_dataset(_texts().to_csv(index=False).encode(), "texts", owner=owner, shared=True).id
+    campaign = Campaign.create(ws, dataset, models=["A", "B"], design="disagreement", budget=4, seed=2, owner=owner,
+                               shared=True, overlap=2)
+    example = campaign.next(alice)
+    assert campaign.next(bob) == example
+    campaign.record(example, alice, {"A": 1, "B": 0})
+    campaign.record(example, bob, {"A": 0, "B": 0}, note="**both** <b>wrong</b>")
+    assert campaign.verdicts().at[example, "status"] == "disputed"
+    annotator = _signed_in(bob, campaign.id)
+    assert not [s for s in annotator.subheader if s.value.startswith("Adjudication queue")]
+    at = _signed_in(owner, campaign.id)
+    assert_no_exception(at)
+    assert [s.value for s in at.subheader if s.value.startswith("Adjudication queue")] == [
+        "Adjudication queue (1 pending)"]
+    lines = [t.value for t in at.text]
+    position = int(campaign.example(example)["position"])
+    said = [t for t in lines if t.startswith((alice, bob))]
+    assert any(t.startswith(f"{bob}: output ") and t.endswith("(note: **both** <b>wrong</b>)") for t in said), said
+    groups = {}
+    for text in lines:  # the outputs as the adjudicator sees them, numbered
+        match = re.fullmatch(r"Output (\d+) as shown: (.+)", text)
+        if match:
+            groups[int(match[1])] = match[2]
+    right = {k: "right" if "(correct)" in text else "wrong" for k, text in groups.items()}
+    for k, verdict in right.items():
+        at.radio(key=f"compare_adjudicate_{position}_verdict_{k}").set_value(verdict)
+    at.text_input(key=f"adjudicate_note_{position}").set_value("read both")
+    at.button(key=f"adjudicate_save_{position}").click()
+    at.run()
+    assert_no_exception(at)
+    assert not texts(at.error)
+    drawn = campaign.verdicts()
+    outputs = campaign.outputs(example)
+    assert drawn.at[example, "status"] == "adjudicated"
+    assert drawn.loc[example, ["A", "B"]].tolist() == [float("(correct)" in outputs[m]) for m in ("A", "B")]
+    assert campaign.adjudications()[["adjudicator", "note"]].values.tolist() == [[owner, "read both"]]
+    assert [s.value for s in at.subheader if s.value.startswith("Adjudication queue")] == [
+        "Adjudication queue (0 pending)"]

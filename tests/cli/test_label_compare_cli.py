@@ -95,10 +95,11 @@ def test_create_label_status_export_report_agree(tmp_path):
 
     exported = evalcore("label", "export", campaign_id, "-o", "queue.csv", "--workspace", "ws", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
-    assert "59 labeled, 1 skipped" in exported.stderr
+    assert "59 settled, 1 awaiting adjudication" in exported.stderr
     table = pd.read_csv(tmp_path / "queue.csv", keep_default_na=False, na_values=[""])
     assert list(table.columns) == ["position", "example_id", "pattern", "inclusion_probability", "status",
-                                   "output vit", "output dino", "correct vit", "correct dino", "answer", "annotator"]
+                                   "output vit", "output dino", "correct vit", "correct dino", "answer", "annotator",
+                                   "adjudicator"]
     assert (table["pattern"] == "vit ≠ dino").all()  # the disagreement design queues no all-agree example
     labeled = table[table["status"] == "labeled"].set_index("example_id")
     assert len(labeled) == 59 and (table["status"] == "skipped").sum() == 1

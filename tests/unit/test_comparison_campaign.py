@@ -160,7 +160,10 @@ def test_one_examples_verdicts_by_hand():
         verdicts(outputs, {"A": 0.5, "B": 1}, "class")
 
 
-def test_free_text_needs_a_verdict_per_output_and_conflicts_are_refused(tmp_path, monkeypatch):
+def test_free_text_needs_a_verdict_per_output_and_disagreements_are_adjudicated(tmp_path):
+    """Two annotators (overlap 2) who judge an example differently make it disputed: unknown in the estimate (its
+    interval bounds it at both ends), in the adjudication queue with both labels, until the owner or a named
+    adjudicator decides; nobody else may. A skipped example waits there too. Agreeing labels settle by themselves."""
     ws = Workspace(tmp_path / "ws")
     rows = [{"model": m, "example_id": f"q{i}", "output": f"{m} wrote a long answer to question {i}, at length."
              if (i % 2 or m == "A") else f"A wrote a long answer to question {i}, at length."}
@@ -173,10 +176,38 @@ def test_free_text_needs_a_verdict_per_output_and_conflicts_are_refused(tmp_path
     with pytest.raises(EvalDataError, match="free text"):
         campaign.record(eid, ALICE, "A")
     campaign.record(eid, ALICE, {"A": 1, "B": 0})
-    with pytest.raises(EvalDataError, match="alice@team.org judged the example .* otherwise"):
-        campaign.record(eid, BOB, {"A": 0, "B": 0})
-    campaign.record(eid, BOB, {"A": 1, "B": 0})  # agreeing labels are kept
-    assert len(campaign.history()) == 2 and campaign.verdicts().loc[eid, ["A", "B"]].tolist() == [1.0, 0.0]
+    campaign.record(eid, BOB, {"A": 0, "B": 0})
+    drawn = campaign.verdicts()
+    assert drawn.at[eid, "status"] == "disputed" and drawn.loc[eid, ["A", "B"]].isna().all()
+    estimate = campaign.estimate()
+    assert estimate.labels == 0 and estimate.skipped == 1
+    queue = campaign.pending()
+    assert queue["annotator"].tolist() == [ALICE, BOB] and set(queue["reason"]) == {"labels disagree"}
+    assert queue["verdicts"].tolist() == [{"A": 1, "B": 0}, {"A": 0, "B": 0}]
+    with pytest.raises(PermissionError, match=f"{BOB} may not adjudicate.*owner \\({OWNER}\\)"):
+        campaign.adjudicate(eid, {"A": 0, "B": 1}, BOB)
+    campaign.set_adjudicators([BOB], viewer=OWNER)
+    campaign.adjudicate(eid, {"A": 0, "B": 1}, BOB, note="B's answer is the right one")
+    drawn = campaign.verdicts()
+    assert drawn.at[eid, "status"] == "adjudicated" and drawn.loc[eid, ["A", "B"]].tolist() == [0.0, 1.0]
+    assert campaign.pending().empty and campaign.version()[1] > 0
+    decided = campaign.adjudications()
+    assert decided[["adjudicator", "note"]].values.tolist() == [[BOB, "B's answer is the right one"]]
+    export = campaign.export().set_index("example_id")
+    assert export.loc[eid, ["status", "correct A", "correct B", "adjudicator"]].tolist() == ["adjudicated", 0, 1, BOB]
+    # agreeing labels settle by themselves; a skip waits for an adjudication
+    other = campaign.next(ALICE)
+    campaign.record(other, ALICE, {"A": 1, "B": 0})
+    assert campaign.next(BOB) == other
+    campaign.record(other, BOB, {"A": 1, "B": 0})
+    assert campaign.verdicts().at[other, "status"] == "labeled"
+    with pytest.raises(EvalDataError, match="2 label\\(s\\) that agree"):
+        campaign.adjudicate(other, {"A": 0, "B": 0}, OWNER)
+    hard = campaign.next(ALICE)
+    campaign.record(hard, ALICE, skipped=True)
+    assert campaign.pending()["reason"].tolist() == ["skipped"]
+    campaign.adjudicate(hard, {"A": 1, "B": 1}, OWNER)
+    assert campaign.verdicts().at[hard, "status"] == "adjudicated" and campaign.estimate().skipped == 0
 
 
 def test_the_estimate_equals_a_hand_computation(workspace):

@@ -53,8 +53,8 @@ def test_not_decided_yet_says_what_stops_it_and_skips_are_said():
                                                   random=300.0))
     assert said == ("ViT − DINO: +1.0 points (95% confidence sequence -2.0 to +4.0): not decided yet, from 80 labels; "
                     "a random paired sample would have needed about 300. Label on: the campaign stops the moment the "
-                    "confidence sequence excludes 0. 2 examples were skipped: the interval counts each at its worst "
-                    "and at its best.")
+                    "confidence sequence excludes 0. 2 examples were skipped or judged differently (awaiting "
+                    "adjudication): the interval counts each at its worst and at its best.")
 
 
 def test_the_width_rule_and_the_budget():

@@ -147,7 +147,7 @@ def test_a_version_5_catalog_gains_the_verdicts(tmp_path):
     assert Workspace(root).series_runs(SERIES)[0].status == ""  # read before any write: never gated
     ws = Workspace(root)
     ws.accept_run(SERIES, record_.id)
-    assert sqlite3.connect(root / "catalog.sqlite").execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert sqlite3.connect(root / "catalog.sqlite").execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     assert ws.series_runs(SERIES)[0].status == "accepted"
 
 

@@ -296,7 +296,7 @@ def test_an_old_catalogs_owners_are_migrated_once(tmp_path):
     db.close()
     ws = Workspace(tmp_path)
     db = sqlite3.connect(tmp_path / "catalog.sqlite")
-    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == catalog.SCHEMA_VERSION == 7
     assert db.execute("SELECT owner FROM datasets UNION ALL SELECT owner FROM analyses").fetchall() == [(BOB,), (BOB,)]
     db.close()
     ws.rename("d1", "mine", viewer=BOB)
