@@ -10,4 +10,4 @@ COMPARISON_DESIGNS = ("srs", "disagreement", "neyman")
 COMPARISON_DESIGN_NAMES = {"srs": "a random paired sample of the shared examples",
                            "disagreement": "only the examples where the models' outputs differ, at random",
                            "neyman": "only the examples where the models' outputs differ, stratified by the models' "
-                                     "confidences (Neyman allocation)"}
+                                     "confidences or an AI judge's verdicts (Neyman allocation)"}

@@ -9,8 +9,8 @@ example says nothing about any difference, which is known to be 0 there.
 **Designs** (:func:`plan_comparison`): ``srs`` labels a random paired sample of the whole pool (the baseline: any
 prefix of its queue is a simple random sample); ``disagreement`` queues only the examples whose outputs differ, in a
 random order, so any prefix is a simple random sample of the disagreement set D (N_D of the pool's N examples);
-``neyman`` (where the log has each model's confidence) stratifies D by the difference the first two models'
-confidences predict (:func:`predicted_difference`) and allocates labels as Neyman, ``n_h ∝ N_h S_h``, mixed with
+``neyman`` (where the log has an AI judge's verdict on each output, or each model's confidence: :data:`PROXIES`)
+stratifies D by the difference the first two models' proxies predict (:func:`predicted_difference`) and allocates labels as Neyman, ``n_h ∝ N_h S_h``, mixed with
 proportional allocation and reading each confidence within [0.05, 0.95] as one-model campaigns do
 (:func:`_neyman_queue`: every prefix of the queue is a stratified simple random sample).
 
@@ -74,14 +74,18 @@ MIN_SHARED = 20
 #: pool has at most this many distinct outputs
 CLASS_LENGTH, CLASS_VALUES = 40, 2000
 ALL_AGREE = "all agree"
+#: the columns the Neyman design reads as each output's chance of being right, in order of preference: an AI judge's
+#: verdict on it (the log's proxy role), else the model's own confidence
+PROXIES = (("proxy", "an AI judge's verdict"), ("confidence", "the model's confidence"))
 
 
 @dataclass(frozen=True)
 class ComparisonPool:
     """The examples every model answered: ``outputs`` (indexed by example id, a column per model, the output text),
     ``patterns`` (example id -> agreement pattern), ``kind`` ("class": the annotator gives the right answer once;
-    "text": a verdict per distinct output), ``notes`` (what was left out and why) and ``confidence`` (each model's
-    confidence in its output, as ``outputs``; None where the log has none for some shared example)."""
+    "text": a verdict per distinct output), ``notes`` (what was left out and why) and ``confidence`` (each output's
+    chance of being right, as ``outputs``: an AI judge's verdict or the model's confidence, :data:`PROXIES`; None
+    where the log has neither for some shared example)."""
 
     outputs: pd.DataFrame
     patterns: pd.Series
@@ -143,16 +147,19 @@ def comparison_pool(frame: pd.DataFrame, models: list[str]) -> ComparisonPool:
     values = pd.unique(stripped.to_numpy().ravel())
     kind = "class" if len(values) <= CLASS_VALUES and max(map(len, values)) <= CLASS_LENGTH else "text"
     confidence = None
-    if "confidence" in rows:
-        wide_confidence = rows.assign(confidence=pd.to_numeric(rows["confidence"], errors="coerce")).pivot(
-            index="_id", columns="model", values="confidence").reindex(index=outputs.index, columns=models)
-        lacking = int((~np.isfinite(wide_confidence.to_numpy(float))).any(axis=1).sum())
+    for column, what in PROXIES:  # an AI judge's verdicts first, else the models' own confidences
+        if column not in rows:
+            continue
+        wide = rows.assign(**{column: pd.to_numeric(rows[column], errors="coerce")}).pivot(
+            index="_id", columns="model", values=column).reindex(index=outputs.index, columns=models)
+        lacking = int((~np.isfinite(wide.to_numpy(float))).any(axis=1).sum())
         if lacking:
-            notes.append(f"{lacking:,} shared example{' lacks' if lacking == 1 else 's lack'} a model's confidence: "
-                         "the Neyman design (which reads them) is not available.")
-        else:
-            confidence = wide_confidence.astype(float)
-            confidence.columns.name = None
+            notes.append(f"{lacking:,} shared example{' lacks' if lacking == 1 else 's lack'} {what} of a model's "
+                         f"output ('{column}' column): the Neyman design does not read it.")
+            continue
+        confidence = wide.astype(float).clip(0.0, 1.0)
+        confidence.columns.name = None
+        break
     return ComparisonPool(outputs, patterns, kind, tuple(notes), confidence)
 
 
@@ -231,8 +238,9 @@ def _neyman_queue(pool: ComparisonPool, differ: np.ndarray, constants: dict, see
     prefix is a stratified simple random sample. Planned: the budget, or ``z² f² (Σ W_h S_h)² / target²`` with the
     finite-population correction (f = N_D / N)."""
     if pool.confidence is None:
-        raise EvalDataError("The Neyman design reads each model's confidence in its output ('confidence' column) on "
-                            "every shared example; this log has none for some of them. Choose 'disagreement'.")
+        raise EvalDataError("The Neyman design reads each model's confidence in its output ('confidence' column) or "
+                            "an AI judge's verdict on it ('proxy' column) on every shared example; this log has "
+                            "neither for some of them. Choose 'disagreement'.")
     models = list(pool.outputs.columns)
     ids = pool.outputs.index.to_numpy()[differ]
     population = int(ids.size)

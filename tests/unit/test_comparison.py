@@ -279,3 +279,21 @@ def test_the_neyman_design_covers_at_the_stop_with_fewer_labels_than_the_disagre
     assert np.mean(covered["neyman"]) >= 0.90, np.mean(covered["neyman"])
     assert np.median(labels["neyman"]) < 0.9 * np.median(labels["disagreement"]), (
         np.median(labels["neyman"]), np.median(labels["disagreement"]))
+
+
+def test_the_neyman_design_reads_an_ai_judges_verdicts_before_the_models_confidences():
+    """A log with both: the judge's verdict on each output (the proxy role) is what the Neyman design reads; where
+    the judge misses an example, the confidences, with a note; neither: refused naming both columns."""
+    log, _ = _confident_log(400, seed=2)
+    judged = log.assign(proxy=(log["output"] == "k").astype(float))  # a perfect judge
+    pool = comparison_pool(judged, ["A", "B"])
+    assert pool.confidence.loc["e0"].tolist() == judged.loc[judged["example_id"] == "e0", "proxy"].tolist()
+    plan = plan_comparison(pool, "neyman", seed=0, target=0.05)
+    # a perfect judge predicts d exactly: every stratum's centre is a value of d (±0.9 read within [0.05, 0.95]) or 0
+    assert all(abs(abs(c) - 0.9) < 1e-9 or abs(c) < 1e-9 for c in plan.pool["centers"]), plan.pool["centers"]
+    holes = judged.assign(proxy=judged["proxy"].where(judged["example_id"] != "e3"))
+    fallback = comparison_pool(holes, ["A", "B"])
+    assert fallback.confidence.loc["e3"].tolist() == log.loc[log["example_id"] == "e3", "confidence"].tolist()
+    assert any("lacks an AI judge's verdict" in n for n in fallback.notes)
+    with pytest.raises(EvalDataError, match="'confidence' column\\) or an AI judge's verdict on it \\('proxy'"):
+        plan_comparison(comparison_pool(log.drop(columns="confidence"), ["A", "B"]), "neyman", seed=0, target=0.05)
