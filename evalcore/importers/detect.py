@@ -102,9 +102,8 @@ def tools() -> tuple[ModuleType, ...]:
 
 def tools_read() -> str:
     """The tools whose logs evalcore reads, as a sentence's list with where the README describes them (for a
-    message about a tool's log it does not read); not the tools whose files are only recognised to be refused
-    (``READS_LOGS = False``: OpenCompass)."""
-    names = list(dict.fromkeys(module.TOOL for module in tools() if getattr(module, "READS_LOGS", True)))
+    message about a tool's log it does not read)."""
+    names = list(dict.fromkeys(module.TOOL for module in tools()))
     return (f"evalcore reads the logs of {', '.join(names[:-1])} and {names[-1]} (README, \"Logs written by "
             "evaluation tools\")")
 

@@ -1,32 +1,37 @@
-"""OpenCompass outputs that hold no per-example verdict: recognised, and refused with a message saying what they are
-and what to upload instead. evalcore reads no OpenCompass file as a log (``READS_LOGS``): no per-example results file
-of OpenCompass was found in public repositories to build a reader on (its ``results/<model>/<dataset>.json`` with
-``details``, written with ``--dump-eval-details``).
-
-Formats (open-compass/opencompass, ``outputs/<config>/<time>/``):
+"""OpenCompass outputs (open-compass/opencompass, ``outputs/<config>/<time>/``): its predictions read as a log of the
+model's outputs alone, its summaries refused.
 
 - ``predictions/<model>/<dataset>.json``: ``{"0": {"origin_prompt", "prediction", "gold"}, "1": ...}``
   (``opencompass/openicl/icl_inferencer/icl_base_inferencer.py``, ``GenInferencerOutputHandler.save_results`` and
-  ``dump_results_dict``, ``json.dump(..., indent=4)``; ``gold`` only where the dataset has a reference, a judge's
-  predictions in subjective evaluation the same): the model's outputs and the references, never a verdict —
-  OpenCompass scores them in its evaluation step, so these files cannot say which answers were right.
+  ``dump_results_dict``, ``json.dump(..., indent=4)``; ``gold`` only where the dataset has a reference): the model's
+  outputs and the references, never a verdict (OpenCompass scores them in its evaluation step). Read as a log of
+  outputs (:func:`convert`): one row per example, ``model`` the folder above the file (else the file's name, with a
+  note; ``--model NAME`` renames it), ``task`` the dataset (the file's stem), ``example_id`` the key, ``input`` the
+  prompt (a chat prompt's turns as "role: text" lines), ``output`` the prediction, ``target`` the reference; a
+  ``gold`` that is an object of one text (a subjective set's ``{"capability": ...}``) is the example's ``group``.
+  Such a log has no verdict: it is what a labeling or comparison campaign starts from (the Label page judges the
+  outputs), and the pages that need a verdict say so.
 - ``summary/summary_<time>.csv``: ``dataset, version, metric, mode`` then one column per model
   (``opencompass/summarizers/default.py``, ``header = ['dataset', 'version', 'metric', 'mode'] + model_abbrs``): one
   score per dataset and model (a percentage, ``-`` where none), without the number of examples behind it. Aggregates
   without example counts: refused, never reshaped into one row per model as if each score were an example
   (evalcore's handling of such tables, :func:`evalcore.data.validation._refuse_aggregates`).
+- ``results/<model>/<dataset>.json`` (the scores, with ``details`` per example under ``--dump-eval-details``): no
+  public file was found to build a reader on; it is not claimed here.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import PurePosixPath
+
+import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
-from evalcore.importers.base import Imported, LogFile, header_cells
+from evalcore.importers.base import Imported, LogFile, header_cells, parse_json
 
 TOOL = "OpenCompass"
-#: evalcore reads no OpenCompass file as a log: the files claimed here are refused (evalcore.importers.detect)
-READS_LOGS = False
 _SUMMARY_HEADER = ("dataset", "version", "metric", "mode")
 #: a predictions file: an object keyed by the example's number whose first value opens with origin_prompt
 _PREDICTIONS = re.compile(rb'^\{\s*"\d+"\s*:\s*\{\s*"origin_prompt"\s*:')
@@ -49,22 +54,60 @@ def sniff(file: LogFile) -> bool:
         return False
 
 
+def _text(value) -> str | None:
+    """A prompt or prediction as text: a string as it is, a chat prompt's turns as "role: text" lines, anything else
+    as JSON; None where absent."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(turn, dict) for turn in value):
+        return "\n".join(f"{turn.get('role', '')}: {_text(turn.get('prompt', turn.get('content')))}" for turn in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _predictions(file: LogFile) -> Imported:
+    """One predictions file as a log of outputs (module docstring)."""
+    doc = parse_json(file)
+    if not isinstance(doc, dict) or not doc or not all(isinstance(v, dict) for v in doc.values()):
+        raise EvalDataError(f"{file.name}: an OpenCompass predictions file holds one object per example, keyed by "
+                            "its number ({\"0\": {\"origin_prompt\": ..., \"prediction\": ...}}); this one does not.")
+    folders = [part for part in file.folder.split("/") if part]
+    named = bool(folders) and folders[-1] != "predictions"
+    model = folders[-1] if named else PurePosixPath(file.base).stem
+    notes = [] if named else [f"{file.name}: OpenCompass names the model by the folder above its predictions "
+                              f"(predictions/<model>/); the file came without it, so the model is named {model!r} "
+                              "(--model NAME renames it)."]
+    rows = []
+    for key, record in doc.items():
+        gold = record.get("gold")
+        category = None
+        if isinstance(gold, dict) and len(gold) == 1 and isinstance(next(iter(gold.values())), str):
+            category, gold = next(iter(gold.values())), None
+        rows.append({"model": model, "task": PurePosixPath(file.base).stem, "example_id": str(key),
+                     "input": _text(record.get("origin_prompt")), "output": _text(record.get("prediction")),
+                     "target": _text(gold), "group": category})
+    frame = pd.DataFrame(rows).dropna(axis=1, how="all")
+    notes.append(f"{file.name}: OpenCompass predictions of {model!r} on {PurePosixPath(file.base).stem!r} "
+                 f"({len(rows):,} examples): the outputs and references, without a verdict (OpenCompass scores them "
+                 "in its evaluation step): judge them on the Label page, or compare models there.")
+    return Imported(frame, "log", TOOL, (file.name,), notes, model_from_file=not named)
+
+
 def convert(files: list[LogFile]) -> list[Imported]:
-    """Refuse the first file (each of several is left out with its reason, the others read: detect's rule)."""
+    """Each predictions file read as a log of outputs; a summary refused (module docstring)."""
     from evalcore.importers.detect import tools_read
 
-    file = files[0]
-    header = _summary_header(file)
-    if header is not None:
-        raise EvalDataError(
-            f"{file.name}: an OpenCompass summary (summary_<time>.csv: dataset, version, metric, mode, then one column "
-            f"per model: {listed(header[4:], 4, repr)}): one score per dataset and model, aggregates without example "
-            "counts, not per-example results; evalcore never reads them as examples. Upload per-example results "
-            f"instead ({tools_read()}), or, to compare these scores, write them as a leaderboard summary with one row "
-            "per model and dataset: model, task, accuracy (a proportion) and n (the examples behind it).")
-    raise EvalDataError(
-        f"{file.name}: OpenCompass predictions (predictions/<model>/<dataset>.json: each example's prompt, the model's "
-        "prediction and the reference, 'gold'): they hold no verdict per example — OpenCompass scores them in its "
-        "evaluation step — so they cannot say which answers were right. evalcore does not read OpenCompass's "
-        f"evaluation results; {tools_read()}, and tables: write each example's verdict as a table (model, example_id, "
-        "correct or score).")
+    out = []
+    for file in files:
+        header = _summary_header(file)
+        if header is not None:
+            raise EvalDataError(
+                f"{file.name}: an OpenCompass summary (summary_<time>.csv: dataset, version, metric, mode, then one "
+                f"column per model: {listed(header[4:], 4, repr)}): one score per dataset and model, aggregates "
+                "without example counts, not per-example results; evalcore never reads them as examples. Upload "
+                f"per-example results instead ({tools_read()}), or, to compare these scores, write them as a "
+                "leaderboard summary with one row per model and dataset: model, task, accuracy (a proportion) and n "
+                "(the examples behind it).")
+        out.append(_predictions(file))
+    return out

@@ -51,8 +51,8 @@ def test_unknown_json_names_the_logs_evalcore_reads():
     message = str(error.value)
     assert message.startswith("config.json: this JSON is not a log evalcore recognises. evalcore reads the logs of ")
     assert "README, \"Logs written by evaluation tools\"" in message and "-m COLUMN=ROLE" in message
-    assert all(module.TOOL in message for module in tools() if getattr(module, "READS_LOGS", True))
-    assert "JSON Lines need" not in message and "OpenCompass" not in message  # recognised only to be refused
+    assert all(module.TOOL in message for module in tools())
+    assert "JSON Lines need" not in message
 
 
 def test_a_bad_file_among_good_ones_is_left_out_with_a_warning_and_strict_refuses():
