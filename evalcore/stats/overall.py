@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
-from evalcore.stats.intervals import DEFAULT_ALPHA, binomial_variance, wilson_interval
+from evalcore.stats.intervals import DEFAULT_ALPHA, binomial_variance, wilson_interval, z_value
 from evalcore.stats.summaries import BINARY_METRICS, mean_table
 
 #: the estimands and their names in captions, tables and the report
@@ -117,7 +116,7 @@ def _mean_interval(estimate: np.ndarray, se: np.ndarray, alpha: float, binary: b
     Wilson's interval at the effective number of examples n_eff = p (1 - p) / se^2 (Korn & Graubard 1998) where
     0 < p < 1. Each alone falls short somewhere (benchmarks/coverage/overall.py, 95%: normal 0.91 with 2 tasks of 20
     examples near 0.9, Wilson 0.916 with 3 tasks of 10); their union holds in every setting measured."""
-    z = ndtri(1 - alpha / 2)
+    z = z_value(alpha)
     low, high = estimate - z * se, estimate + z * se
     if not binary:
         return low, high
@@ -148,7 +147,7 @@ def _summary_cells(summary: pd.DataFrame, alpha: float) -> pd.DataFrame:
         task=summary["task"].to_numpy())
     if "se" in summary:
         own = summary["se"].notna().to_numpy()
-        z = ndtri(1 - alpha / 2)
+        z = z_value(alpha)
         estimate, se = summary["accuracy"].to_numpy(float), summary["se"].to_numpy(float)
         cells.loc[own, "estimate"] = estimate[own]
         cells.loc[own, "se"] = se[own]

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtrit
 
 from evalcore.stats.intervals import binomial_variance, wilson_interval
 from evalcore.data.repeats import N_REPEATS, kish_effective_n, per_example
@@ -90,6 +89,8 @@ def mean_table(
             sd = out["sd"].to_numpy(dtype=float)
             refused = (n > 0) & ((n < 2) | (sd == 0))
             se = np.where(refused, np.nan, sd / np.sqrt(n))
+            from scipy.special import stdtrit  # here: a log of 0/1 labels is read without scipy (issue 49)
+
             half = stdtrit(np.maximum(n - 1, 1), 1 - alpha / 2) * se  # Student-t quantile
             low, high = est - half, est + half
             if bounds is not None:
