@@ -229,9 +229,10 @@ class Workspace:
     def add_dataset(self, data: bytes | pd.DataFrame, name: str, mapping: dict | None = None,
                     owner: str | None = None, shared: bool = False) -> DatasetRecord:
         """Validate ``data`` (an upload's bytes, or a validated frame) and save it; its frame is stored once."""
+        name = bounded_name(str(name), "The dataset's name")  # before the log is read: a refusal costs nothing
         frame = data if isinstance(data, pd.DataFrame) else load_eval_log(bytes(data), mapping=mapping)
         report = report_of(frame)
-        record = DatasetRecord(new_id(), str(name), canonical(owner), shared, _now(),
+        record = DatasetRecord(new_id(), name, canonical(owner), shared, _now(),
                                len(frame), report.n_models, report.kind)
         return self._insert_dataset(record, mapping, lambda: storage.store(self.root, frame))
 
@@ -241,8 +242,9 @@ class Workspace:
         paths, a glob, an Ibis table), validated in the engine; its role-named columns are written by the engine
         straight to Parquet (streamed, never in memory), stored once by the digest of that file. The catalog's
         write lock is taken only for the dataset's row, after the file is written."""
+        name = bounded_name(str(name), "The dataset's name")
         log = scan(source, mapping=mapping)
-        record = DatasetRecord(new_id(), str(name), canonical(owner), shared, _now(),
+        record = DatasetRecord(new_id(), name, canonical(owner), shared, _now(),
                                log.n_rows, len(log.models()), log.kind)
         stored = log.table if log.rows is None else log.rows  # every sample, so that the file validates again
         return self._insert_dataset(record, mapping, lambda: storage.store_table(self.root, stored))
@@ -312,7 +314,9 @@ class Workspace:
         return _dataset(found[0]) if found else None
 
     def rename(self, item_id: str, name: str, viewer: str | None = None) -> None:
-        """Rename a dataset or an analysis that ``viewer`` may change (:func:`.access.may_change`)."""
+        """Rename a dataset or an analysis that ``viewer`` may change (:func:`.access.may_change`); the name within
+        the bound of names (:func:`evalcore.data.limits.bounded_name`)."""
+        name = bounded_name(str(name), "The new name")
         with catalog.transaction(self.catalog) as db:
             table, _ = self._owned(db, item_id, viewer)
             db.execute(f"UPDATE {table} SET name = ? WHERE id = ?", (str(name), item_id))
@@ -403,8 +407,8 @@ class Workspace:
         makes the dataset visible to the team too, as :meth:`share` does (refused, nothing saved, when it is
         another owner's private dataset)."""
         owner = canonical(owner)
-        record = AnalysisRecord(new_id(), dataset_id, str(page), dict(settings or {}),
-                                dict(selection or {}), str(name or page), owner, shared, _now())
+        record = AnalysisRecord(new_id(), dataset_id, str(page), dict(settings or {}), dict(selection or {}),
+                                bounded_name(str(name or page), "The analysis' name"), owner, shared, _now())
         with catalog.transaction(self.catalog) as db:
             dataset = db.execute("SELECT * FROM datasets WHERE id = ?", (str(dataset_id),)).fetchone()
             if dataset is None:

@@ -161,3 +161,23 @@ def test_a_mixed_series_compares_the_runs_it_can_and_says_why_not_the_others(tmp
     changes = series_changes(correct.runs, "correct")
     assert set(changes["run"]) == {"n2"} and set(changes["baseline"]) == {"n0"}
     assert changes["difference"].notna().all()
+
+
+def test_dataset_and_analysis_names_are_bounded(tmp_path):
+    """Names a person types (a dataset's, a rename, an analysis') have at most MAX_NAME_CHARS characters: a longer
+    one is refused naming the bound, and nothing is saved."""
+    from evalcore.data.limits import MAX_NAME_CHARS
+    from evalcore.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    log = b"model,example_id,correct\na,1,1\na,2,0\nb,1,1\nb,2,1\n"
+    with pytest.raises(EvalDataError, match=f"The dataset's name has {MAX_NAME_CHARS + 1:,} characters; it may have "
+                                            f"at most {MAX_NAME_CHARS:,}"):
+        ws.add_dataset(log, "n" * (MAX_NAME_CHARS + 1))
+    assert ws.datasets() == []
+    saved = ws.add_dataset(log, "n" * MAX_NAME_CHARS)
+    with pytest.raises(EvalDataError, match="The new name has"):
+        ws.rename(saved.id, "r" * (MAX_NAME_CHARS + 1))
+    with pytest.raises(EvalDataError, match="The analysis' name has"):
+        ws.save_analysis(saved.id, "models", name="v" * (MAX_NAME_CHARS + 1))
+    assert ws.dataset_record(saved.id).name == "n" * MAX_NAME_CHARS and ws.analyses() == []
