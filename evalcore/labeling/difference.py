@@ -10,9 +10,9 @@ example says nothing about any difference, which is known to be 0 there.
 prefix of its queue is a simple random sample); ``disagreement`` queues only the examples whose outputs differ, in a
 random order, so any prefix is a simple random sample of the disagreement set D (N_D of the pool's N examples);
 ``neyman`` (where the log has an AI judge's verdict on each output, or each model's confidence: :data:`PROXIES`)
-stratifies D by the difference the first two models' proxies predict (:func:`predicted_difference`) and allocates labels as Neyman, ``n_h ∝ N_h S_h``, mixed with
-proportional allocation and reading each confidence within [0.05, 0.95] as one-model campaigns do
-(:func:`_neyman_queue`: every prefix of the queue is a stratified simple random sample).
+stratifies D by the difference the first two models' proxies predict (:func:`predicted_difference`) and allocates
+labels as Neyman, ``n_h ∝ N_h S_h``, mixed with proportional allocation and reading each proxy within [0.05, 0.95]
+as one-model campaigns do (:func:`_neyman_queue`: every prefix of the queue is a stratified simple random sample).
 
 **Estimates** (:func:`comparison_estimate`), for each pair (i, j) with ``d = c_i - c_j`` (c the 0/1 verdict):
 ``srs``: ``Δ = mean_S(d)``; ``disagreement``: ``Δ = (N_D / N) mean_S(d)`` (d = 0 on every example outside D);
@@ -23,7 +23,7 @@ inclusion probability n/N, n/N_D or n_h/N_h inside D, and 0 outside where d is 0
   ``se² = f² Σ_h W_h² (1 - n_h/N_h) m_h²/n_h`` (one stratum of M examples for ``srs`` and ``disagreement``; f = 1
   or N_D/N) with ``m_h² = Σ_h (d - c_h)² / (n_h - 1)``, d's second moment about a centre ``c_h`` fixed before any
   label: 0 for one stratum (McNemar's variance: the share of examples where the two verdicts differ), the
-  confidences' predicted mean of d for a Neyman stratum; floored at half a pseudo-event
+  proxies' predicted mean of d for a Neyman stratum; floored at half a pseudo-event
   (:func:`evalcore.labeling.estimate.floored_variance`); ν by Satterthwaite (Cochran 1977, 5A.42; n - 1 for one
   stratum). ``m_h²`` is at least the sample variance ``s_h²`` (``m² = s² + n (d̄ - c)²/(n - 1)``), so the interval
   is conservative, little where the centre is near the mean. A stop on the width of an interval made with ``s²``
