@@ -485,9 +485,9 @@ def _stratum_means(values: np.ndarray, h: np.ndarray, weights: np.ndarray) -> np
 def _random_equivalent(second: float, delta: float, scale: float, se: float, n: int, level: float, constants: dict,
                        design: str) -> float:
     """About how many labels a random paired sample of the pool needs for the same fixed-n interval on the first
-    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D; ``second`` the design's
-    estimate of ``E_D[d²]``), from the labels held; NaN before there are two. For the ``srs`` design, the labels
-    themselves."""
+    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D; ``second`` the
+    design's estimate of ``E_D[d²]``), from the labels held; NaN before there are two. For the ``srs`` design, the
+    labels themselves."""
     if n < 2 or not se > 0 or not math.isfinite(second):
         return math.nan
     if design == "srs":
