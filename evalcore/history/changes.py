@@ -135,9 +135,9 @@ def series_changes(runs: list[Run], metric: str = "correct", baseline: str | tup
     """Every run after the first compared with its baseline (``baseline``: a run's name, pinned for every run; one
     name per run, None where a run has none, as :meth:`evalcore.history.load.Series.gate_baselines` gives them;
     None: the previous run), overall and (``slices``) per slice value, all flagged by one Benjamini-Hochberg
-    procedure at ``fdr`` (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or "" (not flagged). A run
-    without the ``metric`` column or a labeled example (another metric, another model) has no row, nor does the
-    run compared with it (:meth:`evalcore.history.load.Series.comparable` says which)."""
+    procedure at ``fdr`` (module docstring). Columns :data:`COLUMNS`; ``direction`` is "worse", "better" or ""
+    (not flagged). A run without the ``metric`` column or a labeled example (another metric, another model) has no
+    row, nor does the run compared with it (:meth:`evalcore.history.load.Series.comparable` says which)."""
     names = [r.name for r in runs]
     if baseline is None or isinstance(baseline, str):
         bases = [baseline if baseline is not None else (names[i - 1] if i else None) for i in range(len(names))]
