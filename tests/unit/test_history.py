@@ -23,38 +23,37 @@ from evalcore.workspace.catalog import SCHEMA_VERSION
 
 
 
-def _exact_power_by_hand(n: int, psi: float, delta: float, alpha: float = 0.05) -> float:
-    """The exact McNemar test's power by enumeration of every (m, c) with math.comb: P(M = m) P(C = c | m), summed
-    where the two-sided exact p-value min(1, 2 P(Bin(m, 1/2) <= min(c, m - c))) is below alpha."""
+def _power_by_hand(n: int, psi: float, delta: float, rejects) -> float:
+    """A test's power by enumeration of every (m, c) with math.comb: P(M = m) P(C = c | m), summed where ``rejects(m,
+    c)`` (c = 0..m, an array) says the test rejects."""
     pi = (1 + delta / psi) / 2
     total = 0.0
     for m in range(n + 1):
         pm = math.comb(n, m) * psi**m * (1 - psi) ** (n - m)
         if pm < 1e-15:
             continue
-        for c in range(m + 1):
-            low = min(c, m - c)
-            p = min(1.0, 2 * sum(math.comb(m, j) for j in range(low + 1)) / 2**m)
-            if p < alpha:
-                total += pm * math.comb(m, c) * pi**c * (1 - pi) ** (m - c)
+        for c in np.flatnonzero(rejects(m, np.arange(m + 1))):
+            total += pm * math.comb(m, int(c)) * pi**c * (1 - pi) ** (m - c)
     return total
+
+
+def _exact_power_by_hand(n: int, psi: float, delta: float, alpha: float = 0.05) -> float:
+    """The exact McNemar test's power: it rejects where the two-sided exact p-value
+    min(1, 2 P(Bin(m, 1/2) <= min(c, m - c))) is below alpha."""
+    def rejects(m, c):
+        return np.array([min(1.0, 2 * sum(math.comb(m, j) for j in range(min(k, m - k) + 1)) / 2**m) < alpha
+                         for k in c])
+    return _power_by_hand(n, psi, delta, rejects)
 
 
 def _interval_power_by_hand(n: int, psi: float, share: float, delta: float) -> float:
-    """The power of Newcombe's interval (95%) to exclude 0, by enumeration of every (m, c) with math.comb: P(M = m)
-    P(C = c | m), summed where the interval of the table (a, m - c, c, d) excludes 0, a = round(share (n - m))."""
-    pi = (1 + delta / psi) / 2
-    total = 0.0
-    for m in range(n + 1):
-        pm = math.comb(n, m) * psi**m * (1 - psi) ** (n - m)
-        if pm < 1e-15:
-            continue
+    """The power of Newcombe's interval (95%) to exclude 0 for the table (a, m - c, c, d), a = round(share (n - m))
+    of the concordant examples right in both."""
+    def rejects(m, c):
         a = round(share * (n - m))
-        c = np.arange(m + 1)
         low, high = newcombe_interval(a, m - c, c, n - m - a, 0.95)
-        for k in np.flatnonzero((low > 0) | (high < 0)):
-            total += pm * math.comb(m, int(k)) * pi**k * (1 - pi) ** (m - k)
-    return total
+        return (low > 0) | (high < 0)
+    return _power_by_hand(n, psi, delta, rejects)
 
 
 def test_minimum_detectable_difference_is_the_interval_s_80_percent():

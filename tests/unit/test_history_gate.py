@@ -80,16 +80,22 @@ def test_a_slowly_regressing_series_fails_the_gate_once_its_cumulative_drop_is_d
     assert statuses["run0"] == "" and statuses[f"run{first - 1}"] == "passed" and statuses["run9"] == "failed"
 
 
-def test_accepting_a_run_makes_it_the_baseline_and_the_reference_with_who_and_when(tmp_path):
-    runs = slowly_worse(4)
+def _run2_failed(tmp_path) -> tuple[Workspace, list[str], list[str]]:
+    """(workspace, dataset ids, digests) of a series of four runs of OWNER's, shared, whose run2 failed the gate
+    against run1 and run0."""
     ws = Workspace(tmp_path / "ws")
     ids = []
-    for k, frame in enumerate(runs):
-        record_ = ws.add_dataset(validate(frame), f"run{k}", owner=OWNER, shared=True)
-        ids.append(record_.id)
-        ws.add_to_series(record_.id, SERIES, f"2026-11-{10 + k:02d}T02:00:00Z", viewer=OWNER)
+    for k, frame in enumerate(slowly_worse(4)):
+        saved = ws.add_dataset(validate(frame), f"run{k}", owner=OWNER, shared=True)
+        ids.append(saved.id)
+        ws.add_to_series(saved.id, SERIES, f"2026-11-{10 + k:02d}T02:00:00Z", viewer=OWNER)
     digests = [r.digest for r in ws.series_runs(SERIES, OWNER)]
     ws.record_verdict(SERIES, digests[2], "failed", ids[1], ids[0])
+    return ws, ids, digests
+
+
+def test_accepting_a_run_makes_it_the_baseline_and_the_reference_with_who_and_when(tmp_path):
+    ws, ids, digests = _run2_failed(tmp_path)
     entries = ws.series_runs(SERIES, OWNER)
     assert [r.accepted for r in entries] == [True, True, False, True]  # never gated: accepted as saved
     base, reference = baseline_and_reference(entries, None, "a new run's digest")
@@ -158,15 +164,7 @@ def test_the_history_changes_compare_each_run_with_its_gate_baseline(tmp_path):
     from evalcore.history import series_changes
     from evalcore.history.load import read_series
 
-    runs = slowly_worse(4)
-    ws = Workspace(tmp_path / "ws")
-    ids = []
-    for k, frame in enumerate(runs):
-        saved = ws.add_dataset(validate(frame), f"run{k}", owner=OWNER, shared=True)
-        ids.append(saved.id)
-        ws.add_to_series(saved.id, SERIES, f"2026-11-{10 + k:02d}T02:00:00Z", viewer=OWNER)
-    digests = [r.digest for r in ws.series_runs(SERIES, OWNER)]
-    ws.record_verdict(SERIES, digests[2], "failed", ids[1], ids[0])
+    ws, ids, _ = _run2_failed(tmp_path)
     series = read_series(ws, SERIES, OWNER).comparable()
     assert series.gate_baselines() == (None, "run0", "run1", "run1")
     table = series_changes(series.runs, "correct", series.gate_baselines(), slices=False)
