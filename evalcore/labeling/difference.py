@@ -37,6 +37,8 @@ inclusion probability n/N, n/N_D or n_h/N_h inside D, and 0 outside where d is 0
   mapped back, holds at every number of labels at once, so a decision read after every label is wrong with
   probability at most α. With more than two models every pair's sequence is at ``α / (K (K - 1) / 2)``
   (Bonferroni): all pairs hold at once, so "the leader beats every other model" is wrong with probability at most α.
+  The fixed-n intervals of more than two models are at that level too (simultaneous over the pairs), so the width
+  rule's "every pair with the leader within ±target" holds for all of them at once.
 
 Skipped or disputed examples (NaN) are bounded as in one-model campaigns: each interval runs from its lower end with
 every unknown d at -1 to its upper end with every one at +1 (Manski).
@@ -379,11 +381,11 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
                          "ci_high": math.nan, "cs_low": math.nan, "cs_high": math.nan, "se": math.nan})
             continue
         d = values[:, i] - values[:, j]
-        delta, *_ = _fixed(d[known], scale, level, h[known], sizes, centers)
+        delta, *_ = _fixed(d[known], scale, 1 - pair_alpha, h[known], sizes, centers)
         bounds = []
         for fill in (-1.0, 1.0) if n_known < n else (0.0,):  # Manski: unknown d at its worst, then at its best
             filled = np.where(known, d, fill)
-            _, low, high, se = _fixed(filled, scale, level, h, sizes, centers)
+            _, low, high, se = _fixed(filled, scale, 1 - pair_alpha, h, sizes, centers)
             cs_low, cs_high = _sequence(filled, scale, population, pair_alpha) if decide else (math.nan, math.nan)
             bounds.append((low, high, cs_low, cs_high, se))
         rows.append({"model_a": models[i], "model_b": models[j], "difference": delta,
@@ -406,7 +408,7 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
     needed = _needed(n, half, target, budget, population, stop)
     second = (float(_stratum_means((values[known, 0] - values[known, 1])[:, None] ** 2, h[known], weights)[0])
               if n_known >= 2 else math.nan)
-    random_labels = _random_equivalent(second, float(first["difference"]), scale, first["se"], n_known, level,
+    random_labels = _random_equivalent(second, float(first["difference"]), scale, first["se"], n_known, 1 - pair_alpha,
                                        constants, design)
     what = "zero" if margin == 0 else f"±{margin:g}"
     meaning = (SEQUENCE_MEANING.format(what=what, alpha=alpha) if decide else FIXED_MEANING.format(level=level))

@@ -297,3 +297,20 @@ def test_the_neyman_design_reads_an_ai_judges_verdicts_before_the_models_confide
     assert any("lacks an AI judge's verdict" in n for n in fallback.notes)
     with pytest.raises(EvalDataError, match="'confidence' column\\) or an AI judge's verdict on it \\('proxy'"):
         plan_comparison(comparison_pool(log.drop(columns="confidence"), ["A", "B"]), "neyman", seed=0, target=0.05)
+
+
+def test_three_models_fixed_intervals_are_simultaneous():
+    """Three models, 40 examples of the srs design: each pair's fixed-n interval is at 1 - 0.05/3 (Bonferroni over the
+    3 pairs, as the confidence sequences): its half-width is t_{39, 1 - 0.05/6} se, by hand for the pair (A, C)."""
+    from scipy.stats import t as student_t
+
+    rng = np.random.default_rng(5)
+    correct = pd.DataFrame(rng.integers(0, 2, size=(40, 3)).astype(float), columns=["A", "B", "C"])
+    constants = {"N": 400, "N_D": 400, "M": 400, "patterns": [ALL_AGREE]}
+    got = comparison_estimate(correct, ["A", "B", "C"], "srs", constants, target=0.5, budget=None, decide=False,
+                              margin=0.0, level=0.95)
+    d = (correct["A"] - correct["C"]).to_numpy()
+    se = math.sqrt((1 - 40 / 400) * (d @ d / 39) / 40)
+    row = got.pairs.set_index(["model_a", "model_b"]).loc[("A", "C")]
+    half = student_t.ppf(1 - 0.05 / 6, 39) * se
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((d.mean() - half, d.mean() + half))
