@@ -312,3 +312,30 @@ def test_the_owner_settles_a_disputed_comparison_example_on_the_page(tmp_path, m
     assert campaign.adjudications()[["adjudicator", "note"]].values.tolist() == [[owner, "read both"]]
     assert [s.value for s in at.subheader if s.value.startswith("Adjudication queue")] == [
         "Adjudication queue (0 pending)"]
+
+
+def test_a_neyman_comparison_is_started_on_the_page_and_the_decided_rule_refused_for_it(folder):
+    """A log with each model's confidence: the design "neyman" with the decided rule is refused, saying why and what
+    to choose; with the width rule it starts, and the page shows its answer and the first example of a stratum."""
+    frame, _ = _classes()
+    frame["confidence"] = np.round(np.random.default_rng(1).uniform(0.05, 0.95, len(frame)), 3)
+    ws, dataset = _save(folder, frame, "with confidences")
+    at = open_page("label")
+    at.radio(key="label_kind").set_value("comparison")
+    at.run()
+    at.selectbox(key="compare_dataset").set_value(dataset)
+    at.run()
+    at.selectbox(key="compare_design").set_value("neyman")
+    at.radio(key="compare_rule").set_value("decide")
+    next(b for b in at.button if b.label == "Start the comparison").click()
+    at.run()
+    assert_no_exception(at)
+    assert any("decided rule reads a confidence sequence" in t and "'disagreement'" in t for t in texts(at.error))
+    assert Campaign.list(ws) == []
+    at.radio(key="compare_rule").set_value("target")
+    next(b for b in at.button if b.label == "Start the comparison").click()
+    at.run()
+    assert_no_exception(at)
+    [record] = Campaign.list(ws)
+    assert record.design == "neyman" and len(record.pool["strata"]) >= 2
+    assert "A vs B" in shown(at.subheader[0].value) and "in each of the design's" in shown(at.subheader[0].value)
