@@ -870,9 +870,10 @@ def _comparison(campaign: ComparisonCampaign) -> None:
         _compare_example(campaign, example_id, who)
     if who is not None:
         _compare_relabel(campaign, who)
+    state = comparison_state(campaign.id, campaign.version(), _campaign=campaign)
     with top:
-        _comparison_answer(campaign, comparison_state(campaign.id, campaign.version(), _campaign=campaign))
-    _adjudication(campaign, who, campaign.pending())
+        _comparison_answer(campaign, state)
+    _adjudication(campaign, who, state.pending)
     _comparison_records(campaign)
     _other_campaigns()
 

@@ -332,25 +332,17 @@ class ComparisonCampaign(Claims):
                 row["given"].append(json.loads(r["verdicts"]))
         out = []
         for example_id, row in found.items():
-            given = row.pop("given")
-            if example_id in decided:
-                value, status = decided[example_id], "adjudicated"
-            elif not given:
-                value, status = dict.fromkeys(models, np.nan), "skipped"
-            elif all(g == given[0] for g in given):
-                value, status = given[0], "labeled"
-            else:
-                value, status = dict.fromkeys(models, np.nan), "disputed"
-            out.append({**row, **{m: value.get(m, np.nan) for m in models}, "status": status})
+            value, status = settled(row.pop("given"), decided.get(example_id))
+            out.append({**row, **{m: (value or {}).get(m, np.nan) for m in models}, "status": status})
         frame = pd.DataFrame(out, columns=["example_id", "position", "stratum", "pattern", *models, "status"])
         return frame.set_index("example_id").astype({m: float for m in models})
 
-    def pending(self) -> pd.DataFrame:
+    def pending(self, drawn: pd.DataFrame | None = None) -> pd.DataFrame:
         """The adjudication queue, in queue order: every label and skip in force of each example that is disputed
         (its labels differ) or only skipped and that no adjudication settles: ``example_id``, ``position``,
         ``annotator``, ``verdicts`` ({model: 0/1}; None for a skip), ``answer``, ``note`` and ``reason``
-        ("labels disagree" or "skipped")."""
-        drawn = self.verdicts()
+        ("labels disagree" or "skipped"); ``drawn``: :meth:`verdicts`, read here unless given."""
+        drawn = self.verdicts() if drawn is None else drawn
         open_ = drawn[drawn["status"].isin(["disputed", "skipped"])]
         columns = ["example_id", "position", "annotator", "verdicts", "answer", "note", "reason"]
         if open_.empty:
@@ -372,16 +364,13 @@ class ComparisonCampaign(Claims):
         example_id = str(example_id)
         with catalog.transaction(self._db) as db:
             given = verdicts(self._outputs_in(db, example_id), value, self.info.outputs)
-            decided = db.execute("SELECT 1 FROM comparison_adjudications WHERE campaign_id = ? AND example_id = ? "
-                                 "AND replaced_by IS NULL", (self.id, example_id)).fetchone() is not None
-            labels = [json.loads(r[0]) for r in db.execute(
-                "SELECT verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? AND "
-                "replaced_by IS NULL AND skipped = 0", (self.id, example_id))]
-            skipped = not labels and db.execute(
-                "SELECT 1 FROM comparison_labels WHERE campaign_id = ? AND example_id = ? AND replaced_by IS NULL "
-                "AND skipped = 1", (self.id, example_id)).fetchone() is not None
-            if not (decided or skipped or (labels and any(g != labels[0] for g in labels))):
-                why = "has no label yet" if not labels else f"has {len(labels)} label(s) that agree"
+            decided = db.execute("SELECT verdicts FROM comparison_adjudications WHERE campaign_id = ? AND "
+                                 "example_id = ? AND replaced_by IS NULL", (self.id, example_id)).fetchone()
+            in_force = db.execute("SELECT verdicts FROM comparison_labels WHERE campaign_id = ? AND example_id = ? AND "
+                                  "replaced_by IS NULL", (self.id, example_id)).fetchall()
+            labels = [json.loads(r[0]) for r in in_force if r[0]]
+            if not in_force or settled(labels, decided and json.loads(decided[0]))[1] == "labeled":
+                why = "has no label yet" if not in_force else f"has {len(labels)} label(s) that agree"
                 raise EvalDataError(f"The example {example_id!r} {why}: only examples whose labels disagree, or that "
                                     "were skipped, are adjudicated (the adjudication queue lists them).")
             answer = note_text(value.strip(), "The answer typed") if isinstance(value, str) else None
@@ -403,12 +392,18 @@ class ComparisonCampaign(Claims):
         frame["verdicts"] = frame["verdicts"].map(json.loads)
         return frame
 
-    def estimate(self) -> ComparisonEstimate:
+    def estimate(self, drawn: pd.DataFrame | None = None) -> ComparisonEstimate:
         """The difference of the first two models (and every pair), its interval, the stop rule and the decision,
-        from the labels in force (:func:`.difference.comparison_estimate`)."""
+        from the labels in force (:func:`.difference.comparison_estimate`); ``drawn``: :meth:`verdicts`, read here
+        unless given."""
         r = self.info
-        return comparison_estimate(self.verdicts(), list(r.models), r.design, r.pool, r.target, r.budget, r.decide,
-                                   r.margin, r.level)
+        return comparison_estimate(self.verdicts() if drawn is None else drawn, list(r.models), r.design, r.pool,
+                                   r.target, r.budget, r.decide, r.margin, r.level)
+
+    def page_state(self) -> tuple[ComparisonEstimate, pd.DataFrame]:
+        """(:meth:`estimate`, :meth:`pending`) from one read of the labels, as the Label page opens the campaign."""
+        drawn = self.verdicts()
+        return self.estimate(drawn), self.pending(drawn)
 
     def export(self) -> pd.DataFrame:
         """One row per queued example (the budget's, or the planned part of a target's queue and every drawn one):
@@ -466,6 +461,17 @@ class ComparisonCampaign(Claims):
                                        "campaign_id = :c)", {"c": self.id})
         return (int(found[0][0]), int(found[0][1])) if found else (0, 0)
 
+
+
+def settled(given: list[dict], decided: dict | None) -> tuple[dict | None, str]:
+    """An example's verdicts in force and its status from the verdicts of its labels in force (``given``; its skips
+    give none) and the adjudication in force (``decided``): ("adjudicated" whatever the labels say), "labeled" (its
+    labels agree), "disputed" (they differ: None) or "skipped" (skips only: None). Never an average."""
+    if decided:
+        return decided, "adjudicated"
+    if not given:
+        return None, "skipped"
+    return (given[0], "labeled") if all(g == given[0] for g in given) else (None, "disputed")
 
 
 def _points(value: float) -> str:

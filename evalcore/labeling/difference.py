@@ -59,12 +59,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 from scipy.stats import t as student_t
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.labeling.designs import COMPARISON_DESIGN_NAMES, COMPARISON_DESIGNS  # noqa: F401 (re-exported)
-from evalcore.labeling.estimate import MIN_LABELS, floored_variance, wilson_at_effective_n
+from evalcore.labeling.estimate import MIN_LABELS, critical_value, floored_variance, wilson_at_effective_n
 from evalcore.labeling.queue import (N_STRATA, PROXY_TRUST, QueuePlan, allocation_shares, interleaved_order,
                                     merged_strata)
 from evalcore.sampling.designs import kmeans_strata
@@ -202,30 +201,33 @@ def plan_comparison(pool: ComparisonPool, design: str, seed: int, target: float 
     if design != "srs" and n_differ < 2:
         raise EvalDataError(f"The models give the same output on {n_pool - n_differ:,} of the {n_pool:,} shared "
                             "examples: there is nothing to compare (their accuracies are equal on this pool).")
-    sizes = np.bincount(stratum, minlength=len(names))
-    constants = {"N": n_pool, "N_D": n_differ, "patterns": names, "pattern_sizes": sizes.tolist()}
-    if design == "neyman":
-        return _neyman_queue(pool, differ, constants, seed, target, budget, level)
-    candidates = np.flatnonzero(differ) if design == "disagreement" else np.arange(n_pool)
-    rng = np.random.default_rng(seed)
-    position = rng.permutation(candidates)
-    population = position.size
+    population = n_pool if design == "srs" else n_differ
     if budget is not None and not 2 <= int(budget) <= population:
         raise EvalDataError(f"The label budget must be between 2 and the {population:,} examples the design can "
                             f"draw; got {budget}.")
+    sizes = np.bincount(stratum, minlength=len(names))
+    constants = {"N": n_pool, "N_D": n_differ, "M": population, "patterns": names, "pattern_sizes": sizes.tolist()}
+    if design == "neyman":
+        return _neyman_queue(pool, differ, constants, seed, target, budget, level)
+    candidates = np.flatnonzero(differ) if design == "disagreement" else np.arange(n_pool)
+    position = np.random.default_rng(seed).permutation(candidates)
     share = n_differ / n_pool
-    if budget is not None:
-        planned = int(budget)
-    else:  # Var(d) <= share of differing outputs over the pool, share_D = 1 inside the disagreement set
-        z = float(norm.ppf(0.5 + level / 2))
-        var, scale = (1.0, share) if design == "disagreement" else (share, 1.0)
-        n0 = z * z * scale * scale * var / target**2
-        planned = int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
+    # Var(d) <= share of differing outputs over the pool, share_D = 1 inside the disagreement set (times f = share)
+    planned = int(budget) if budget is not None else _planned(share if design == "srs" else share**2, target,
+                                                               level, population)
     order = pd.DataFrame({"example_id": pool.outputs.index.to_numpy()[position], "stratum": 0,
                           "weight": 1.0, "priority": -np.arange(population, dtype=float), "proxy": np.nan,
                           "judge": np.nan})
-    constants.update(M=population, strata=[population], centers=[0.0])
+    constants.update(strata=[population], centers=[0.0])
     return QueuePlan(design, order, planned, constants)
+
+
+def _planned(variance: float, target: float, level: float, population: int) -> int:
+    """The labels that reach ±``target`` on Δ when ``variance`` is n times the estimate's variance:
+    ``n0 = z² variance / target²`` with the finite-population correction ``n0 / (1 + n0 / M)``, at least
+    :data:`~evalcore.labeling.estimate.MIN_LABELS`, at most the ``population`` M."""
+    n0 = critical_value(level) ** 2 * variance / target**2
+    return int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
 
 
 def _neyman_queue(pool: ComparisonPool, differ: np.ndarray, constants: dict, seed: int, target: float | None,
@@ -246,25 +248,18 @@ def _neyman_queue(pool: ComparisonPool, differ: np.ndarray, constants: dict, see
     models = list(pool.outputs.columns)
     ids = pool.outputs.index.to_numpy()[differ]
     population = int(ids.size)
-    if budget is not None and not 2 <= int(budget) <= population:
-        raise EvalDataError(f"The label budget must be between 2 and the {population:,} examples the design can "
-                            f"draw; got {budget}.")
     mean, variance = predicted_difference(pool.confidence.loc[ids, models[:2]].to_numpy(float), pool.kind)
     strata = merged_strata(kmeans_strata(mean, min(N_STRATA, max(1, population // 4))).astype(np.int64))
     sizes = np.bincount(strata)
     centers = np.bincount(strata, mean) / sizes
     spread = np.sqrt(np.maximum(np.bincount(strata, variance + mean**2) / sizes - centers**2, 0.0))
-    if budget is not None:
-        planned = int(budget)
-    else:
-        z = float(norm.ppf(0.5 + level / 2))
-        n0 = (z * constants["N_D"] / constants["N"] * float(sizes @ spread) / population / target) ** 2
-        planned = int(min(max(math.ceil(n0 / (1 + n0 / population)), MIN_LABELS), population))
+    planned = int(budget) if budget is not None else _planned(
+        (constants["N_D"] / constants["N"] * float(sizes @ spread) / population) ** 2, target, level, population)
     shares = allocation_shares("neyman", strata, None, max(planned, 2 * sizes.size), spread=spread)
     position = interleaved_order(strata, shares, np.random.default_rng(seed))
     order = pd.DataFrame({"example_id": ids[position], "stratum": strata[position], "weight": 1.0,
                           "priority": -np.arange(population, dtype=float), "proxy": np.nan, "judge": np.nan})
-    constants.update(M=population, strata=sizes.tolist(), centers=centers.tolist())
+    constants.update(strata=sizes.tolist(), centers=centers.tolist())
     return QueuePlan("neyman", order, planned, constants)
 
 
@@ -408,8 +403,8 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
     needed = _needed(n, half, target, budget, population, stop)
     second = (float(_stratum_means((values[known, 0] - values[known, 1])[:, None] ** 2, h[known], weights)[0])
               if n_known >= 2 else math.nan)
-    random_labels = _random_equivalent(second, float(first["difference"]), scale, first["se"], n_known, 1 - pair_alpha,
-                                       constants, design)
+    random_labels = _random_equivalent(second, float(first["difference"]), scale, first["se"], n_known, constants,
+                                       design)
     what = "zero" if margin == 0 else f"±{margin:g}"
     meaning = (SEQUENCE_MEANING.format(what=what, alpha=alpha) if decide else FIXED_MEANING.format(level=level))
     counts = correct["pattern"].value_counts() if "pattern" in correct else pd.Series(dtype=int)
@@ -430,7 +425,7 @@ def _accuracies(values: np.ndarray, known: np.ndarray, models: list[str], popula
     n = len(values)
     if int(known.sum()) < 2:
         return None
-    z = float(norm.ppf(0.5 + level / 2))
+    z = critical_value(level)
     rows = []
     for k, model in enumerate(models):
         ends = []
@@ -484,18 +479,15 @@ def _stratum_means(values: np.ndarray, h: np.ndarray, weights: np.ndarray) -> np
     return weights @ (sums / n_h[:, None])
 
 
-def _random_equivalent(second: float, delta: float, scale: float, se: float, n: int, level: float, constants: dict,
+def _random_equivalent(second: float, delta: float, scale: float, se: float, n: int, constants: dict,
                        design: str) -> float:
     """About how many labels a random paired sample of the pool needs for the same fixed-n interval on the first
-    pair: ``z² Var_pool(d) / half²`` with ``Var_pool(d) = f E_D[d²] - Δ²`` (d = 0 outside D; ``second`` the
-    design's estimate of ``E_D[d²]``), from the labels held; NaN before there are two. For the ``srs`` design, the
-    labels themselves."""
+    pair, i.e. the same standard error ``se``: ``n0 = Var_pool(d) / se²`` with ``Var_pool(d) = f E_D[d²] - Δ²``
+    (d = 0 outside D; ``second`` the design's estimate of ``E_D[d²]``) and the finite-population correction, from
+    the labels held; NaN before there are two. For the ``srs`` design, the labels themselves."""
     if n < 2 or not se > 0 or not math.isfinite(second):
         return math.nan
     if design == "srs":
         return float(n)
-    var_pool = scale * second - delta**2
-    z = float(norm.ppf(0.5 + level / 2))
-    half = z * se
-    n0 = z * z * var_pool / half**2
+    n0 = (scale * second - delta**2) / se**2
     return float(n0 / (1 + n0 / constants["N"]))

@@ -62,18 +62,19 @@ def campaign_agreement(campaign_id: str, version: tuple[int, int], _campaign: Ca
 
 @dataclass(frozen=True)
 class ComparisonState:
-    """What the Label page opens a comparison campaign with: the ``estimate`` and its ``figure`` (every model against
-    the leader; None before the first estimate)."""
+    """What the Label page opens a comparison campaign with: the ``estimate``, its ``figure`` (every model against
+    the leader; None before the first estimate) and the adjudication queue (``pending``)."""
 
     estimate: ComparisonEstimate
     figure: go.Figure | None
+    pending: pd.DataFrame
 
 
 @cached("Reading the labels...")
 def comparison_state(campaign_id: str, version: tuple[int, int], _campaign: ComparisonCampaign) -> ComparisonState:
-    """The comparison campaign's estimate and chart at ``version``."""
-    estimate = _campaign.estimate()
-    return ComparisonState(estimate, None if estimate.leader is None else comparison_figure(estimate))
+    """The comparison campaign's estimate, chart and adjudication queue at ``version``."""
+    estimate, pending = _campaign.page_state()
+    return ComparisonState(estimate, None if estimate.leader is None else comparison_figure(estimate), pending)
 
 
 @cached("Reading the dataset's models...")

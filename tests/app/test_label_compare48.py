@@ -48,6 +48,23 @@ def _save(folder, frame: pd.DataFrame, name: str = "outputs") -> tuple[Workspace
     return ws, ws.add_dataset(frame.to_csv(index=False).encode(), name).id
 
 
+def _comparison_form(dataset: str):
+    """The Label page's form for a new comparison, on ``dataset``."""
+    at = open_page("label")
+    at.radio(key="label_kind").set_value("comparison")
+    at.run()
+    at.selectbox(key="compare_dataset").set_value(dataset)
+    at.run()
+    return at
+
+
+def _start(at) -> None:
+    """Click "Start the comparison" and draw the page again."""
+    next(b for b in at.button if b.label == "Start the comparison").click()
+    at.run()
+    assert_no_exception(at)
+
+
 def _named(at) -> dict[int, list[str]]:
     """Output number -> the models that gave it, from the section "Which model gave which output"."""
     found = {}
@@ -178,16 +195,9 @@ def test_a_comparison_is_started_on_the_page_and_refusals_are_said(folder):
     few = pd.DataFrame([{"model": m, "example_id": f"{m}{i}" if i >= 5 else f"x{i}", "output": "cat"}
                         for m in ("A", "B") for i in range(30)])
     _, apart = _save(folder, few, "ids apart")
-    at = open_page("label")
-    at.radio(key="label_kind").set_value("comparison")
-    at.run()
-    at.selectbox(key="compare_dataset").set_value(apart)
-    at.run()
+    at = _comparison_form(apart)
     assert at.multiselect(key=f"compare_models_{apart}").value == ["A", "B"]  # the first two models of the dataset
-    submit = next(b for b in at.button if b.label == "Start the comparison")
-    submit.click()
-    at.run()
-    assert_no_exception(at)
+    _start(at)
     assert any(t.startswith("The models share 5 examples (with an output from each); a comparison campaign needs at "
                             "least 20.") for t in texts(at.error)), texts(at.error)
     assert Campaign.list(ws) == []
@@ -197,9 +207,7 @@ def test_a_comparison_is_started_on_the_page_and_refusals_are_said(folder):
     at.radio(key="compare_rule").set_value("decide")
     at.number_input(key="compare_margin").set_value(0.01)
     seed = next(n for n in at.number_input if n.label == "Seed").value
-    next(b for b in at.button if b.label == "Start the comparison").click()
-    at.run()
-    assert_no_exception(at)
+    _start(at)
     [record] = Campaign.list(ws)
     assert (record.models, record.design, record.decide, record.margin, record.target, record.seed) == (
         ("B", "A"), "disagreement", True, 0.01, 0.02, seed)
@@ -320,22 +328,14 @@ def test_a_neyman_comparison_is_started_on_the_page_and_the_decided_rule_refused
     frame, _ = _classes()
     frame["confidence"] = np.round(np.random.default_rng(1).uniform(0.05, 0.95, len(frame)), 3)
     ws, dataset = _save(folder, frame, "with confidences")
-    at = open_page("label")
-    at.radio(key="label_kind").set_value("comparison")
-    at.run()
-    at.selectbox(key="compare_dataset").set_value(dataset)
-    at.run()
+    at = _comparison_form(dataset)
     at.selectbox(key="compare_design").set_value("neyman")
     at.radio(key="compare_rule").set_value("decide")
-    next(b for b in at.button if b.label == "Start the comparison").click()
-    at.run()
-    assert_no_exception(at)
+    _start(at)
     assert any("decided rule reads a confidence sequence" in t and "'disagreement'" in t for t in texts(at.error))
     assert Campaign.list(ws) == []
     at.radio(key="compare_rule").set_value("target")
-    next(b for b in at.button if b.label == "Start the comparison").click()
-    at.run()
-    assert_no_exception(at)
+    _start(at)
     [record] = Campaign.list(ws)
     assert record.design == "neyman" and len(record.pool["strata"]) >= 2
     assert "A vs B" in shown(at.subheader[0].value) and "in each of the design's" in shown(at.subheader[0].value)
