@@ -160,11 +160,11 @@ def _chosen_run(args: argparse.Namespace):
     return workspace, *chosen[0]
 
 
-def _decided(decide) -> None:
-    """``decide()``, a refusal (:func:`evalcore.workspace.access.check_decide`, naming the owner) as the command's
-    error."""
+def _decided(decide):
+    """``decide()``'s result, a refusal (:func:`evalcore.workspace.access.check_decide`, naming the owner) as the
+    command's error."""
     try:
-        decide()
+        return decide()
     except (PermissionError, LookupError) as exc:
         raise EvalDataError(f"{exc} (--by EMAIL says who you are.)") from exc
 
@@ -173,9 +173,7 @@ def _accept(args: argparse.Namespace) -> int:
     from evalcore.cli import _one_line
 
     workspace, chosen, name = _chosen_run(args)
-    found = []
-    _decided(lambda: found.append(workspace.accept_run(args.name, chosen.dataset_id, args.by)))
-    run = found[0]
+    run = _decided(lambda: workspace.accept_run(args.name, chosen.dataset_id, args.by))
     print(f"accepted {_one_line(name)} ({run.dataset_id}) in the series '{_one_line(args.name)}' by "
           f"{run.decided_by or 'nobody signed in'} at {run.decided_at}: it may be the baseline of the next "
           "comparison, and it is the series' reference unless a run is pinned.")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from evalcore.compare.runs import unique_names
 from evalcore.errors import EvalDataError
 from evalcore.history.changes import Run
+from evalcore.history.gate import baseline_and_reference, holding
 from evalcore.workspace.workspace import SeriesRun, Workspace
 
 
@@ -53,8 +54,6 @@ class Series:
         runs before it, the pin aside): the latest accepted run before it, never a rejected one or one stamped
         ahead; None where no accepted run comes before (the first run). The History page's changes compare each
         run with it, so that a run the gate failed is not the next run's baseline there either."""
-        from evalcore.history.gate import baseline_and_reference
-
         by_id = {e.dataset_id: r.name for r, e in zip(self.runs, self.entries)}
         out = []
         for i, entry in enumerate(self.entries):
@@ -100,5 +99,5 @@ def read_series(workspace: Workspace, name: str, viewer: str | None = None, mode
         runs.append(Run(run, entry.run_time, rows[columns] if columns else rows))
     pinned = workspace.series_baseline(name)
     baseline = next((run for entry, run in zip(entries, names) if entry.dataset_id == pinned), None)
-    holding = [e for e in entries if model in e.summary.get("models", [])] or entries
-    return Series(name, model, runs, entries, baseline, holding[-1].summary.get("metric", "correct"))
+    latest = (holding(entries, model) or entries)[-1]
+    return Series(name, model, runs, entries, baseline, latest.summary.get("metric", "correct"))

@@ -20,6 +20,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
 
@@ -141,10 +142,11 @@ class SeriesRun:
         saved without a gate is trusted as saved: the first run of a series, or a series without a gate)."""
         return self.status != "failed"
 
-    @property
+    @cached_property
     def stamped_ahead(self) -> bool:
         """Whether the run's time is more than :data:`FUTURE_SLACK` in the future (kept before such times were
-        refused): it is never chosen as a baseline or reference (:mod:`evalcore.history.gate`), and pages flag it."""
+        refused): it is never chosen as a baseline or reference (:mod:`evalcore.history.gate`), and pages flag it.
+        Read once per run (the History page asks it of every earlier run, for every run)."""
         return _run_time(self.run_time)[0] is None
 
 
