@@ -13,8 +13,9 @@ label:
   they are exchangeable: any declared winner is wrong).
 
 The path of a campaign is computed at once for every number of labels: the fixed-n interval by running sums (the
-same formula as :func:`evalcore.labeling.difference._fixed`, checked equal in ``tests/unit/test_comparison.py``) and
-the confidence sequence by :func:`evalcore.stats.sequential.betting_cs`, which returns the sequence after every draw.
+same formula as :func:`evalcore.labeling.difference.fixed_interval`, checked equal in
+``tests/unit/test_comparison.py``; the ``neyman`` design's stratified one after each label) and the confidence
+sequence by :func:`evalcore.stats.sequential.betting_cs`, which returns the sequence after every draw.
 ``--mmlu FILE`` runs four pairs of MMLU-Pro's models (the same letter is the same output).
 """
 
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from evalcore.labeling.difference import MIN_LABELS, _fixed, comparison_pool, plan_comparison
+from evalcore.labeling.difference import MIN_LABELS, comparison_pool, fixed_interval, plan_comparison
 from evalcore.stats.sequential import betting_cs
 
 
@@ -70,7 +71,7 @@ def campaign(correct: pd.DataFrame, pool, a: str, b: str, design: str, seed: int
     if design == "neyman":  # stratified: the estimate's own interval after each label from the minimum on
         h = plan.order["stratum"].to_numpy()
         for t in range(MIN_LABELS - 1, d.size):
-            delta, low, high, _ = _fixed(d[: t + 1], scale, level, h[: t + 1], constants["strata"],
+            delta, low, high, _ = fixed_interval(d[: t + 1], scale, level, h[: t + 1], constants["strata"],
                                          constants["centers"])
             if (high - low) / 2 <= target:
                 break
@@ -126,17 +127,17 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
     rows = []
     for a, b in pairs:
         start = time.perf_counter()
-        correct_all = correct
-        correct = correct_all[[a, b]].dropna()  # the examples with both verdicts
-        pool = comparison_pool(log[log["example_id"].isin(correct.index)], [a, b])
-        truth = float(correct[a].mean() - correct[b].mean())
+        both = correct[[a, b]].dropna()  # the examples with both verdicts
+        pool = comparison_pool(log[log["example_id"].isin(both.index)], [a, b])
+        truth = float(both[a].mean() - both[b].mean())
         row = {"pair": f"{a} vs {b}", "difference": truth, "same output": float((pool.patterns == "all agree").mean())}
         designs = ("srs", "disagreement", "neyman") if pool.confidence is not None else ("srs", "disagreement")
         row.update(dict.fromkeys(("srs labels", "disagreement labels", "ratio", "neyman labels", "neyman ratio",
-                                  "coverage srs", "coverage disagreement", "coverage neyman", "labels to decide", "decided", "wrong winner", "zero pair: any winner",
-                                  "zero pair: median labels"), math.nan))
+                                  "coverage srs", "coverage disagreement", "coverage neyman", "labels to decide",
+                                  "decided", "wrong winner", "zero pair: any winner", "zero pair: median labels"),
+                                 math.nan))
         if "width" in rules:
-            width = {design: [campaign(correct, pool, a, b, design, seed + k, target, level)
+            width = {design: [campaign(both, pool, a, b, design, seed + k, target, level)
                               for k in range(campaigns)] for design in designs}
             median = {design: float(np.median([c["labels"] for c in width[design]])) for design in designs}
             row.update({"srs labels": median["srs"], "disagreement labels": median["disagreement"],
@@ -146,11 +147,11 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
             if "neyman" in designs:
                 row.update({"neyman labels": median["neyman"], "neyman ratio": median["neyman"] / median["srs"]})
         if "decided" in rules:
-            decided = [campaign(correct, pool, a, b, "disagreement", seed + k, target, level, decide=True)
+            decided = [campaign(both, pool, a, b, "disagreement", seed + k, target, level, decide=True)
                        for k in range(campaigns)]
             right = a if truth > 0 else b
             rng = np.random.default_rng(seed)
-            zero_log, zero_correct = _swapped(log, correct, a, b, rng)
+            zero_log, zero_correct = _swapped(log, both, a, b, rng)
             zero_pool = comparison_pool(zero_log, [a, b])
             null = [campaign(zero_correct, zero_pool, a, b, "disagreement", seed + k, target, level, decide=True)
                     for k in range(campaigns)]
@@ -160,7 +161,6 @@ def run(log: pd.DataFrame, correct: pd.DataFrame, pairs, campaigns: int, target:
                         "zero pair: any winner": np.mean([c["winner"] is not None for c in null]),
                         "zero pair: median labels": np.median([c["labels"] for c in null])})
         rows.append({**row, "seconds": time.perf_counter() - start})
-        correct = correct_all
         print(" | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rows[-1].values()), flush=True)
     return pd.DataFrame(rows)
 

@@ -5,7 +5,8 @@ One module per tool (:mod:`.inspect` Inspect AI, :mod:`.lm_eval` lm-evaluation-h
 :mod:`.pairwise` AlpacaEval and MT-Bench judgments, :mod:`.alpaca_eval_leaderboard` AlpacaEval leaderboards,
 :mod:`.chatbot_arena` Chatbot Arena battles, :mod:`.every_eval_ever` every_eval_ever, :mod:`.deepeval` DeepEval,
 :mod:`.lighteval` lighteval details, :mod:`.ragas` Ragas per-sample results), with :mod:`.chat_text` turning their
-prompts and chats into text; :mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks several files.
+prompts and chats into text; :mod:`.detect` recognises each file's tool from its content, :mod:`.combine` stacks
+several files.
 Most users call :func:`evalcore.data.validation.load_eval_log` / :func:`evalcore.data.validation.load_eval_logs`, which use these.
 """
 

@@ -321,7 +321,7 @@ SEQUENCE_MEANING = ("A confidence sequence (betting, Waudby-Smith & Ramdas 2024)
                     "most {alpha:.0%}.")
 
 
-def _fixed(d: np.ndarray, scale: float, level: float, h: np.ndarray, sizes, centers) -> tuple[float, ...]:
+def fixed_interval(d: np.ndarray, scale: float, level: float, h: np.ndarray, sizes, centers) -> tuple[float, ...]:
     """(Δ, low, high, se) of the fixed-n interval (module docstring) from the differences d (values -1, 0, 1) of a
     stratified simple random sample (``h`` each draw's stratum, ``sizes`` the strata's sizes, ``centers`` the value
     each stratum's second moment is taken about), scaled by ``scale`` (N_D/N or 1); NaN until every stratum holds
@@ -376,11 +376,11 @@ def comparison_estimate(correct: pd.DataFrame, models: list[str], design: str, c
                          "ci_high": math.nan, "cs_low": math.nan, "cs_high": math.nan, "se": math.nan})
             continue
         d = values[:, i] - values[:, j]
-        delta, *_ = _fixed(d[known], scale, 1 - pair_alpha, h[known], sizes, centers)
+        delta, *_ = fixed_interval(d[known], scale, 1 - pair_alpha, h[known], sizes, centers)
         bounds = []
         for fill in (-1.0, 1.0) if n_known < n else (0.0,):  # Manski: unknown d at its worst, then at its best
             filled = np.where(known, d, fill)
-            _, low, high, se = _fixed(filled, scale, 1 - pair_alpha, h, sizes, centers)
+            _, low, high, se = fixed_interval(filled, scale, 1 - pair_alpha, h, sizes, centers)
             cs_low, cs_high = _sequence(filled, scale, population, pair_alpha) if decide else (math.nan, math.nan)
             bounds.append((low, high, cs_low, cs_high, se))
         rows.append({"model_a": models[i], "model_b": models[j], "difference": delta,

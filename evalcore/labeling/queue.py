@@ -174,7 +174,8 @@ def plan_queue(pool: pd.DataFrame, design: str, target: float | None = None, bud
     planned = _planned(design, trusted, strata, weight, target, budget, level, spread, judge)
     sizes = np.bincount(strata)
     if design in ("proportional", "neyman"):
-        position = interleaved_order(strata, allocation_shares(design, strata, trusted, max(planned, 2 * sizes.size)), rng)
+        shares = allocation_shares(design, strata, trusted, max(planned, 2 * sizes.size))
+        position = interleaved_order(strata, shares, rng)
         priority = -np.arange(n_pool, dtype=float)
     elif design == "active":
         keys = weight / rng.uniform(size=n_pool)  # priorities q_i = u_i / U_i

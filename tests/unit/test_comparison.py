@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.errors import EvalDataError
-from evalcore.labeling.difference import (ALL_AGREE, comparison_estimate, comparison_pool, _fixed,
+from evalcore.labeling.difference import (ALL_AGREE, comparison_estimate, comparison_pool, fixed_interval,
                                           plan_comparison)
 
 
@@ -83,7 +83,7 @@ def test_the_benchmarks_running_path_is_the_products_interval():
     d = rng.choice([-1.0, 0.0, 1.0], size=200, p=[0.3, 0.3, 0.4])
     estimate, half = fixed_path(d, 0.25, 800, 0.95)
     for n in (2, 17, 120, 200):
-        delta, low, high, _ = _fixed(d[:n], 0.25, 0.95, np.zeros(n, dtype=np.int64), [800], [0.0])
+        delta, low, high, _ = fixed_interval(d[:n], 0.25, 0.95, np.zeros(n, dtype=np.int64), [800], [0.0])
         assert estimate[n - 1] == pytest.approx(delta) and half[n - 1] == pytest.approx((high - low) / 2)
 
 
@@ -252,7 +252,7 @@ def _confident_log(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_the_neyman_design_covers_at_the_stop_with_fewer_labels_than_the_disagreement_design():
     """Known truth (the pool's difference), the width rule read after every label (by the estimate's own interval,
-    :func:`_fixed`), 150 campaigns a design: the Neyman design's interval covers at the stop (≥ 0.90 at 95%; MC
+    :func:`fixed_interval`), 150 campaigns a design: the Neyman design's interval covers at the stop (≥ 0.90 at 95%; MC
     s.e. 0.018) and it needs fewer labels than random sampling of the disagreement set, whose confidences it
     reads; at the stop the campaign's estimate shows that interval."""
     log, correct = _confident_log(4000, seed=4)
@@ -268,7 +268,7 @@ def test_the_neyman_design_covers_at_the_stop_with_fewer_labels_than_the_disagre
             d = (correct["A"] - correct["B"]).loc[plan.order["example_id"]].to_numpy()
             h = plan.order["stratum"].to_numpy()
             for n in range(30, d.size + 1):
-                delta, low, high, _ = _fixed(d[:n], c["N_D"] / c["N"], 0.95, h[:n], c["strata"], c["centers"])
+                delta, low, high, _ = fixed_interval(d[:n], c["N_D"] / c["N"], 0.95, h[:n], c["strata"], c["centers"])
                 if (high - low) / 2 <= target:
                     break
             labels[design].append(n)
