@@ -53,7 +53,8 @@ with right:
     uploaded = st.file_uploader(
         "Evaluation logs: a table (CSV, TSV, JSON Lines, Parquet, compressed or not), or the logs of an evaluation "
         "tool (Inspect AI, lm-evaluation-harness, HELM, lighteval, promptfoo, OpenAI evals, DeepEval, Ragas, "
-        "every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena); several files at once, or a zip of a run folder",
+        "every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena, OpenCompass predictions); several files at once, or a "
+        "zip of a run folder",
         key="uploader", accept_multiple_files=True,
         type=["csv", "tsv", "txt", "jsonl", "json", "gz", "bz2", "xz", "parquet", "pq", "eval", "zip"],
         help="One row per (model, example), a leaderboard summary (model, task, n, n_correct) or pairwise "
@@ -94,8 +95,9 @@ with st.expander("Accepted formats and an example"):
         "`results_*.json`), promptfoo (`eval -o results.json`), OpenAI evals event logs and Evals API output items, "
         "DeepEval test runs, Ragas per-sample results (CSV or JSON; one system, named after the file), "
         "every_eval_ever aggregates and `_samples.jsonl`, AlpacaEval annotations (the AI "
-        "judge's verdicts) and leaderboard CSVs, MT-Bench judgments and Chatbot Arena `clean_battle` files. A file "
-        "that cannot be used among good ones is left out with a warning naming it.")
+        "judge's verdicts) and leaderboard CSVs, MT-Bench judgments, Chatbot Arena `clean_battle` files and "
+        "OpenCompass predictions (`predictions/<model>/<dataset>.json`: the outputs, to judge on the Label page). "
+        "A file that cannot be used among good ones is left out with a warning naming it.")
     render.table(EXAMPLE, "example log")
 
 

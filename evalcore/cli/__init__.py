@@ -166,7 +166,8 @@ def _log_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", nargs="+", type=Path, metavar="LOG",
                         help="log files or run folders (CSV, TSV, JSON Lines, Parquet, zip, or a tool's log: "
                              "Inspect, lm-evaluation-harness, HELM, lighteval, promptfoo, OpenAI evals and Evals "
-                             "API, DeepEval, Ragas, every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena)")
+                             "API, DeepEval, Ragas, every_eval_ever, AlpacaEval, MT-Bench, Chatbot Arena, "
+                             "OpenCompass predictions)")
     parser.add_argument("--mapping", "-m", action="append", default=[], type=_mapping_entry,
                         metavar="COLUMN=ROLE",
                         help="the role of a column (repeatable); COLUMN= leaves the column out; other columns get "
