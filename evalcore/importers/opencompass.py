@@ -22,7 +22,6 @@ model's outputs alone, its summaries refused.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePosixPath
 
@@ -30,6 +29,7 @@ import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.importers.base import Imported, LogFile, header_cells, parse_json
+from evalcore.importers.chat_text import text_of
 
 TOOL = "OpenCompass"
 _SUMMARY_HEADER = ("dataset", "version", "metric", "mode")
@@ -55,15 +55,13 @@ def sniff(file: LogFile) -> bool:
 
 
 def _text(value) -> str | None:
-    """A prompt or prediction as text: a string as it is, a chat prompt's turns as "role: text" lines, anything else
-    as JSON; None where absent."""
-    if value is None:
-        return None
+    """A prompt, prediction or reference as text: a string as it is (an empty prediction is an answer too), a chat
+    prompt's turns (``{"role", "prompt"}``) as messages, anything else as :func:`.chat_text.text_of` writes it."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(turn, dict) for turn in value):
-        return "\n".join(f"{turn.get('role', '')}: {_text(turn.get('prompt', turn.get('content')))}" for turn in value)
-    return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list) and value and all(isinstance(turn, dict) and "prompt" in turn for turn in value):
+        value = [{"role": turn.get("role"), "content": turn.get("prompt")} for turn in value]
+    return text_of(value)
 
 
 def _predictions(file: LogFile) -> Imported:
