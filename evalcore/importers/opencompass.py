@@ -23,13 +23,13 @@ model's outputs alone, its summaries refused.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 import pandas as pd
 
 from evalcore.errors import EvalDataError, listed
 from evalcore.importers.base import Imported, LogFile, header_cells, parse_json
 from evalcore.importers.chat_text import text_of
+from evalcore.importers.combine import run_name
 
 TOOL = "OpenCompass"
 _SUMMARY_HEADER = ("dataset", "version", "metric", "mode")
@@ -72,7 +72,8 @@ def _predictions(file: LogFile) -> Imported:
                             "its number ({\"0\": {\"origin_prompt\": ..., \"prediction\": ...}}); this one does not.")
     folders = [part for part in file.folder.split("/") if part]
     named = bool(folders) and folders[-1] != "predictions"
-    model = folders[-1] if named else PurePosixPath(file.base).stem
+    dataset = run_name(file.name)  # the file's stem, compressed or not
+    model = folders[-1] if named else dataset
     notes = [] if named else [f"{file.name}: OpenCompass names the model by the folder above its predictions "
                               f"(predictions/<model>/); the file came without it, so the model is named {model!r} "
                               "(--model NAME renames it)."]
@@ -82,11 +83,11 @@ def _predictions(file: LogFile) -> Imported:
         category = None
         if isinstance(gold, dict) and len(gold) == 1 and isinstance(next(iter(gold.values())), str):
             category, gold = next(iter(gold.values())), None
-        rows.append({"model": model, "task": PurePosixPath(file.base).stem, "example_id": str(key),
+        rows.append({"model": model, "task": dataset, "example_id": str(key),
                      "input": _text(record.get("origin_prompt")), "output": _text(record.get("prediction")),
                      "target": _text(gold), "group": category})
     frame = pd.DataFrame(rows).dropna(axis=1, how="all")
-    notes.append(f"{file.name}: OpenCompass predictions of {model!r} on {PurePosixPath(file.base).stem!r} "
+    notes.append(f"{file.name}: OpenCompass predictions of {model!r} on {dataset!r} "
                  f"({len(rows):,} examples): the outputs and references, without a verdict (OpenCompass scores them "
                  "in its evaluation step): judge them on the Label page, or compare models there.")
     return Imported(frame, "log", TOOL, (file.name,), notes, model_from_file=not named)
