@@ -234,6 +234,13 @@ def _stray(file: LogFile, others: list[LogFile]) -> str:
             f"of their own). Upload it with its own run's results_{_stamp(file)}.json, or on its own.")
 
 
+#: the keys of ``--model_args`` that name the model, in the order they are looked for (a results file's
+#: ``config.model_args``, one that cannot be parsed, an older samples file's name)
+_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+#: ``key=value`` of a model-naming argument in ``model_args`` text (the value up to the next ``,``)
+_MODEL_ARG = "(?:" + "|".join(_MODEL_KEYS) + ")=([^,\"]+)"
+
+
 def _named_model(file: LogFile) -> str | None:
     """The model a results file that cannot be parsed still names in its text (``"model_name": "..."``, else
     ``pretrained=`` / ``model=`` in ``model_args``), or None."""
@@ -241,7 +248,7 @@ def _named_model(file: LogFile) -> str | None:
     found = re.search(r'"model_name"\s*:\s*"([^"\\]+)"', text)
     if found:
         return found.group(1)
-    found = re.search(r'"model_args"\s*:\s*"[^"]*?(?:peft|delta|pretrained|model|path|engine)=([^,"]+)', text)
+    found = re.search(r'"model_args"\s*:\s*"[^"]*?' + _MODEL_ARG, text)
     return found.group(1) if found else None
 
 
@@ -276,8 +283,6 @@ def _task_of(file: LogFile, doc: Any = None) -> str:
 #: a model argument of ``--model_args`` in an older samples file's name: its key, then ``=`` (or ``__``, when the
 #: name was written with ``=`` replaced), then its value (``/`` written ``__``)
 _ARG = re.compile(r"^(?P<key>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)(?:=|__)(?P<value>.*)$", re.DOTALL)
-#: the keys of ``--model_args`` that name the model (as :func:`_model` reads them from a results file)
-_MODEL_KEYS = ("pretrained", "model", "path", "engine", "peft", "delta")
 
 
 def _older_name(file: LogFile, doc: Any = None) -> tuple[str, str] | None:
@@ -291,7 +296,8 @@ def _older_name(file: LogFile, doc: Any = None) -> tuple[str, str] | None:
     (``doc``) ends the name, that task is taken whole (task names hold ``_`` and ``.``:
     ``trivia_qa_unfiltered.nocontext``), else the value ends at its first single ``_``."""
     stem = re.sub(r"\.jsonl?$", "", file.base)
-    if stem == file.base or not any(re.match(rf"^(?:{'|'.join(_MODEL_KEYS)})(?:=|__)", arg) for arg in stem.split(",")):
+    naming = re.compile(rf"^(?:{'|'.join(_MODEL_KEYS)})(?:=|__)")
+    if stem == file.base or not any(naming.match(arg) for arg in stem.split(",")):
         return None
     tasks = sorted(set(optional(doc, "results", {}) or {}) | set(optional(doc, "configs", {}) or {}), key=len,
                    reverse=True) if isinstance(doc, dict) else []
@@ -409,7 +415,7 @@ def _model(doc: Any) -> str | None:
     if name:
         return str(name)
     args = str(optional(doc, "config.model_args", "") or "")
-    found = re.search(r"(?:peft|delta|pretrained|model|path|engine)=([^,]+)", args)
+    found = re.search(_MODEL_ARG, args)
     return found.group(1) if found else None
 
 
